@@ -1,0 +1,3 @@
+module github.com/sabot-table/sabot
+
+go 1.26

@@ -1,0 +1,196 @@
+package tableau
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Rank is a card rank: RankAce (1) through RankKing (13). The zero value is
+// not a valid rank.
+type Rank uint8
+
+// The thirteen ranks. Their numeric values are 1..13.
+const (
+	RankAce Rank = iota + 1
+	Rank2
+	Rank3
+	Rank4
+	Rank5
+	Rank6
+	Rank7
+	Rank8
+	Rank9
+	Rank10
+	RankJack
+	RankQueen
+	RankKing
+)
+
+// NumRanks is the number of ranks in a deck.
+const NumRanks = 13
+
+// Valid reports whether r is one of the thirteen ranks.
+func (r Rank) Valid() bool { return r >= RankAce && r <= RankKing }
+
+// Value is the baccarat point value of the rank: ace 1, 2–9 face value,
+// ten and court cards 0. An invalid rank has value 0.
+func (r Rank) Value() int {
+	if r >= RankAce && r <= Rank9 {
+		return int(r)
+	}
+	return 0
+}
+
+// rankChars is the canonical one-character form of each rank, indexed by Rank.
+const rankChars = "?A23456789TJQK"
+
+// String returns the canonical rank character ("A", "2".."9", "T", "J", "Q",
+// "K"), or "?" for an invalid rank.
+func (r Rank) String() string {
+	if !r.Valid() {
+		return "?"
+	}
+	return rankChars[r : r+1]
+}
+
+// Suit is a card suit. SuitUnknown (0) is a rank-only read: the shoe saw the
+// rank but not the suit.
+type Suit uint8
+
+// The suits. SuitUnknown is the zero value.
+const (
+	SuitUnknown Suit = iota
+	Spades
+	Hearts
+	Diamonds
+	Clubs
+)
+
+// NumSuits is the number of real suits (SuitUnknown excluded).
+const NumSuits = 4
+
+const suitChars = "?SHDC"
+
+// String returns "S", "H", "D" or "C", or "" for SuitUnknown.
+func (s Suit) String() string {
+	if s >= Spades && s <= Clubs {
+		return suitChars[s : s+1]
+	}
+	return ""
+}
+
+// Valid reports whether s is SuitUnknown or one of the four suits.
+func (s Suit) Valid() bool { return s <= Clubs }
+
+// Card is one card drawn from the shoe. Suit may be SuitUnknown for shoes
+// that read only ranks; UID is the reader's identifier of the physical card
+// (RFID shoes), empty when the shoe gives none.
+type Card struct {
+	Rank Rank
+	Suit Suit
+	UID  string
+}
+
+// Value is the card's point value (see Rank.Value).
+func (c Card) Value() int { return c.Rank.Value() }
+
+// Valid reports whether the card has a valid rank and a valid (possibly
+// unknown) suit.
+func (c Card) Valid() bool { return c.Rank.Valid() && c.Suit.Valid() }
+
+// cardStrings holds the canonical strings, so String does not allocate.
+var cardStrings [NumRanks + 1][NumSuits + 1]string
+
+func init() {
+	for r := RankAce; r <= RankKing; r++ {
+		for s := SuitUnknown; s <= Clubs; s++ {
+			cardStrings[r][s] = r.String() + s.String()
+		}
+	}
+}
+
+// String returns the canonical form: rank character then suit character, as
+// in "TH", "AS", "7C", or the rank alone for a rank-only read ("7"). An
+// invalid card gives "??".
+func (c Card) String() string {
+	if !c.Valid() {
+		return "??"
+	}
+	return cardStrings[c.Rank][c.Suit]
+}
+
+// ErrBadCard is wrapped by every card parsing error.
+var ErrBadCard = errors.New("tableau: bad card")
+
+// ParseCard parses the transcript card syntax, case-insensitively: a rank
+// "A 2 3 4 5 6 7 8 9 T J Q K" (also "10"), optionally followed by a suit
+// "S H D C". Examples: "AS", "10h", "td", "7". Errors wrap ErrBadCard.
+func ParseCard(s string) (Card, error) {
+	c, ok := parseCard(s)
+	if !ok {
+		return Card{}, fmt.Errorf("%w: %q", ErrBadCard, s)
+	}
+	return c, nil
+}
+
+// parseCard is the allocation-free core of ParseCard.
+func parseCard(s string) (Card, bool) {
+	var c Card
+	switch {
+	case len(s) >= 2 && s[0] == '1' && s[1] == '0':
+		c.Rank = Rank10
+		s = s[2:]
+	case len(s) >= 1:
+		r := rankFromByte(s[0])
+		if r == 0 {
+			return Card{}, false
+		}
+		c.Rank = r
+		s = s[1:]
+	default:
+		return Card{}, false
+	}
+	switch len(s) {
+	case 0:
+		return c, true
+	case 1:
+		c.Suit = suitFromByte(s[0])
+		if c.Suit == SuitUnknown {
+			return Card{}, false
+		}
+		return c, true
+	}
+	return Card{}, false
+}
+
+func rankFromByte(b byte) Rank {
+	switch b | 0x20 { // ASCII lower case; digits are unaffected
+	case 'a':
+		return RankAce
+	case '2', '3', '4', '5', '6', '7', '8', '9':
+		return Rank(b - '0')
+	case 't':
+		return Rank10
+	case 'j':
+		return RankJack
+	case 'q':
+		return RankQueen
+	case 'k':
+		return RankKing
+	}
+	return 0
+}
+
+func suitFromByte(b byte) Suit {
+	switch b | 0x20 {
+	case 's':
+		return Spades
+	case 'h':
+		return Hearts
+	case 'd':
+		return Diamonds
+	case 'c':
+		return Clubs
+	}
+	return SuitUnknown
+}
