@@ -1,0 +1,233 @@
+package display
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// Hand names one of the two hands of a coup.
+type Hand uint8
+
+// The hands. HandNone means "neither".
+const (
+	HandNone Hand = iota
+	HandPlayer
+	HandBanker
+)
+
+// Result is the outcome of a finished coup.
+type Result uint8
+
+// The results. ResultNone means the coup is not finished.
+const (
+	ResultNone Result = iota
+	ResultPlayer
+	ResultBanker
+	ResultTie
+)
+
+// TableState is everything the totals display needs to know about the
+// table at one moment. It is display's own input type, filled by the daemon
+// from the table controller (see FromCoup for the adapter from tableau).
+// The zero value is an idle table: nothing shown.
+type TableState struct {
+	// Player and Banker are the cards dealt to each hand in the current
+	// coup, in order (at most three each). A hand with no cards is shown
+	// blank; otherwise its total (sum of card values mod 10) is shown.
+	Player, Banker []tableau.Card
+	// Waiting is the hand that the tableau says must draw a third card and
+	// has not yet: its total blinks.
+	Waiting Hand
+	// Result is set once the coup is complete: the winner indicator shows
+	// P, b or t.
+	Result Result
+	// Natural is set when the complete coup was decided by a natural (8 or
+	// 9 on the first two cards): the natural marker 'n' is shown.
+	Natural bool
+	// Burning is set during the burn; BurnRemaining is the number of cards
+	// still to burn (0–10), shown as "br" and the count.
+	Burning       bool
+	BurnRemaining int
+	// LastCoup is set once the cut card has come out: this coup is the
+	// last (or the one after it, by house rule) of the shoe. Shown as the
+	// decimal point of the winner digit (the colon on clock modules).
+	LastCoup bool
+	// Alert is the code of the alert being shown ("extra-card", ...), ""
+	// for none. It is shown as its error code ("E1", see ErrorCode),
+	// flashing until AlertAcknowledged, then steady until the daemon
+	// clears Alert. "shoe-offline" is shown as dashes like Offline.
+	Alert             string
+	AlertAcknowledged bool
+	// Offline is set while the shoe is disconnected: every digit shows a
+	// dash. It takes precedence over everything else.
+	Offline bool
+}
+
+// Layout says where each item goes on a display of Width digits. An index
+// of -1 means "not shown" on this layout.
+type Layout struct {
+	Width       int
+	PlayerLabel int // 'P' shown while the player hand has cards
+	Player      int // player total
+	Winner      int // winner indicator P/b/t; its decimal point marks the last coup
+	Natural     int // 'n' after a natural
+	BankerLabel int // 'b' shown while the banker hand has cards
+	Banker      int // banker total
+}
+
+// The standard layouts, by width (digit 0 leftmost). Below, p/B are the
+// totals, W the winner indicator and n the natural marker.
+var (
+	// Layout4 is for 4-digit modules (TM1637, HT16K33 backpack): "pWnB",
+	// e.g. "7b 8", "9Pn2"; the colon/dp of digit 1 marks the last coup.
+	Layout4 = Layout{Width: 4, PlayerLabel: -1, Player: 0, Winner: 1, Natural: 2, BankerLabel: -1, Banker: 3}
+	// Layout6 is for 6-digit modules (TM1637): "p W nB" → "7 b  8".
+	Layout6 = Layout{Width: 6, PlayerLabel: -1, Player: 0, Winner: 2, Natural: 4, BankerLabel: -1, Banker: 5}
+	// Layout8 is for 8-digit modules (MAX7219): "Pp W n bB" → "P7 b  b8".
+	Layout8 = Layout{Width: 8, PlayerLabel: 0, Player: 1, Winner: 3, Natural: 4, BankerLabel: 6, Banker: 7}
+)
+
+// LayoutFor returns the standard layout for a display of n digits: Layout4
+// for 4 or 5 digits, Layout6 for 6 or 7, Layout8 for 8 or more (extra
+// digits stay blank). Fewer than 4 digits is an error.
+func LayoutFor(n int) (Layout, error) {
+	switch {
+	case n < 4:
+		return Layout{}, fmt.Errorf("display: %d digits is too few: a totals display needs at least 4", n)
+	case n < 6:
+		l := Layout4
+		l.Width = n
+		return l, nil
+	case n < 8:
+		l := Layout6
+		l.Width = n
+		return l, nil
+	default:
+		l := Layout8
+		l.Width = n
+		return l, nil
+	}
+}
+
+// Total returns a hand's baccarat total: the sum of its card values mod 10.
+func Total(cards []tableau.Card) int {
+	t := 0
+	for _, c := range cards {
+		t += c.Value()
+	}
+	return t % 10
+}
+
+// Compose returns the frame that shows s on a display with layout l, at
+// brightness b (clamped to 0..MaxBrightness). In order of precedence:
+//
+//   - Offline, or Alert "shoe-offline": every digit '-'.
+//   - Alert: the error code, left-aligned on narrow displays ("E1  ",
+//     "E12 " on 4 digits) and after "Err" on 7 or more ("Err   E1"), every
+//     digit blinking until AlertAcknowledged.
+//   - Burning: "br" and BurnRemaining right-aligned ("br 3", "br10").
+//   - Otherwise the coup: each total (blank while its hand has no cards),
+//     blinking for the Waiting hand; once Result is set the winner
+//     indicator P/b/t and, for a natural, 'n'. The labels 'P' and 'b' of
+//     wide layouts are shown with their totals.
+//
+// LastCoup lights the decimal point of the winner digit in the burn and
+// coup frames.
+func Compose(s TableState, l Layout, b int) Frame {
+	f := Blank(l.Width, b)
+	if l.Width <= 0 {
+		return f
+	}
+	set := func(i int, c rune) {
+		if i >= 0 && i < len(f.Digits) {
+			f.Digits[i].Char = c
+		}
+	}
+	switch {
+	case s.Offline || s.Alert == "shoe-offline":
+		for i := range f.Digits {
+			f.Digits[i].Char = '-'
+		}
+		return f
+	case s.Alert != "":
+		text := ErrorText(s.Alert)
+		if l.Width >= 7 {
+			text = "Err" + pad(text, l.Width-3, true)
+		}
+		writeText(f.Digits, text)
+		if !s.AlertAcknowledged {
+			for i := range f.Digits {
+				f.Digits[i].Blink = true
+			}
+		}
+		return f
+	case s.Burning:
+		n := s.BurnRemaining
+		if n < 0 {
+			n = 0
+		}
+		writeText(f.Digits, "br"+pad(strconv.Itoa(n), l.Width-2, true))
+	default:
+		if len(s.Player) > 0 {
+			set(l.PlayerLabel, 'P')
+			set(l.Player, rune('0'+Total(s.Player)))
+		}
+		if len(s.Banker) > 0 {
+			set(l.BankerLabel, 'b')
+			set(l.Banker, rune('0'+Total(s.Banker)))
+		}
+		switch s.Waiting {
+		case HandPlayer:
+			blink(f.Digits, l.Player)
+		case HandBanker:
+			blink(f.Digits, l.Banker)
+		}
+		switch s.Result {
+		case ResultPlayer:
+			set(l.Winner, 'P')
+		case ResultBanker:
+			set(l.Winner, 'b')
+		case ResultTie:
+			set(l.Winner, 't')
+		}
+		if s.Result != ResultNone && s.Natural {
+			set(l.Natural, 'n')
+		}
+	}
+	if s.LastCoup && l.Winner >= 0 && l.Winner < len(f.Digits) {
+		f.Digits[l.Winner].DP = true
+	}
+	return f
+}
+
+func blink(d []Digit, i int) {
+	if i >= 0 && i < len(d) {
+		d[i].Blink = true
+	}
+}
+
+// writeText writes text from digit 0; characters past the end are dropped.
+func writeText(d []Digit, text string) {
+	i := 0
+	for _, r := range text {
+		if i >= len(d) {
+			return
+		}
+		d[i].Char = r
+		i++
+	}
+}
+
+// pad pads s with blanks to width n, on the left if right is set.
+func pad(s string, n int, right bool) string {
+	for len(s) < n {
+		if right {
+			s = " " + s
+		} else {
+			s = s + " "
+		}
+	}
+	return s
+}
