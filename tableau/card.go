@@ -194,3 +194,27 @@ func suitFromByte(b byte) Suit {
 	}
 	return SuitUnknown
 }
+
+// MarshalText encodes the card in its canonical form (see String). An invalid
+// card is an error, so that "??" never reaches a consumer.
+func (c Card) MarshalText() ([]byte, error) {
+	if !c.Valid() {
+		return nil, fmt.Errorf("%w: rank %d suit %d", ErrBadCard, c.Rank, c.Suit)
+	}
+	return []byte(c.String()), nil
+}
+
+// UnmarshalText parses the transcript card syntax (see ParseCard). UID is
+// left empty.
+func (c *Card) UnmarshalText(b []byte) error {
+	v, ok := parseCard(string(b))
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrBadCard, b)
+	}
+	*c = v
+	return nil
+}
+
+// IsZero reports whether c is the zero Card (no card). JSON fields tagged
+// omitzero use it, so an alert without a causing card has no "card" key.
+func (c Card) IsZero() bool { return c.Rank == 0 && c.Suit == 0 && c.UID == "" }

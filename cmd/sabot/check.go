@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+func init() {
+	register(&command{
+		name:    "check",
+		summary: "audit a shoe transcript against the tableau; prints coups, alerts and voids as JSON lines",
+		run:     runCheck,
+	})
+}
+
+const checkUsage = `usage: sabot check [--decks N] [--rules punto-banco|super6|ez] [--tie-pays 8|9]
+                   [--cut-rule last-coup|one-more] [--markers auto|on|off] [FILE|-]
+
+Reads a shoe transcript (FILE, or standard input if FILE is "-" or absent),
+checks every coup against the punto banco tableau, and prints one JSON object
+per line: coups, alerts and voids, in the order they happen.
+
+Exit status: 0 no alert, 1 at least one alert, 2 the input cannot be read or
+parsed (nothing is printed on standard output then) or bad flags.
+
+Flags:
+`
+
+// checkConfig is the parsed command line of `sabot check`.
+type checkConfig struct {
+	opts    tableau.Options
+	markers string // auto, on, off
+	file    string // "-" for standard input
+}
+
+// parseCheckFlags parses the arguments of `sabot check`. It returns
+// flag.ErrHelp for -h.
+func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
+	var cfg checkConfig
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, checkUsage)
+		fs.PrintDefaults()
+	}
+	decks := fs.Int("decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
+	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez")
+	tie := fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)")
+	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
+	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	var errs []error
+	if *decks < 1 || *decks > tableau.MaxDecks {
+		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", *decks, tableau.MaxDecks))
+	}
+	cfg.opts.Decks = *decks
+	g, err := tableau.ParseGame(*rules)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
+	}
+	cfg.opts.Rules = tableau.Rules{Game: g, TiePays: *tie}
+	if *tie != 8 && *tie != 9 {
+		errs = append(errs, fmt.Errorf("--tie-pays %d: want 8 or 9", *tie))
+	}
+	cfg.opts.CutRule, err = tableau.ParseCutRule(*cut)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--cut-rule %q: want last-coup or one-more", *cut))
+	}
+	switch cfg.markers = strings.ToLower(cfg.markers); cfg.markers {
+	case "auto", "on", "off":
+	default:
+		errs = append(errs, fmt.Errorf("--markers %q: want auto, on or off", cfg.markers))
+	}
+	switch fs.NArg() {
+	case 0:
+		cfg.file = "-"
+	case 1:
+		cfg.file = fs.Arg(0)
+	default:
+		errs = append(errs, fmt.Errorf("want at most one FILE, got %d arguments", fs.NArg()))
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// runCheck is `sabot check`. The whole transcript is parsed before any
+// coup is folded, so a syntax error prints no coup at all.
+func runCheck(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, err := parseCheckFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot check: %v\n", err)
+		return 2
+	}
+
+	in, name := stdin, "<stdin>"
+	if cfg.file != "-" {
+		f, err := os.Open(cfg.file)
+		if err != nil {
+			fmt.Fprintf(stderr, "sabot check: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		in, name = f, cfg.file
+	}
+	toks, err := tableau.ParseTranscript(in, name)
+	if err != nil {
+		var pe *tableau.ParseError
+		if errors.As(err, &pe) {
+			fmt.Fprintln(stderr, pe.Located())
+		} else {
+			fmt.Fprintf(stderr, "sabot check: %s: %v\n", name, err)
+		}
+		return 2
+	}
+	switch cfg.markers {
+	case "on":
+		cfg.opts.Markers = true
+	case "auto":
+		cfg.opts.Markers = tableau.HasMarkers(toks)
+	}
+
+	events, err := tableau.FoldTokens(cfg.opts, toks)
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot check: %v\n", err)
+		return 2
+	}
+	alerts := 0
+	w := bufio.NewWriter(stdout)
+	for i := range events {
+		b, err := json.Marshal(events[i])
+		if err != nil {
+			fmt.Fprintf(stderr, "sabot check: encoding event: %v\n", err)
+			return 2
+		}
+		w.Write(b)
+		w.WriteByte('\n')
+		if events[i].Kind == tableau.EventAlert {
+			alerts++
+		}
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(stderr, "sabot check: writing output: %v\n", err)
+		return 2
+	}
+	if alerts > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,100 @@
+package tableau
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MaxDecks is the largest shoe Sabot models (eight 52-card decks).
+const MaxDecks = 8
+
+// DefaultDecks is the number of decks when none is configured.
+const DefaultDecks = 8
+
+// ErrDecks is wrapped when a deck count is outside 1–MaxDecks.
+var ErrDecks = errors.New("tableau: bad number of decks")
+
+// Composition tracks what a shoe of Decks 52-card decks has given out, per
+// rank and per rank+suit. It is a value type (no allocation). Rank-only
+// cards (SuitUnknown) count only against their rank.
+//
+// Counts are of cards drawn, so Remaining can go negative when a card the
+// shoe could not contain was drawn anyway; Draw reports exactly those
+// cards (the composition alert).
+type Composition struct {
+	decks  int
+	drawn  int
+	rank   [NumRanks + 1]int16
+	suited [NumRanks + 1][NumSuits + 1]int16
+}
+
+// NewComposition returns the composition of a full shoe of decks decks
+// (1–8). Errors wrap ErrDecks.
+func NewComposition(decks int) (Composition, error) {
+	if decks < 1 || decks > MaxDecks {
+		return Composition{}, fmt.Errorf("%w: %d (want 1–%d)", ErrDecks, decks, MaxDecks)
+	}
+	return Composition{decks: decks}, nil
+}
+
+// Decks is the number of decks in the shoe.
+func (c *Composition) Decks() int { return c.decks }
+
+// Draw records card as drawn and reports whether the shoe could contain it:
+// false if it is one more of its rank (4 × decks) or of its rank and suit
+// (decks) than the shoe holds. The card is recorded either way. An invalid
+// card is not recorded and reports false.
+func (c *Composition) Draw(card Card) bool {
+	if !card.Valid() {
+		return false
+	}
+	c.drawn++
+	c.rank[card.Rank]++
+	ok := int(c.rank[card.Rank]) <= NumSuits*c.decks
+	if card.Suit != SuitUnknown {
+		c.suited[card.Rank][card.Suit]++
+		if int(c.suited[card.Rank][card.Suit]) > c.decks {
+			ok = false
+		}
+	}
+	return ok
+}
+
+// Drawn is the number of cards drawn so far.
+func (c *Composition) Drawn() int { return c.drawn }
+
+// Remaining is the number of cards left in the shoe (52 × decks − drawn);
+// negative after impossible draws.
+func (c *Composition) Remaining() int { return 52*c.decks - c.drawn }
+
+// RemainingRank is how many cards of rank r are left (4 × decks − drawn of
+// r); negative after impossible draws; 0 for an invalid rank.
+func (c *Composition) RemainingRank(r Rank) int {
+	if !r.Valid() {
+		return 0
+	}
+	return NumSuits*c.decks - int(c.rank[r])
+}
+
+// RemainingCard is how many cards of rank r and suit s are left (decks −
+// drawn of that rank and suit, counting only suited reads); 0 for an
+// invalid rank or SuitUnknown.
+func (c *Composition) RemainingCard(r Rank, s Suit) int {
+	if !r.Valid() || s == SuitUnknown || !s.Valid() {
+		return 0
+	}
+	return c.decks - int(c.suited[r][s])
+}
+
+// RemainingByValue returns, for each point value 0–9, how many cards of
+// that value are left (value 0 counts tens and court cards). Negative counts
+// are clamped to 0. This is the input exact odds need.
+func (c *Composition) RemainingByValue() [10]int {
+	var v [10]int
+	for r := RankAce; r <= RankKing; r++ {
+		if n := c.RemainingRank(r); n > 0 {
+			v[r.Value()] += n
+		}
+	}
+	return v
+}

@@ -1,0 +1,195 @@
+package tableau
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// EventKind is the "type" of an output event: coup, alert or void.
+type EventKind uint8
+
+// The output event kinds. The zero value is not a valid kind.
+const (
+	EventCoup  EventKind = iota + 1 // a coup completed: CoupEvent
+	EventAlert                      // a dealer error or condition: AlertEvent
+	EventVoid                       // the supervisor voided a coup: VoidEvent
+)
+
+// String returns "coup", "alert" or "void".
+func (k EventKind) String() string {
+	switch k {
+	case EventCoup:
+		return "coup"
+	case EventAlert:
+		return "alert"
+	case EventVoid:
+		return "void"
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// MarshalText encodes the kind's String; an invalid kind is an error.
+func (k EventKind) MarshalText() ([]byte, error) {
+	if k < EventCoup || k > EventVoid {
+		return nil, fmt.Errorf("tableau: invalid event kind %d", uint8(k))
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText decodes "coup", "alert" or "void".
+func (k *EventKind) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "coup":
+		*k = EventCoup
+	case "alert":
+		*k = EventAlert
+	case "void":
+		*k = EventVoid
+	default:
+		return fmt.Errorf("tableau: unknown event type %q", b)
+	}
+	return nil
+}
+
+// CoupEvent is a completed coup: the "coup" line of `sabot check`, and the
+// fields of the MQTT coup payload. Shoe and Coup are 1-based numbers
+// (coups restart at 1 in each shoe). The keys type, shoe, coup, player,
+// banker, player_total, banker_total, winner, natural, player_pair and
+// banker_pair are the shared contract; the rest are extra facts.
+//
+// Example line:
+//
+//	{"type":"coup","shoe":1,"coup":12,"player":["7H","3C"],"banker":["2D","KS","4H"],"player_total":0,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,...}
+type CoupEvent struct {
+	Type          EventKind  `json:"type"` // always EventCoup
+	Shoe          int        `json:"shoe"`
+	Coup          int        `json:"coup"`
+	Player        Hand       `json:"player"`
+	Banker        Hand       `json:"banker"`
+	PlayerTotal   int        `json:"player_total"`
+	BankerTotal   int        `json:"banker_total"`
+	Winner        Winner     `json:"winner"`
+	Natural       bool       `json:"natural"`
+	PlayerPair    bool       `json:"player_pair"`
+	BankerPair    bool       `json:"banker_pair"`
+	Dragon7       bool       `json:"dragon7"`          // banker won with a three-card 7
+	Panda8        bool       `json:"panda8"`           // player won with a three-card 8
+	BankerWinsOn6 bool       `json:"banker_wins_on_6"` // banker won with a total of 6
+	Cards         int        `json:"cards"`            // cards in the coup, 4–6
+	Settlement    Settlement `json:"settlement,omitzero"`
+}
+
+// AlertEvent is an alert: the "alert" line of `sabot check` and the MQTT
+// alert payload. Coup is the number of the coup the alert belongs to, 0 for
+// the burn. Card is the card that caused it; it is the zero Card (and the
+// "card" key is omitted) when no single card did.
+type AlertEvent struct {
+	Type EventKind `json:"type"` // always EventAlert
+	Shoe int       `json:"shoe"`
+	Coup int       `json:"coup"`
+	Code AlertCode `json:"code"`
+	Card Card      `json:"card,omitzero"`
+}
+
+// VoidEvent is the supervisor voiding a coup: the "void" line of
+// `sabot check`. A voided coup keeps its number and has no result (even if
+// its coup line was already emitted).
+type VoidEvent struct {
+	Type EventKind `json:"type"` // always EventVoid
+	Shoe int       `json:"shoe"`
+	Coup int       `json:"coup"`
+}
+
+// Event is one output event of the shoe fold: exactly one of Coup, Alert or
+// Void is meaningful, as Kind says. It is a plain value so that the fold can
+// append events to a reused slice without allocating. Its JSON form is the
+// form of the selected event.
+type Event struct {
+	Kind  EventKind
+	Coup  CoupEvent
+	Alert AlertEvent
+	Void  VoidEvent
+}
+
+// Shoe returns the shoe number of the selected event.
+func (e *Event) Shoe() int {
+	switch e.Kind {
+	case EventCoup:
+		return e.Coup.Shoe
+	case EventAlert:
+		return e.Alert.Shoe
+	case EventVoid:
+		return e.Void.Shoe
+	}
+	return 0
+}
+
+// CoupNumber returns the coup number of the selected event.
+func (e *Event) CoupNumber() int {
+	switch e.Kind {
+	case EventCoup:
+		return e.Coup.Coup
+	case EventAlert:
+		return e.Alert.Coup
+	case EventVoid:
+		return e.Void.Coup
+	}
+	return 0
+}
+
+// MarshalJSON encodes the selected event.
+func (e Event) MarshalJSON() ([]byte, error) {
+	switch e.Kind {
+	case EventCoup:
+		return json.Marshal(e.Coup)
+	case EventAlert:
+		return json.Marshal(e.Alert)
+	case EventVoid:
+		return json.Marshal(e.Void)
+	}
+	return nil, fmt.Errorf("tableau: invalid event kind %d", uint8(e.Kind))
+}
+
+// UnmarshalJSON decodes any of the three event shapes, selected by "type".
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var head struct {
+		Type EventKind `json:"type"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return fmt.Errorf("tableau: event: %w", err)
+	}
+	*e = Event{Kind: head.Type}
+	var err error
+	switch head.Type {
+	case EventCoup:
+		err = json.Unmarshal(b, &e.Coup)
+	case EventAlert:
+		err = json.Unmarshal(b, &e.Alert)
+	case EventVoid:
+		err = json.Unmarshal(b, &e.Void)
+	}
+	if err != nil {
+		return fmt.Errorf("tableau: %s event: %w", head.Type, err)
+	}
+	return nil
+}
+
+// String formats the event as its JSON line (or an error note).
+func (e Event) String() string {
+	b, err := e.MarshalJSON()
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+// coupEvent, alertEvent and voidEvent build Events.
+func coupEvent(c CoupEvent) Event { return Event{Kind: EventCoup, Coup: c} }
+
+func alertEvent(shoe, coup int, code AlertCode, card Card) Event {
+	return Event{Kind: EventAlert, Alert: AlertEvent{Type: EventAlert, Shoe: shoe, Coup: coup, Code: code, Card: card}}
+}
+
+func voidEvent(shoe, coup int) Event {
+	return Event{Kind: EventVoid, Void: VoidEvent{Type: EventVoid, Shoe: shoe, Coup: coup}}
+}

@@ -1,0 +1,345 @@
+package tableau
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Game is a rule profile: which punto banco variant the table plays. The
+// drawing rules (the tableau) are the same for all; payouts differ.
+type Game uint8
+
+// The rule profiles. GamePuntoBanco is the zero value.
+const (
+	// GamePuntoBanco: banker wins pay 19:20 (5% commission), player 1:1,
+	// tie 8:1 or 9:1; player and banker bets push on a tie.
+	GamePuntoBanco Game = iota
+	// GameSuper6: no commission; a banker win on a total of 6 pays 1:2.
+	GameSuper6
+	// GameEZ: EZ Baccarat — no commission; a banker win with a three-card
+	// 7 (Dragon 7) pushes banker bets; side bets Dragon 7 (40:1) and
+	// Panda 8 (25:1).
+	GameEZ
+)
+
+// Games lists the rule profiles.
+var Games = []Game{GamePuntoBanco, GameSuper6, GameEZ}
+
+// String returns "punto-banco", "super6" or "ez".
+func (g Game) String() string {
+	switch g {
+	case GamePuntoBanco:
+		return "punto-banco"
+	case GameSuper6:
+		return "super6"
+	case GameEZ:
+		return "ez"
+	}
+	return fmt.Sprintf("Game(%d)", uint8(g))
+}
+
+// ErrRules is wrapped by rule-profile errors (unknown game, bad tie payout).
+var ErrRules = errors.New("tableau: bad rules")
+
+// ParseGame parses "punto-banco", "super6" or "ez" (case-insensitive).
+func ParseGame(s string) (Game, error) {
+	for _, g := range Games {
+		if strings.EqualFold(s, g.String()) {
+			return g, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown rule profile %q (want punto-banco, super6 or ez)", ErrRules, s)
+}
+
+// MarshalText encodes the game's String.
+func (g Game) MarshalText() ([]byte, error) {
+	if g > GameEZ {
+		return nil, fmt.Errorf("%w: invalid game %d", ErrRules, uint8(g))
+	}
+	return []byte(g.String()), nil
+}
+
+// UnmarshalText decodes with ParseGame.
+func (g *Game) UnmarshalText(b []byte) error {
+	v, err := ParseGame(string(b))
+	if err != nil {
+		return err
+	}
+	*g = v
+	return nil
+}
+
+// Rules is a table's rule profile: the game and the tie payout. The zero
+// value is punto banco with ties paying 8:1.
+type Rules struct {
+	Game    Game
+	TiePays int // tie pays TiePays:1; 8 or 9; 0 means 8
+}
+
+// tiePays returns the effective tie payout.
+func (r Rules) tiePays() int {
+	if r.TiePays == 0 {
+		return 8
+	}
+	return r.TiePays
+}
+
+// Validate checks the profile: a known game and a tie payout of 8 or 9.
+// Errors wrap ErrRules.
+func (r Rules) Validate() error {
+	if r.Game > GameEZ {
+		return fmt.Errorf("%w: invalid game %d", ErrRules, uint8(r.Game))
+	}
+	if t := r.tiePays(); t != 8 && t != 9 {
+		return fmt.Errorf("%w: tie pays %d:1 (want 8 or 9)", ErrRules, t)
+	}
+	return nil
+}
+
+// String formats the profile as "punto-banco tie 8:1".
+func (r Rules) String() string { return fmt.Sprintf("%s tie %d:1", r.Game, r.tiePays()) }
+
+// Bet is a wager on a coup.
+type Bet uint8
+
+// The bets. Dragon 7 and Panda 8 are offered only under GameEZ.
+const (
+	BetPlayer Bet = iota
+	BetBanker
+	BetTie
+	BetPlayerPair // the player's first two cards share a rank; pays 11:1
+	BetBankerPair // the banker's first two cards share a rank; pays 11:1
+	BetDragon7    // EZ: banker wins with a three-card 7; pays 40:1
+	BetPanda8     // EZ: player wins with a three-card 8; pays 25:1
+)
+
+// Bets lists every bet.
+var Bets = []Bet{BetPlayer, BetBanker, BetTie, BetPlayerPair, BetBankerPair, BetDragon7, BetPanda8}
+
+// String returns "player", "banker", "tie", "player-pair", "banker-pair",
+// "dragon7" or "panda8".
+func (b Bet) String() string {
+	switch b {
+	case BetPlayer:
+		return "player"
+	case BetBanker:
+		return "banker"
+	case BetTie:
+		return "tie"
+	case BetPlayerPair:
+		return "player-pair"
+	case BetBankerPair:
+		return "banker-pair"
+	case BetDragon7:
+		return "dragon7"
+	case BetPanda8:
+		return "panda8"
+	}
+	return fmt.Sprintf("Bet(%d)", uint8(b))
+}
+
+// Offers reports whether the profile offers bet b.
+func (r Rules) Offers(b Bet) bool {
+	switch b {
+	case BetPlayer, BetBanker, BetTie, BetPlayerPair, BetBankerPair:
+		return true
+	case BetDragon7, BetPanda8:
+		return r.Game == GameEZ
+	}
+	return false
+}
+
+// Outcome is a bet's result. OutcomeNone (zero) means "not settled".
+type Outcome uint8
+
+// The outcomes.
+const (
+	OutcomeNone Outcome = iota
+	Win
+	Lose
+	Push
+)
+
+// String returns "win", "lose", "push" or "".
+func (o Outcome) String() string {
+	switch o {
+	case Win:
+		return "win"
+	case Lose:
+		return "lose"
+	case Push:
+		return "push"
+	}
+	return ""
+}
+
+// MarshalText encodes the String ("" for OutcomeNone).
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// UnmarshalText decodes "win", "lose", "push" or "".
+func (o *Outcome) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "win":
+		*o = Win
+	case "lose":
+		*o = Lose
+	case "push":
+		*o = Push
+	case "":
+		*o = OutcomeNone
+	default:
+		return fmt.Errorf("tableau: unknown outcome %q", b)
+	}
+	return nil
+}
+
+// Payout is a settled bet: the outcome and the net result per unit staked
+// (a win at 19:20 is +0.95, a loss -1, a push 0).
+type Payout struct {
+	Outcome Outcome `json:"result"`
+	Net     float64 `json:"net"`
+}
+
+func win(net float64) Payout { return Payout{Win, net} }
+
+var (
+	lose = Payout{Lose, -1}
+	push = Payout{Push, 0}
+)
+
+// Errors returned by Settle.
+var (
+	ErrCoupIncomplete = errors.New("tableau: coup not complete")
+	ErrBetNotOffered  = errors.New("tableau: bet not offered under these rules")
+)
+
+// Settle settles bet b on the complete coup c under the profile r. Errors:
+// ErrCoupIncomplete if c is not complete, ErrBetNotOffered if the profile
+// does not offer b (wrapped), ErrRules for an invalid profile.
+//
+// Payouts (net per unit): player wins 1:1 (+1). Banker wins: punto banco
+// 19:20 (+0.95, the 5% commission); Super 6 1:1, but 1:2 (+0.5) on a total
+// of 6; EZ 1:1, but a push on a Dragon 7. Player and banker bets push on a
+// tie. Tie pays TiePays:1. Player pair and banker pair pay 11:1. Dragon 7
+// pays 40:1, Panda 8 25:1. Every losing bet is -1.
+func (r Rules) Settle(c *Coup, b Bet) (Payout, error) {
+	if err := r.Validate(); err != nil {
+		return Payout{}, err
+	}
+	if !r.Offers(b) {
+		return Payout{}, fmt.Errorf("%w: %s under %s", ErrBetNotOffered, b, r.Game)
+	}
+	w := c.Winner()
+	if w == WinnerNone {
+		return Payout{}, ErrCoupIncomplete
+	}
+	switch b {
+	case BetPlayer:
+		switch w {
+		case WinnerPlayer:
+			return win(1), nil
+		case WinnerTie:
+			return push, nil
+		}
+		return lose, nil
+	case BetBanker:
+		switch w {
+		case WinnerTie:
+			return push, nil
+		case WinnerPlayer:
+			return lose, nil
+		}
+		switch r.Game {
+		case GameSuper6:
+			if c.BankerWinsOn6() {
+				return win(0.5), nil
+			}
+			return win(1), nil
+		case GameEZ:
+			if c.Dragon7() {
+				return push, nil
+			}
+			return win(1), nil
+		}
+		return win(0.95), nil
+	case BetTie:
+		if w == WinnerTie {
+			return win(float64(r.tiePays())), nil
+		}
+		return lose, nil
+	case BetPlayerPair:
+		if c.PlayerPair() {
+			return win(11), nil
+		}
+		return lose, nil
+	case BetBankerPair:
+		if c.BankerPair() {
+			return win(11), nil
+		}
+		return lose, nil
+	case BetDragon7:
+		if c.Dragon7() {
+			return win(40), nil
+		}
+		return lose, nil
+	case BetPanda8:
+		if c.Panda8() {
+			return win(25), nil
+		}
+		return lose, nil
+	}
+	return Payout{}, fmt.Errorf("%w: %s", ErrBetNotOffered, b)
+}
+
+// Settlement is every offered bet settled on one coup. Bets the profile
+// does not offer are the zero Payout (omitted from JSON).
+type Settlement struct {
+	Player     Payout `json:"player"`
+	Banker     Payout `json:"banker"`
+	Tie        Payout `json:"tie"`
+	PlayerPair Payout `json:"player_pair"`
+	BankerPair Payout `json:"banker_pair"`
+	Dragon7    Payout `json:"dragon7,omitzero"`
+	Panda8     Payout `json:"panda8,omitzero"`
+}
+
+// Of returns the payout of bet b (zero if not settled or not offered).
+func (s *Settlement) Of(b Bet) Payout {
+	switch b {
+	case BetPlayer:
+		return s.Player
+	case BetBanker:
+		return s.Banker
+	case BetTie:
+		return s.Tie
+	case BetPlayerPair:
+		return s.PlayerPair
+	case BetBankerPair:
+		return s.BankerPair
+	case BetDragon7:
+		return s.Dragon7
+	case BetPanda8:
+		return s.Panda8
+	}
+	return Payout{}
+}
+
+// SettleAll settles every bet the profile offers on the complete coup c.
+// It returns the zero Settlement and an error if c is incomplete or the
+// profile is invalid.
+func (r Rules) SettleAll(c *Coup) (Settlement, error) {
+	var s Settlement
+	dst := [...]*Payout{&s.Player, &s.Banker, &s.Tie, &s.PlayerPair, &s.BankerPair, &s.Dragon7, &s.Panda8}
+	for i, b := range Bets {
+		if !r.Offers(b) {
+			continue
+		}
+		p, err := r.Settle(c, b)
+		if err != nil {
+			return Settlement{}, err
+		}
+		*dst[i] = p
+	}
+	return s, nil
+}
