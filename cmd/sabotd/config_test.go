@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestMinimalConfig(t *testing.T) {
+	src := `table = "BAC-07"
+[shoe]
+device = "/dev/sabot-shoe"
+[mqtt]
+brokers = ["tcp://10.0.0.5:1883"]
+[display]
+kind = "none"
+[state]
+dir = "/var/lib/sabot"
+`
+	cfg, err := ParseConfig([]byte(src), "min.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultConfig()
+	want.Table = "BAC-07"
+	want.Shoe.Device = "/dev/sabot-shoe"
+	want.Shoe.Baud = 115200
+	want.MQTT.Brokers = []string{"tcp://10.0.0.5:1883"}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("got  %+v\nwant %+v", cfg, want)
+	}
+	if cfg.Rules != "punto-banco" || cfg.Decks != 8 || cfg.MQTT.TopicPrefix != "sabot" || cfg.HTTP.Addr != "127.0.0.1:0" || cfg.Display.Kind != "none" {
+		t.Fatalf("defaults wrong: %+v", cfg)
+	}
+	if !cfg.markersOn() {
+		t.Fatal("markers auto should be on for protocol sabot")
+	}
+}
+
+func TestBaudDefaults(t *testing.T) {
+	base := "table = \"T\"\n[shoe]\ndevice = \"/dev/x\"\n"
+	for _, tc := range []struct {
+		extra string
+		baud  int
+	}{
+		{"", 115200},
+		{"protocol = \"sabot\"\n", 115200},
+		{"protocol = \"beetek\"\n", 9600},
+		{"protocol = \"beetek\"\nbaud = 19200\n", 19200},
+	} {
+		cfg, err := ParseConfig([]byte(base+tc.extra), "c.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Shoe.Baud != tc.baud {
+			t.Errorf("%q: baud %d, want %d", tc.extra, cfg.Shoe.Baud, tc.baud)
+		}
+	}
+	cfg, _ := ParseConfig([]byte(base+"protocol = \"beetek\"\n"), "c.toml")
+	if cfg.markersOn() {
+		t.Error("markers auto should be off for beetek without a coup button")
+	}
+}
+
+// TestConfigErrors checks that every kind of bad input names the file, the
+// key and the line.
+func TestConfigErrors(t *testing.T) {
+	ok := "table = \"T1\"\n[shoe]\ndevice = \"/dev/x\"\n"
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"impossible decks", "table = \"T1\"\ndecks = 9\n[shoe]\ndevice = \"/dev/x\"\n", `c.toml:2: decks: 9: a shoe holds 1 to 8 decks`},
+		{"zero decks", ok + "[state]\n" + "dir = \"/s\"\n" + "\n", ""},
+		{"unknown key", ok + "speed = 3\n", `c.toml:4:1: shoe.speed: unknown key`},
+		{"unknown table", ok + "[lamps]\nred = 1\n", `c.toml:4:2: lamps: unknown key`},
+		{"wrong type", "table = \"T1\"\ndecks = \"eight\"\n", `c.toml:2:`},
+		{"syntax", "table = \"T1\n", `c.toml:1:`},
+		{"missing table", "[shoe]\ndevice = \"/dev/x\"\n", `c.toml: table: required`},
+		{"missing device", "table = \"T1\"\n[shoe]\nprotocol = \"beetek\"\n", `c.toml:2: shoe.device: required`},
+		{"protocol", ok + "protocol = \"rs232\"\n", `c.toml:4: shoe.protocol: "rs232"`},
+		{"tie", "tie_pays = 7\n" + ok, `c.toml:1: tie_pays: 7`},
+		{"rules", "rules = \"chemmy\"\n" + ok, `c.toml:1: rules: "chemmy"`},
+		{"cut rule", "cut_rule = \"never\"\n" + ok, `c.toml:1: cut_rule: "never"`},
+		{"display kind", ok + "[display]\nkind = \"lcd\"\n", `c.toml:5: display.kind: "lcd"`},
+		{"misdeal", ok + "[alerts]\nmisdeal = \"redeal\"\n", `c.toml:5: alerts.misdeal: "redeal"`},
+		{"broker url", ok + "[mqtt]\nbrokers = [\"broker:1883\"]\n", `c.toml:5: mqtt.brokers: entry 1 "broker:1883"`},
+		{"table name", "table = \"a/b\"\n[shoe]\ndevice = \"/dev/x\"\n", `c.toml:1: table: "a/b"`},
+		{"http addr", ok + "[http]\naddr = \"9180\"\n", `c.toml:5: http.addr: "9180"`},
+		{"inline table", "table = \"T1\"\nshoe = { device = \"/dev/x\", baud = 1 }\n", `c.toml:2: shoe.baud: 1`},
+		{"gate beetek", ok + "protocol = \"beetek\"\ngate = true\n", `c.toml:5: shoe.gate`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.src), "c.toml")
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q\ndoes not contain %q", err, tc.want)
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T is not a *ConfigError", err)
+			}
+		})
+	}
+}
+
+func TestSeveralErrorsReported(t *testing.T) {
+	_, err := ParseConfig([]byte("table = \"T\"\ndecks = 0\ntie_pays = 10\n[shoe]\ndevice = \"/d\"\n"), "c.toml")
+	if err == nil || !strings.Contains(err.Error(), "c.toml:2: decks") || !strings.Contains(err.Error(), "c.toml:3: tie_pays") {
+		t.Fatalf("want both errors, got %v", err)
+	}
+}
+
+// TestShippedConfigsParse checks the example configurations in systemd/.
+func TestShippedConfigsParse(t *testing.T) {
+	for _, name := range []string{"sabotd.toml", "sabotd-minimal.toml"} {
+		cfg, err := LoadConfig(filepath.Join("..", "..", "systemd", name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if cfg.Table == "" || cfg.Shoe.Device != "/dev/sabot-shoe" || cfg.Display.Kind != "tm1637" || cfg.State.Dir != "/var/lib/sabot" {
+			t.Errorf("%s: unexpected %+v", name, cfg)
+		}
+	}
+}
+
+func TestLoadConfigMissingFile(t *testing.T) {
+	_, err := LoadConfig(filepath.Join(t.TempDir(), "nope.toml"))
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "nope.toml") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,243 @@
+// Command sabotd is Sabot's table daemon: it reads every card from the
+// card-reading shoe, checks it against the tableau the moment it is drawn,
+// shows the totals, raises dealer-error alerts and publishes cards, coups,
+// alerts and scoreboard state over MQTT, with every input event journaled
+// before it is applied so that nothing is lost across crashes.
+//
+// Usage:
+//
+//	sabotd --config /etc/sabot/sabotd.toml
+//	sabotd --print-config [--config FILE]
+//	sabotd --version
+//	sabotd --demo [--demo-errors] [--demo-coups N] [--demo-rate watchable|fast]
+//
+// main is thin: everything lives in Main (ParseFlags, Run, Close) so tests
+// boot the real program in-process.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3";
+// otherwise the module version from the build info is used.
+var version = ""
+
+// Version returns sabotd's version string.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += " (" + s.Value[:12] + ")"
+			}
+		}
+		if v != "" {
+			return v
+		}
+	}
+	return "(devel)"
+}
+
+// stopTimeout bounds a graceful stop: systemd's TimeoutStopSec is longer.
+const stopTimeout = 9 * time.Second
+
+func main() {
+	m := NewMain()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := m.ParseFlags(ctx, os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "sabotd:", err)
+		}
+		os.Exit(2)
+	}
+	if m.exitEarly {
+		os.Exit(0)
+	}
+	if err := m.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "sabotd:", err)
+		m.Close()
+		os.Exit(1)
+	}
+	select {
+	case <-ctx.Done():
+	case <-m.Done():
+	}
+	stop()
+	code := 0
+	if err := m.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "sabotd:", err)
+		code = 1
+	}
+	if err := m.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, "sabotd:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+var errUsage = errors.New("usage")
+
+// DemoOptions are the --demo flags.
+type DemoOptions struct {
+	Enabled bool
+	Errors  bool   // inject dealer errors
+	Coups   int    // deal this many coups, verify and exit (0: run until stopped)
+	Rate    string // "watchable" or "fast"
+	Seed    int64  // shuffle seed (0: from the clock)
+}
+
+// Main is the sabotd program: flags, configuration and the running daemon.
+type Main struct {
+	// ConfigPath is the --config file.
+	ConfigPath string
+	// Config is the effective configuration once ParseFlags returns.
+	Config Config
+	// Demo holds the --demo flags.
+	Demo DemoOptions
+
+	Stdout, Stderr io.Writer
+
+	exitEarly bool // --version or --print-config handled
+	d         *daemon
+}
+
+// NewMain returns a Main writing to the process's stdout and stderr.
+func NewMain() *Main {
+	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, Config: DefaultConfig()}
+}
+
+// ParseFlags parses the command line and loads the configuration. For
+// --version and --print-config it prints and marks the program done (Run is
+// then not to be called; main exits 0).
+func (m *Main) ParseFlags(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("sabotd", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.StringVar(&m.ConfigPath, "config", "", "configuration `file` (TOML; default /etc/sabot/sabotd.toml unless --demo)")
+	printConfig := fs.Bool("print-config", false, "print the effective configuration, defaults included, and exit")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.BoolVar(&m.Demo.Enabled, "demo", false, "run without hardware: embedded broker, virtual shoe on a pty, terminal display")
+	fs.BoolVar(&m.Demo.Errors, "demo-errors", false, "with --demo: inject dealer errors")
+	fs.IntVar(&m.Demo.Coups, "demo-coups", 0, "with --demo: deal `N` coups, check each came back from the broker, exit 0 (1 if any was lost)")
+	fs.StringVar(&m.Demo.Rate, "demo-rate", "watchable", "with --demo: dealing pace, \"watchable\" or \"fast\"")
+	fs.Int64Var(&m.Demo.Seed, "demo-seed", 0, "with --demo: shuffle `seed` (0: random)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: sabotd [--config FILE] [--print-config] [--version] [--demo [--demo-errors] [--demo-coups N] [--demo-rate watchable|fast]]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(m.Stderr, "sabotd: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return errUsage
+	}
+	if *showVersion {
+		fmt.Fprintln(m.Stdout, "sabotd", Version())
+		m.exitEarly = true
+		return nil
+	}
+	if m.Demo.Rate != "watchable" && m.Demo.Rate != "fast" {
+		return fmt.Errorf("--demo-rate %q: want \"watchable\" or \"fast\"", m.Demo.Rate)
+	}
+	if !m.Demo.Enabled && (m.Demo.Errors || m.Demo.Coups != 0) {
+		return errors.New("--demo-errors and --demo-coups need --demo")
+	}
+	if m.Demo.Coups < 0 {
+		return fmt.Errorf("--demo-coups %d: must not be negative", m.Demo.Coups)
+	}
+	switch {
+	case m.ConfigPath != "":
+		cfg, err := LoadConfig(m.ConfigPath)
+		if err != nil {
+			return err
+		}
+		m.Config = cfg
+	case m.Demo.Enabled:
+		m.Config = demoConfig()
+	default:
+		m.ConfigPath = "/etc/sabot/sabotd.toml"
+		cfg, err := LoadConfig(m.ConfigPath)
+		if err != nil {
+			if *printConfig && errors.Is(err, os.ErrNotExist) {
+				// Show the defaults when there is no file yet.
+				m.Config = DefaultConfig()
+				break
+			}
+			return err
+		}
+		m.Config = cfg
+	}
+	if *printConfig {
+		out, err := toml.Marshal(m.Config)
+		if err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+		m.Stdout.Write(out)
+		m.exitEarly = true
+	}
+	return nil
+}
+
+// Run starts the daemon and returns once it is running (journal replayed,
+// devices open, ready reported to systemd). It returns an error if startup
+// fails. Stop it with Close.
+func (m *Main) Run(ctx context.Context) error {
+	d, err := newDaemon(m.Config, m.Demo, m.Stdout, m.Stderr)
+	if err != nil {
+		return err
+	}
+	m.d = d
+	return d.start(ctx)
+}
+
+// Done is closed when the daemon stops by itself (a finished --demo-coups
+// run or a fatal error); see Err.
+func (m *Main) Done() <-chan struct{} {
+	if m.d == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return m.d.done
+}
+
+// Err returns why the daemon stopped by itself, or nil.
+func (m *Main) Err() error {
+	if m.d == nil {
+		return nil
+	}
+	return m.d.err()
+}
+
+// Close stops the daemon gracefully: stop reading the shoe, flush the
+// outbox for a few seconds, publish offline, release GPIO and the port.
+// It returns within stopTimeout.
+func (m *Main) Close() error {
+	if m.d == nil {
+		return nil
+	}
+	return m.d.close()
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestVersionFlag(t *testing.T) {
+	m := NewMain()
+	var out bytes.Buffer
+	m.Stdout = &out
+	if err := m.ParseFlags(context.Background(), []string{"--version"}); err != nil {
+		t.Fatal(err)
+	}
+	if !m.exitEarly || !strings.HasPrefix(out.String(), "sabotd ") {
+		t.Fatalf("--version printed %q", out.String())
+	}
+}
+
+func TestPrintConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.toml")
+	os.WriteFile(path, []byte("table = \"BAC-9\"\n[shoe]\ndevice = \"/dev/ttyUSB0\"\nprotocol = \"beetek\"\n"), 0o600)
+	m := NewMain()
+	var out bytes.Buffer
+	m.Stdout = &out
+	if err := m.ParseFlags(context.Background(), []string{"--config", path, "--print-config"}); err != nil {
+		t.Fatal(err)
+	}
+	// The printed configuration is itself a valid file that gives the same
+	// configuration back.
+	back, err := ParseConfig(out.Bytes(), "printed")
+	if err != nil {
+		t.Fatalf("printed config does not parse: %v\n%s", err, out.String())
+	}
+	if back.Table != "BAC-9" || back.Shoe.Baud != 9600 || back.Decks != 8 || back.MQTT.TopicPrefix != "sabot" {
+		t.Fatalf("printed config lost values: %+v", back)
+	}
+	for _, want := range []string{"decks = 8", "topic_prefix = 'sabot'", "baud = 9600", "addr = '127.0.0.1:0'"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--print-config output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--demo-coups", "3"},
+		{"--demo", "--demo-rate", "slow"},
+		{"extra"},
+		{"--config", "/nonexistent/sabotd.toml"},
+	} {
+		m := NewMain()
+		m.Stderr = io.Discard
+		if err := m.ParseFlags(context.Background(), args); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}
+
+// TestBootHTTP boots the real program from a configuration file and checks
+// its HTTP endpoints and a clean Close.
+func TestBootHTTP(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.toml")
+	os.WriteFile(path, []byte(`table = "BAC-1"
+[shoe]
+device = "`+filepath.Join(dir, "no-shoe")+`"
+[mqtt]
+brokers = ["tcp://127.0.0.1:1"]
+[display]
+kind = "none"
+[state]
+dir = "`+filepath.Join(dir, "state")+`"
+[http]
+addr = "127.0.0.1:0"
+`), 0o600)
+	m := NewMain()
+	var logs bytes.Buffer
+	m.Stderr = &logs
+	if err := m.ParseFlags(context.Background(), []string{"--config", path}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	addr := m.d.http.addr
+	if !strings.Contains(logs.String(), "addr="+addr) {
+		t.Fatalf("listening address %s not logged:\n%s", addr, logs.String())
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h health
+	json.NewDecoder(resp.Body).Decode(&h)
+	resp.Body.Close()
+	if h.Table != "BAC-1" {
+		t.Fatalf("healthz = %+v", h)
+	}
+	resp, err = http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "sabot_journal_records") || !strings.Contains(string(body), "go_goroutines") {
+		t.Fatalf("/metrics lacks sabot metrics:\n%.500s", body)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state", "journal.db")); err != nil {
+		t.Fatalf("journal not in the state dir: %v", err)
+	}
+}
