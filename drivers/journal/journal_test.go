@@ -127,7 +127,6 @@ func TestUnwritableDir(t *testing.T) {
 	}
 }
 
-
 func TestClosed(t *testing.T) {
 	j, err := Open(t.TempDir(), nil)
 	if err != nil {
