@@ -38,7 +38,7 @@ func NewComposition(decks int) (Composition, error) {
 }
 
 // Decks is the number of decks in the shoe.
-func (c *Composition) Decks() int { return c.decks }
+func (c Composition) Decks() int { return c.decks }
 
 // Draw records card as drawn and reports whether the shoe could contain it:
 // false if it is one more of its rank (4 × decks) or of its rank and suit
@@ -61,15 +61,15 @@ func (c *Composition) Draw(card Card) bool {
 }
 
 // Drawn is the number of cards drawn so far.
-func (c *Composition) Drawn() int { return c.drawn }
+func (c Composition) Drawn() int { return c.drawn }
 
 // Remaining is the number of cards left in the shoe (52 × decks − drawn);
 // negative after impossible draws.
-func (c *Composition) Remaining() int { return 52*c.decks - c.drawn }
+func (c Composition) Remaining() int { return 52*c.decks - c.drawn }
 
 // RemainingRank is how many cards of rank r are left (4 × decks − drawn of
 // r); negative after impossible draws; 0 for an invalid rank.
-func (c *Composition) RemainingRank(r Rank) int {
+func (c Composition) RemainingRank(r Rank) int {
 	if !r.Valid() {
 		return 0
 	}
@@ -79,7 +79,7 @@ func (c *Composition) RemainingRank(r Rank) int {
 // RemainingCard is how many cards of rank r and suit s are left (decks −
 // drawn of that rank and suit, counting only suited reads); 0 for an
 // invalid rank or SuitUnknown.
-func (c *Composition) RemainingCard(r Rank, s Suit) int {
+func (c Composition) RemainingCard(r Rank, s Suit) int {
 	if !r.Valid() || s == SuitUnknown || !s.Valid() {
 		return 0
 	}
@@ -89,7 +89,7 @@ func (c *Composition) RemainingCard(r Rank, s Suit) int {
 // RemainingByValue returns, for each point value 0–9, how many cards of
 // that value are left (value 0 counts tens and court cards). Negative counts
 // are clamped to 0. This is the input exact odds need.
-func (c *Composition) RemainingByValue() [10]int {
+func (c Composition) RemainingByValue() [10]int {
 	var v [10]int
 	for r := RankAce; r <= RankKing; r++ {
 		if n := c.RemainingRank(r); n > 0 {

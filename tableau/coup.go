@@ -96,13 +96,13 @@ type Coup struct {
 }
 
 // Cards is the number of cards dealt into the coup (0–6; 4–6 when complete).
-func (c *Coup) Cards() int { return c.Player.N + c.Banker.N }
+func (c Coup) Cards() int { return c.Player.N + c.Banker.N }
 
 // PlayerTotal is the player's total over the cards dealt so far (0–9).
-func (c *Coup) PlayerTotal() int { return c.Player.Total() }
+func (c Coup) PlayerTotal() int { return c.Player.Total() }
 
 // BankerTotal is the banker's total over the cards dealt so far (0–9).
-func (c *Coup) BankerTotal() int { return c.Banker.Total() }
+func (c Coup) BankerTotal() int { return c.Banker.Total() }
 
 // twoCardTotal is the total of the first two cards of h.
 func twoCardTotal(h *Hand) int {
@@ -111,7 +111,7 @@ func twoCardTotal(h *Hand) int {
 
 // Natural reports whether either hand totals 8 or 9 on its first two cards
 // (both hands must have two cards). A natural ends the coup: both stand.
-func (c *Coup) Natural() bool {
+func (c Coup) Natural() bool {
 	if c.Player.N < 2 || c.Banker.N < 2 {
 		return false
 	}
@@ -119,7 +119,7 @@ func (c *Coup) Natural() bool {
 }
 
 // Need returns what the coup needs next under the tableau.
-func (c *Coup) Need() Need {
+func (c Coup) Need() Need {
 	np, nb := c.Player.N, c.Banker.N
 	if np+nb < 4 {
 		if np == nb {
@@ -148,7 +148,7 @@ func (c *Coup) Need() Need {
 }
 
 // Complete reports whether the tableau is complete: no card is needed.
-func (c *Coup) Complete() bool { return c.Need() == NeedNone }
+func (c Coup) Complete() bool { return c.Need() == NeedNone }
 
 // Deal adds the next card drawn and returns what the coup needs after it.
 // It returns AlertExtraCard (and does not add the card) if the coup was
@@ -172,7 +172,7 @@ func (c *Coup) Deal(card Card) (Need, AlertCode) {
 // Close is the dealer ending the coup (the coup button, "|"). It returns
 // AlertMissingCard if cards have been dealt but the tableau is not
 // complete, else "". Close does not change the coup.
-func (c *Coup) Close() AlertCode {
+func (c Coup) Close() AlertCode {
 	if c.Cards() > 0 && !c.Complete() {
 		return AlertMissingCard
 	}
@@ -184,7 +184,7 @@ func (c *Coup) Reset() { *c = Coup{} }
 
 // Winner returns the result of a complete coup (higher total wins, equal
 // totals tie), or WinnerNone if the coup is not complete.
-func (c *Coup) Winner() Winner {
+func (c Coup) Winner() Winner {
 	if !c.Complete() {
 		return WinnerNone
 	}
@@ -199,33 +199,33 @@ func (c *Coup) Winner() Winner {
 }
 
 // PlayerPair reports whether the player's first two cards share a rank.
-func (c *Coup) PlayerPair() bool { return c.Player.Pair() }
+func (c Coup) PlayerPair() bool { return c.Player.Pair() }
 
 // BankerPair reports whether the banker's first two cards share a rank.
-func (c *Coup) BankerPair() bool { return c.Banker.Pair() }
+func (c Coup) BankerPair() bool { return c.Banker.Pair() }
 
 // Dragon7 reports whether the banker won with a three-card 7 (EZ Baccarat's
 // Dragon 7; under EZ rules banker bets push on it).
-func (c *Coup) Dragon7() bool {
+func (c Coup) Dragon7() bool {
 	return c.Banker.N == 3 && c.Banker.Total() == 7 && c.Winner() == WinnerBanker
 }
 
 // Panda8 reports whether the player won with a three-card 8 (EZ Baccarat's
 // Panda 8).
-func (c *Coup) Panda8() bool {
+func (c Coup) Panda8() bool {
 	return c.Player.N == 3 && c.Player.Total() == 8 && c.Winner() == WinnerPlayer
 }
 
 // BankerWinsOn6 reports whether the banker won with a total of 6 (two or
 // three cards): the case Super 6 pays 1:2 on banker bets.
-func (c *Coup) BankerWinsOn6() bool {
+func (c Coup) BankerWinsOn6() bool {
 	return c.Banker.Total() == 6 && c.Winner() == WinnerBanker
 }
 
 // Event returns the coup's output event (the "coup" line of `sabot check`)
 // for shoe number shoe and coup number coup. The coup should be complete;
 // otherwise Winner is WinnerNone and the event does not encode.
-func (c *Coup) Event(shoe, coup int) CoupEvent {
+func (c Coup) Event(shoe, coup int) CoupEvent {
 	return CoupEvent{
 		Type:          EventCoup,
 		Shoe:          shoe,

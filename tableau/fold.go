@@ -357,7 +357,7 @@ func (f *Fold) Card(card Card, out []Event) []Event {
 
 func (f *Fold) emitCoup(out []Event) []Event {
 	ev := f.coup.Event(f.shoe, f.coupNum)
-	ev.Settlement, _ = f.opts.Rules.SettleAll(&f.coup) // coup complete, rules validated
+	ev.Settlement, _ = f.opts.Rules.SettleAll(f.coup) // coup complete, rules validated
 	return append(out, coupEvent(ev))
 }
 

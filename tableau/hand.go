@@ -20,11 +20,11 @@ type Hand struct {
 }
 
 // Len is the number of cards in the hand (0–3).
-func (h *Hand) Len() int { return h.N }
+func (h Hand) Len() int { return h.N }
 
 // Card returns the i-th card dealt to the hand (0-based). It returns the
 // zero Card if i is out of range.
-func (h *Hand) Card(i int) Card {
+func (h Hand) Card(i int) Card {
 	if i < 0 || i >= h.N {
 		return Card{}
 	}
@@ -46,7 +46,7 @@ func (h *Hand) add(c Card) bool {
 
 // Total is the hand's point total: the sum of the card values modulo 10
 // (0–9). An empty hand totals 0.
-func (h *Hand) Total() int {
+func (h Hand) Total() int {
 	t := 0
 	for i := 0; i < h.N; i++ {
 		t += h.Cards[i].Value()
@@ -57,7 +57,7 @@ func (h *Hand) Total() int {
 // Pair reports whether the first two cards of the hand share a rank (suits
 // may differ; a ten and a king are not a pair). This is the player pair /
 // banker pair side-bet condition.
-func (h *Hand) Pair() bool {
+func (h Hand) Pair() bool {
 	return h.N >= 2 && h.Cards[0].Rank == h.Cards[1].Rank
 }
 

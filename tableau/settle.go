@@ -223,7 +223,7 @@ var (
 // of 6; EZ 1:1, but a push on a Dragon 7. Player and banker bets push on a
 // tie. Tie pays TiePays:1. Player pair and banker pair pay 11:1. Dragon 7
 // pays 40:1, Panda 8 25:1. Every losing bet is -1.
-func (r Rules) Settle(c *Coup, b Bet) (Payout, error) {
+func (r Rules) Settle(c Coup, b Bet) (Payout, error) {
 	if err := r.Validate(); err != nil {
 		return Payout{}, err
 	}
@@ -328,7 +328,7 @@ func (s *Settlement) Of(b Bet) Payout {
 // SettleAll settles every bet the profile offers on the complete coup c.
 // It returns the zero Settlement and an error if c is incomplete or the
 // profile is invalid.
-func (r Rules) SettleAll(c *Coup) (Settlement, error) {
+func (r Rules) SettleAll(c Coup) (Settlement, error) {
 	var s Settlement
 	dst := [...]*Payout{&s.Player, &s.Banker, &s.Tie, &s.PlayerPair, &s.BankerPair, &s.Dragon7, &s.Panda8}
 	for i, b := range Bets {

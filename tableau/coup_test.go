@@ -1,0 +1,228 @@
+package tableau_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// cards parses a space-separated list of cards; it fails the test on a bad
+// card.
+func cards(t testing.TB, s string) []tableau.Card {
+	t.Helper()
+	var out []tableau.Card
+	for _, f := range strings.Fields(s) {
+		c, err := tableau.ParseCard(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func dealAll(t testing.TB, s string) tableau.Coup {
+	t.Helper()
+	var c tableau.Coup
+	for _, card := range cards(t, s) {
+		if _, a := c.Deal(card); a != "" {
+			t.Fatalf("%s: %s at %s", s, a, card)
+		}
+	}
+	return c
+}
+
+func TestCoupFacts(t *testing.T) {
+	type facts struct {
+		player, banker        string
+		pt, bt                int
+		winner                tableau.Winner
+		natural, ppair, bpair bool
+		dragon7, panda8, b6   bool
+		n                     int
+	}
+	cases := []struct {
+		deal string // in dealing order
+		want facts
+	}{
+		// Player 7H 3C (0) draws 4H; banker 2D KS (2) always draws: 4C makes 6.
+		{"7H 2D 3C KS 4H 4C", facts{"7H 3C 4H", "2D KS 4C", 4, 6, tableau.WinnerBanker, false, false, false, false, false, true, 6}},
+		{"9S 3H KD 5C", facts{"9S KD", "3H 5C", 9, 8, tableau.WinnerPlayer, true, false, false, false, false, false, 4}},
+		{"3S 6H 2D JC 8H", facts{"3S 2D 8H", "6H JC", 3, 6, tableau.WinnerBanker, false, false, false, false, false, true, 5}},
+		{"6C 2S 3C 2C", facts{"6C 3C", "2S 2C", 9, 4, tableau.WinnerPlayer, true, false, true, false, false, false, 4}},
+		{"9S 9H 9C 9D", facts{"9S 9C", "9H 9D", 8, 8, tableau.WinnerTie, true, true, true, false, false, false, 4}},
+		// Dragon 7: banker 3 draws on player's third card 2 and makes 7 against 6.
+		{"AS KH 3S 3D 2H 4C", facts{"AS 3S 2H", "KH 3D 4C", 6, 7, tableau.WinnerBanker, false, false, false, true, false, false, 6}},
+		// Panda 8: player 4+A=5 draws a 3 = 8; banker 6 stands on 3.
+		{"4S 6H AH KC 3D", facts{"4S AH 3D", "6H KC", 8, 6, tableau.WinnerPlayer, false, false, false, false, true, false, 5}},
+		// Banker two-card 6 stands on the player's third card 0 and wins on 6; both hands pairs.
+		{"2S 3H 2D 3C KH", facts{"2S 2D KH", "3H 3C", 4, 6, tableau.WinnerBanker, false, true, true, false, false, true, 5}},
+		// Both stand: player 7, banker 6.
+		{"4S 3H 3D 3C", facts{"4S 3D", "3H 3C", 7, 6, tableau.WinnerPlayer, false, false, true, false, false, false, 4}},
+		// Player stands on 6; banker 5 draws (player stood) and busts to 4: player wins; no third for player.
+		{"QS 2H 6D 3C 9C", facts{"QS 6D", "2H 3C 9C", 6, 4, tableau.WinnerPlayer, false, false, false, false, false, false, 5}},
+		// Rank-only cards: 5 5 | 3 2 → player 8 natural.
+		{"5 5 3 2", facts{"5 3", "5 2", 8, 7, tableau.WinnerPlayer, true, false, false, false, false, false, 4}},
+		// A ten and a king are not a pair.
+		{"TS KH KD TC", facts{"TS KD", "KH TC", 0, 0, tableau.WinnerNone, false, false, false, false, false, false, 4}},
+	}
+	for _, tc := range cases {
+		var c tableau.Coup
+		for _, card := range cards(t, tc.deal) {
+			c.Deal(card)
+		}
+		w := tc.want
+		if tc.deal == "TS KH KD TC" {
+			// Not complete yet: both totals 0, the player draws.
+			if c.Need() != tableau.NeedPlayerThird || c.Winner() != tableau.WinnerNone || c.PlayerPair() || c.BankerPair() {
+				t.Errorf("%s: need %v winner %v pairs %v %v", tc.deal, c.Need(), c.Winner(), c.PlayerPair(), c.BankerPair())
+			}
+			continue
+		}
+		got := facts{c.Player.String(), c.Banker.String(), c.PlayerTotal(), c.BankerTotal(), c.Winner(),
+			c.Natural(), c.PlayerPair(), c.BankerPair(), c.Dragon7(), c.Panda8(), c.BankerWinsOn6(), c.Cards()}
+		if got != w {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.deal, got, w)
+		}
+		if !c.Complete() || c.Need() != tableau.NeedNone {
+			t.Errorf("%s: not complete (need %v)", tc.deal, c.Need())
+		}
+	}
+}
+
+func TestCoupNeedSequence(t *testing.T) {
+	var c tableau.Coup
+	want := []struct {
+		card   string
+		need   tableau.Need
+		pt, bt int
+	}{
+		{"7H", tableau.NeedBanker, 7, 0},
+		{"2D", tableau.NeedPlayer, 7, 2},
+		{"3C", tableau.NeedBanker, 0, 2},
+		{"KS", tableau.NeedPlayerThird, 0, 2},
+		{"4H", tableau.NeedBankerThird, 4, 2},
+		{"4C", tableau.NeedNone, 4, 6},
+	}
+	if c.Need() != tableau.NeedPlayer || c.Complete() {
+		t.Fatalf("empty coup needs %v", c.Need())
+	}
+	for _, w := range want {
+		need, alert := c.Deal(cards(t, w.card)[0])
+		if need != w.need || alert != "" || c.PlayerTotal() != w.pt || c.BankerTotal() != w.bt {
+			t.Errorf("after %s: need %v alert %q totals %d-%d, want %v \"\" %d-%d",
+				w.card, need, alert, c.PlayerTotal(), c.BankerTotal(), w.need, w.pt, w.bt)
+		}
+	}
+	// A card after completion is an extra card and is not added.
+	need, alert := c.Deal(cards(t, "9C")[0])
+	if need != tableau.NeedNone || alert != tableau.AlertExtraCard || c.Cards() != 6 {
+		t.Errorf("extra card: need %v alert %q cards %d", need, alert, c.Cards())
+	}
+	if a := c.Close(); a != "" {
+		t.Errorf("closing a complete coup: %q", a)
+	}
+}
+
+func TestCoupCloseIncomplete(t *testing.T) {
+	var c tableau.Coup
+	if a := c.Close(); a != "" {
+		t.Errorf("closing an empty coup: %q", a)
+	}
+	for i, card := range cards(t, "AH 2C 3S KD") {
+		c.Deal(card)
+		if a := c.Close(); a != tableau.AlertMissingCard {
+			t.Errorf("closing after %d cards: %q, want missing-card", i+1, a)
+		}
+	}
+	if c.Winner() != tableau.WinnerNone || c.Dragon7() || c.Panda8() || c.BankerWinsOn6() {
+		t.Error("an incomplete coup has a result")
+	}
+	c.Reset()
+	if c.Cards() != 0 || c.Need() != tableau.NeedPlayer {
+		t.Error("Reset did not empty the coup")
+	}
+}
+
+func TestCoupUnreadableCard(t *testing.T) {
+	var c tableau.Coup
+	need, alert := c.Deal(tableau.Card{})
+	if need != tableau.NeedPlayer || alert != tableau.AlertUnreadableCard || c.Cards() != 0 {
+		t.Errorf("invalid card: need %v alert %q cards %d", need, alert, c.Cards())
+	}
+	need, alert = c.Deal(tableau.Card{Rank: 14, Suit: tableau.Hearts})
+	if alert != tableau.AlertUnreadableCard || need != tableau.NeedPlayer {
+		t.Errorf("rank 14: need %v alert %q", need, alert)
+	}
+}
+
+func TestCoupEventJSON(t *testing.T) {
+	c := dealAll(t, "7H 2D 3C KS 4H 4C")
+	b, err := json.Marshal(c.Event(1, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"coup","shoe":1,"coup":12,"player":["7H","3C","4H"],"banker":["2D","KS","4C"],"player_total":4,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":true,"cards":6}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	var back tableau.Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Kind != tableau.EventCoup || back.Coup.Player.String() != "7H 3C 4H" || back.Coup.Winner != tableau.WinnerBanker || back.Coup.Coup != 12 {
+		t.Errorf("round trip: %+v", back)
+	}
+}
+
+func TestAlertEventJSON(t *testing.T) {
+	for _, tc := range []struct {
+		ev   tableau.AlertEvent
+		want string
+	}{
+		{tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Coup: 12, Code: tableau.AlertExtraCard, Card: tableau.Card{Rank: tableau.Rank5, Suit: tableau.Clubs}},
+			`{"type":"alert","shoe":1,"coup":12,"code":"extra-card","card":"5C"}`},
+		{tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 2, Coup: 0, Code: tableau.AlertBurnCount},
+			`{"type":"alert","shoe":2,"coup":0,"code":"burn-count"}`},
+		{tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Coup: 3, Code: tableau.AlertComposition, Card: tableau.Card{Rank: tableau.Rank7}},
+			`{"type":"alert","shoe":1,"coup":3,"code":"composition","card":"7"}`},
+	} {
+		b, err := json.Marshal(tableau.Event{Kind: tableau.EventAlert, Alert: tc.ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want {
+			t.Errorf("got  %s\nwant %s", b, tc.want)
+		}
+		var back tableau.Event
+		if err := json.Unmarshal(b, &back); err != nil || back.Alert != tc.ev {
+			t.Errorf("round trip %s: %+v %v", b, back.Alert, err)
+		}
+	}
+	b, _ := json.Marshal(tableau.Event{Kind: tableau.EventVoid, Void: tableau.VoidEvent{Type: tableau.EventVoid, Shoe: 1, Coup: 12}})
+	if string(b) != `{"type":"void","shoe":1,"coup":12}` {
+		t.Errorf("void: %s", b)
+	}
+	if _, err := json.Marshal(tableau.Event{}); err == nil {
+		t.Error("an event without a kind encodes")
+	}
+}
+
+func TestAlertCodes(t *testing.T) {
+	want := "extra-card missing-card burn-count composition after-cut incomplete-coup advantage shoe-offline shoe-online shoe-alarm unreadable-card duplicate-card card-mismatch early-draw outbox-backlog"
+	var got []string
+	for _, a := range tableau.AlertCodes {
+		got = append(got, string(a))
+		if !a.Known() {
+			t.Errorf("%s not known", a)
+		}
+	}
+	if strings.Join(got, " ") != want {
+		t.Errorf("codes %v", got)
+	}
+	if tableau.AlertCode("nope").Known() {
+		t.Error("unknown code known")
+	}
+}

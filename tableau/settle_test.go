@@ -1,0 +1,154 @@
+package tableau_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// payouts formats a settlement as "player:win+1 banker:lose-1 ..." for the
+// bets the rules offer.
+func payouts(t *testing.T, r tableau.Rules, c tableau.Coup) string {
+	t.Helper()
+	var parts []string
+	for _, b := range tableau.Bets {
+		p, err := r.Settle(c, b)
+		if !r.Offers(b) {
+			if !errors.Is(err, tableau.ErrBetNotOffered) {
+				t.Errorf("%s %s: err %v, want ErrBetNotOffered", r, b, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s %s: %v", r, b, err)
+		}
+		parts = append(parts, fmt.Sprintf("%s:%s%+g", b, p.Outcome, p.Net))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestSettleEveryProfile(t *testing.T) {
+	pb8 := tableau.Rules{Game: tableau.GamePuntoBanco, TiePays: 8}
+	pb9 := tableau.Rules{Game: tableau.GamePuntoBanco, TiePays: 9}
+	s6 := tableau.Rules{Game: tableau.GameSuper6}
+	ez := tableau.Rules{Game: tableau.GameEZ}
+	cases := []struct {
+		name, deal string
+		want       map[*tableau.Rules]string
+	}{
+		{"player wins on a natural 9", "9S 3H KD 5C", map[*tableau.Rules]string{
+			&pb8: "player:win+1 banker:lose-1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&pb9: "player:win+1 banker:lose-1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&s6:  "player:win+1 banker:lose-1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&ez:  "player:win+1 banker:lose-1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1 dragon7:lose-1 panda8:lose-1",
+		}},
+		{"banker wins on a natural 9", "3H 9S 5C KD", map[*tableau.Rules]string{
+			&pb8: "player:lose-1 banker:win+0.95 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&pb9: "player:lose-1 banker:win+0.95 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&s6:  "player:lose-1 banker:win+1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&ez:  "player:lose-1 banker:win+1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1 dragon7:lose-1 panda8:lose-1",
+		}},
+		{"banker wins on a three-card 6", "7H 2D 3C KS 4H 4C", map[*tableau.Rules]string{
+			&pb8: "player:lose-1 banker:win+0.95 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&s6:  "player:lose-1 banker:win+0.5 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&ez:  "player:lose-1 banker:win+1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1 dragon7:lose-1 panda8:lose-1",
+		}},
+		{"banker wins on a two-card 6 with pairs", "2S 3H 2D 3C KH", map[*tableau.Rules]string{
+			&pb8: "player:lose-1 banker:win+0.95 tie:lose-1 player-pair:win+11 banker-pair:win+11",
+			&s6:  "player:lose-1 banker:win+0.5 tie:lose-1 player-pair:win+11 banker-pair:win+11",
+		}},
+		{"Dragon 7", "AS KH 3S 3D 2H 4C", map[*tableau.Rules]string{
+			&pb8: "player:lose-1 banker:win+0.95 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&s6:  "player:lose-1 banker:win+1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&ez:  "player:lose-1 banker:push+0 tie:lose-1 player-pair:lose-1 banker-pair:lose-1 dragon7:win+40 panda8:lose-1",
+		}},
+		{"banker wins on a two-card 7 (not a Dragon 7)", "QS 4H 6D 3C", map[*tableau.Rules]string{
+			&pb8: "player:lose-1 banker:win+0.95 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&ez:  "player:lose-1 banker:win+1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1 dragon7:lose-1 panda8:lose-1",
+		}},
+		{"Panda 8", "4S 6H AH KC 3D", map[*tableau.Rules]string{
+			&pb8: "player:win+1 banker:lose-1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&s6:  "player:win+1 banker:lose-1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1",
+			&ez:  "player:win+1 banker:lose-1 tie:lose-1 player-pair:lose-1 banker-pair:lose-1 dragon7:lose-1 panda8:win+25",
+		}},
+		{"tie with both pairs", "9S 9H 9C 9D", map[*tableau.Rules]string{
+			&pb8: "player:push+0 banker:push+0 tie:win+8 player-pair:win+11 banker-pair:win+11",
+			&pb9: "player:push+0 banker:push+0 tie:win+9 player-pair:win+11 banker-pair:win+11",
+			&s6:  "player:push+0 banker:push+0 tie:win+8 player-pair:win+11 banker-pair:win+11",
+			&ez:  "player:push+0 banker:push+0 tie:win+8 player-pair:win+11 banker-pair:win+11 dragon7:lose-1 panda8:lose-1",
+		}},
+	}
+	for _, tc := range cases {
+		c := dealAll(t, tc.deal)
+		for r, want := range tc.want {
+			if got := payouts(t, *r, c); got != want {
+				t.Errorf("%s under %s:\n got %s\nwant %s", tc.name, *r, got, want)
+			}
+			s, err := r.SettleAll(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range tableau.Bets {
+				p, _ := r.Settle(c, b)
+				if s.Of(b) != p {
+					t.Errorf("%s under %s: SettleAll %s = %+v, Settle = %+v", tc.name, *r, b, s.Of(b), p)
+				}
+			}
+		}
+	}
+}
+
+func TestSettleErrors(t *testing.T) {
+	var c tableau.Coup
+	c.Deal(tableau.Card{Rank: tableau.Rank5})
+	if _, err := (tableau.Rules{}).Settle(c, tableau.BetPlayer); !errors.Is(err, tableau.ErrCoupIncomplete) {
+		t.Errorf("incomplete coup: %v", err)
+	}
+	if _, err := (tableau.Rules{}).SettleAll(c); !errors.Is(err, tableau.ErrCoupIncomplete) {
+		t.Errorf("SettleAll incomplete coup: %v", err)
+	}
+	done := dealAll(t, "9S 3H KD 5C")
+	if _, err := (tableau.Rules{TiePays: 7}).Settle(done, tableau.BetTie); !errors.Is(err, tableau.ErrRules) {
+		t.Errorf("tie pays 7: %v", err)
+	}
+	if _, err := (tableau.Rules{Game: 9}).Settle(done, tableau.BetTie); !errors.Is(err, tableau.ErrRules) {
+		t.Errorf("game 9: %v", err)
+	}
+	if _, err := (tableau.Rules{}).Settle(done, tableau.BetDragon7); !errors.Is(err, tableau.ErrBetNotOffered) {
+		t.Errorf("dragon 7 under punto banco: %v", err)
+	}
+}
+
+func TestParseGame(t *testing.T) {
+	for s, want := range map[string]tableau.Game{"punto-banco": tableau.GamePuntoBanco, "SUPER6": tableau.GameSuper6, "ez": tableau.GameEZ} {
+		g, err := tableau.ParseGame(s)
+		if err != nil || g != want {
+			t.Errorf("ParseGame(%q) = %v, %v", s, g, err)
+		}
+	}
+	if _, err := tableau.ParseGame("chemin-de-fer"); !errors.Is(err, tableau.ErrRules) {
+		t.Errorf("chemin-de-fer: %v", err)
+	}
+}
+
+func TestSettlementJSON(t *testing.T) {
+	c := dealAll(t, "AS KH 3S 3D 2H 4C")
+	s, err := tableau.Rules{Game: tableau.GameEZ}.SettleAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(s)
+	want := `{"player":{"result":"lose","net":-1},"banker":{"result":"push","net":0},"tie":{"result":"lose","net":-1},"player_pair":{"result":"lose","net":-1},"banker_pair":{"result":"lose","net":-1},"dragon7":{"result":"win","net":40},"panda8":{"result":"lose","net":-1}}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	s, _ = tableau.Rules{}.SettleAll(c)
+	b, _ = json.Marshal(s)
+	if strings.Contains(string(b), "dragon7") {
+		t.Errorf("punto banco settlement has EZ bets: %s", b)
+	}
+}
