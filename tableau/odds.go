@@ -1,0 +1,426 @@
+package tableau
+
+import (
+	"errors"
+	"fmt"
+)
+
+// This file is the exact odds engine: given the cards left in the shoe, it
+// counts, over every ordered way the next coup can be dealt, how often each
+// outcome happens. Nothing is simulated; the counts are exact integers.
+//
+// Counting unit. Every coup uses at most six cards (P1, B1, P2, B2, the
+// player's third card, the banker's third card). All counts are in ordered
+// six-card sequences drawn from the N remaining cards, of which there are
+// N·(N−1)·(N−2)·(N−3)·(N−4)·(N−5): a coup decided on four cards stands for
+// (N−4)·(N−5) sequences, one decided on five cards for (N−5). With 8 decks
+// (N = 416) that is 416·415·414·413·412·411 = 4,998,398,275,503,360
+// sequences, of which the banker wins 2,292,252,566,437,888, the player
+// 2,230,518,282,592,256 and 475,627,426,473,216 are ties — the figures the
+// published exact analyses give (Wizard of Odds, "Baccarat", combinatorial
+// analysis for eight decks).
+//
+// Method. The drawing rules depend only on point values, so the four-card
+// deal is enumerated by value class (0 = ten and court cards, 1..9), each
+// hand as an unordered pair of classes: 55 × 55 weighted cases at most.
+// Within a case the third cards are counted in closed form from cyclic
+// prefix sums of the remaining value counts, with the card-removal of the
+// player's third card corrected exactly. Pairs depend on ranks: by
+// exchangeability of the shuffled shoe, the chance that two given positions
+// (P1, P2 or B1, B2) hold the same rank is Σ n_r(n_r−1) / (N(N−1)) whatever
+// the other positions hold, so pairs are exact in closed form.
+// The reference enumeration in odds_bench_test.go deals every card rank by
+// rank and agrees with this engine to the last integer.
+
+// MaxOddsCards is the largest shoe the odds engine accepts: N(N−1)…(N−5)
+// must fit in a uint64 (1,560 cards = 30 decks does).
+const MaxOddsCards = 1560
+
+// MaxDecks is the largest number of decks NewRankCounts accepts.
+const MaxDecks = MaxOddsCards / 52
+
+// ErrOddsShoe is wrapped by every error about a shoe the odds engine cannot
+// analyse (negative counts, too many cards, fewer than six cards, removing
+// a card the shoe no longer holds).
+var ErrOddsShoe = errors.New("tableau: odds")
+
+// RankCounts is the remaining shoe as counts per rank: RankCounts[r-1] is
+// the number of cards of Rank r left (index 0 aces … 12 kings). Suits do not
+// matter to any bet the engine values.
+type RankCounts [NumRanks]int
+
+// FullShoe returns the counts of a fresh shoe of the given number of
+// 52-card decks (4·decks of each rank). It does not validate decks; see
+// NewRankCounts.
+func FullShoe(decks int) RankCounts {
+	var rc RankCounts
+	for i := range rc {
+		rc[i] = 4 * decks
+	}
+	return rc
+}
+
+// NewRankCounts returns the shoe of decks 52-card decks (1..MaxDecks) with
+// the given cards removed (drawn, burned or seen). Removing a card the shoe
+// no longer holds is an error wrapping ErrOddsShoe that names the card and
+// its position in removed (0-based).
+func NewRankCounts(decks int, removed []Card) (RankCounts, error) {
+	if decks < 1 || decks > MaxDecks {
+		return RankCounts{}, fmt.Errorf("%w: decks %d out of range 1..%d", ErrOddsShoe, decks, MaxDecks)
+	}
+	rc := FullShoe(decks)
+	for i, c := range removed {
+		if err := rc.Remove(c); err != nil {
+			return RankCounts{}, fmt.Errorf("%w (card %d of %d removed)", err, i+1, len(removed))
+		}
+	}
+	return rc, nil
+}
+
+// Remove takes one card out of the shoe. It fails, leaving rc unchanged, if
+// the card's rank is invalid or no card of that rank is left.
+func (rc *RankCounts) Remove(c Card) error {
+	if !c.Rank.Valid() {
+		return fmt.Errorf("%w: invalid card %s", ErrOddsShoe, c)
+	}
+	if rc[c.Rank-1] <= 0 {
+		return fmt.Errorf("%w: cannot remove %s: no %s left in the shoe", ErrOddsShoe, c, c.Rank)
+	}
+	rc[c.Rank-1]--
+	return nil
+}
+
+// Total is the number of cards left.
+func (rc *RankCounts) Total() int {
+	n := 0
+	for _, v := range rc {
+		n += v
+	}
+	return n
+}
+
+// Odds is the exact analysis of the next coup dealt from a shoe. Every field
+// but Sequences counts ordered six-card sequences (see Sequences) in which
+// the event happens; divide by Sequences, or use Prob, for a probability.
+type Odds struct {
+	// Sequences is N·(N−1)·(N−2)·(N−3)·(N−4)·(N−5) for N cards left.
+	Sequences uint64
+
+	Banker, Player, Tie uint64 // the coup's winner
+	Natural             uint64 // either hand totals 8 or 9 on two cards
+	PlayerPair          uint64 // P1 and P2 share a rank
+	BankerPair          uint64 // B1 and B2 share a rank
+	Dragon7             uint64 // banker wins with a three-card 7 (EZ Baccarat)
+	Panda8              uint64 // player wins with a three-card 8 (EZ Baccarat)
+	Super6              uint64 // banker wins with a total of 6 (two or three cards)
+	Cards4              uint64 // the coup uses four cards
+	Cards5              uint64 // … five cards
+	Cards6              uint64 // … six cards
+}
+
+// Prob returns count / Sequences: the probability of the event count counts.
+func (o *Odds) Prob(count uint64) float64 {
+	if o.Sequences == 0 {
+		return 0
+	}
+	return float64(count) / float64(o.Sequences)
+}
+
+// AnalyzeOdds returns the exact odds of the next coup dealt from rc.
+// It fails (wrapping ErrOddsShoe) if a count is negative, more than
+// MaxOddsCards or fewer than six cards are left.
+func AnalyzeOdds(rc *RankCounts) (Odds, error) {
+	var o Odds
+	err := o.Analyze(rc)
+	return o, err
+}
+
+// Analyze sets o to the exact odds of the next coup dealt from rc. It does
+// not allocate, and its time and memory do not depend on the number of
+// cards (about 30 µs on a 2020s x86 core; see BenchmarkAnalyzeOdds). On error
+// (see AnalyzeOdds) o is zeroed.
+func (o *Odds) Analyze(rc *RankCounts) error {
+	*o = Odds{}
+	n := 0
+	for i, v := range rc {
+		if v < 0 {
+			return fmt.Errorf("%w: negative count %d of rank %s", ErrOddsShoe, v, Rank(i+1))
+		}
+		n += v
+	}
+	if n > MaxOddsCards {
+		return fmt.Errorf("%w: %d cards exceed the maximum %d", ErrOddsShoe, n, MaxOddsCards)
+	}
+	if n < 6 {
+		return fmt.Errorf("%w: %d cards left, a coup may need 6", ErrOddsShoe, n)
+	}
+	var cv [10]uint64
+	for i, v := range rc {
+		cv[Rank(i+1).Value()] += uint64(v)
+	}
+	o.analyzeValues(&cv, uint64(n))
+
+	// Pairs in closed form (exchangeability, see the file comment).
+	var same uint64
+	for _, v := range rc {
+		u := uint64(v)
+		if u >= 2 {
+			same += u * (u - 1)
+		}
+	}
+	N := uint64(n)
+	rest := (N - 2) * (N - 3) * (N - 4) * (N - 5)
+	o.PlayerPair = same * rest
+	o.BankerPair = o.PlayerPair
+	o.Sequences = N * (N - 1) * (N - 2) * (N - 3) * (N - 4) * (N - 5)
+	return nil
+}
+
+// bankerDrawMax[p] is the highest banker total on which the banker draws
+// when the player drew a third card of value p: the tableau written by the
+// player's third card (0,1,9: 0–3; 2–3: 0–4; 4–5: 0–5; 6–7: 0–6; 8: 0–2).
+// It is the same rule as "banker 3 draws unless the player's third card is
+// an 8, 4 on 2–7, 5 on 4–7, 6 on 6–7, 0–2 always, 7 stands"; the tests
+// check both against the reference and the coup state machine.
+var bankerDrawMax = [10]uint64{3, 3, 4, 4, 5, 5, 6, 6, 2, 3}
+
+// mod10 avoids divisions in the inner loops: mod10[i] = i % 10 for i < 20.
+var mod10 = [20]uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+
+// b2u is 1 for true and 0 for false; the compiler makes it branch-free.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// levelCounts accumulates counts of coups decided on four, five or six
+// cards, each in its own unit (four-, five-, six-card sequences).
+type levelCounts struct {
+	banker, player, tie, super6, dragon7, panda8, total uint64
+}
+
+// analyzeValues fills every field of o except the pairs and Sequences from
+// the counts per point value cv (N cards in all).
+func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
+	c := *cv // working copy, decremented as cards are dealt
+	var l4, l5, l6 levelCounts
+	var natural uint64
+	N4 := N - 4
+
+	for a := uint64(0); a < 10; a++ {
+		if c[a] == 0 {
+			continue
+		}
+		for b := a; b < 10; b++ {
+			var wP uint64
+			if a == b {
+				wP = c[a] * (c[a] - 1)
+			} else {
+				wP = 2 * c[a] * c[b]
+			}
+			if wP == 0 {
+				continue
+			}
+			c[a]--
+			c[b]--
+			pt := mod10[a+b]
+			for d := uint64(0); d < 10; d++ {
+				if c[d] == 0 {
+					continue
+				}
+				for e := d; e < 10; e++ {
+					var wB uint64
+					if d == e {
+						wB = c[d] * (c[d] - 1)
+					} else {
+						wB = 2 * c[d] * c[e]
+					}
+					if wB == 0 {
+						continue
+					}
+					w4 := wP * wB
+					bt := mod10[d+e]
+					if pt >= 8 || bt >= 8 {
+						// A natural: both stand.
+						natural += w4
+						l4.total += w4
+						switch {
+						case bt > pt:
+							l4.banker += w4
+						case bt < pt:
+							l4.player += w4
+						default:
+							l4.tie += w4
+						}
+						continue
+					}
+					c[d]--
+					c[e]--
+					if pt >= 6 {
+						standPlayer(&c, pt, bt, w4, N4, &l4, &l5)
+					} else {
+						drawPlayer(&c, pt, bt, w4, N4, &l5, &l6)
+					}
+					c[d]++
+					c[e]++
+				}
+			}
+			c[a]++
+			c[b]++
+		}
+	}
+
+	k4 := N4 * (N - 5) // six-card sequences per four-card deal
+	k5 := N - 5        // … per five-card deal
+	o.Banker = l4.banker*k4 + l5.banker*k5 + l6.banker
+	o.Player = l4.player*k4 + l5.player*k5 + l6.player
+	o.Tie = l4.tie*k4 + l5.tie*k5 + l6.tie
+	o.Super6 = l4.super6*k4 + l5.super6*k5 + l6.super6
+	o.Dragon7 = l5.dragon7*k5 + l6.dragon7
+	o.Panda8 = l5.panda8*k5 + l6.panda8
+	o.Natural = natural * k4
+	o.Cards4 = l4.total * k4
+	o.Cards5 = l5.total * k5
+	o.Cards6 = l6.total
+}
+
+// standPlayer counts a four-card deal where the player stands on pt (6 or
+// 7) and the banker has bt (0..7); c holds the N4 cards left.
+func standPlayer(c *[10]uint64, pt, bt, w4, N4 uint64, l4, l5 *levelCounts) {
+	if bt >= 6 { // banker stands too
+		l4.total += w4
+		switch {
+		case bt > pt:
+			l4.banker += w4
+		case bt < pt:
+			l4.player += w4
+		default:
+			l4.tie += w4
+		}
+		return
+	}
+	// Banker draws on 0–5.
+	var banker, tie, dragon uint64
+	for b3 := uint64(0); b3 < 10; b3++ {
+		n := c[b3]
+		bf := mod10[bt+b3]
+		banker += n * b2u(bf > pt)
+		tie += n * b2u(bf == pt)
+		dragon += n * b2u(bf == 7 && pt < 7)
+	}
+	// The banker cannot win with 6 against a standing 6 or 7.
+	l5.total += w4 * N4
+	l5.banker += w4 * banker
+	l5.tie += w4 * tie
+	l5.player += w4 * (N4 - banker - tie)
+	l5.dragon7 += w4 * dragon
+}
+
+// drawStep is the precomputed tableau for one value p3 of the player's
+// third card, given the two-card totals (see drawPlans). Fields other than
+// fp are 0 or 1.
+type drawStep struct {
+	fp     uint8 // the player's final total
+	draw   uint8 // the banker draws
+	ltc    uint8 // draw, and p3 would have brought the banker below fp
+	bw, pw uint8 // the banker stands and wins / loses
+	d7, s6 uint8 // draw, and fp < 7 / fp < 6 (a banker 7 / 6 would win)
+}
+
+// drawPlans[pt][bt][p3] for player totals 0–5 and banker totals 0–7.
+var drawPlans [6][8][10]drawStep
+
+func init() {
+	for pt := range 6 {
+		for bt := range 8 {
+			for p3 := range 10 {
+				fp := (pt + p3) % 10
+				bq := (bt + p3) % 10
+				draw := uint64(bt) <= bankerDrawMax[p3]
+				drawPlans[pt][bt][p3] = drawStep{
+					fp:   uint8(fp),
+					draw: uint8(b2u(draw)),
+					ltc:  uint8(b2u(draw && bq < fp)),
+					bw:   uint8(b2u(!draw && bt > fp)),
+					pw:   uint8(b2u(!draw && bt < fp)),
+					d7:   uint8(b2u(draw && fp < 7)),
+					s6:   uint8(b2u(draw && fp < 6)),
+				}
+			}
+		}
+	}
+}
+
+// drawPlayer counts a four-card deal where the player draws on pt (0..5)
+// and the banker has bt (0..7); c holds the N4 cards left.
+func drawPlayer(c *[10]uint64, pt, bt, w4, N4 uint64, l5, l6 *levelCounts) {
+	// R[k]: cards that would bring the banker's two-card total bt to k.
+	// L[k] = R[0] + … + R[k-1].
+	var R [10]uint64
+	var L [11]uint64
+	for k := uint64(0); k < 10; k++ {
+		R[k] = c[mod10[k+10-bt]]
+		L[k+1] = L[k] + R[k]
+	}
+	plan := &drawPlans[pt][bt]
+	// For each third card p3 (n3 of them): if the banker draws, the
+	// banker's third card comes from the N4−1 cards left, which are R
+	// less the player's p3 (it would have brought the banker to bq).
+	var n6, less, eq, ltc, d7, s6, b5, p5 uint64
+	for p3 := range 10 {
+		st := &plan[p3]
+		n3 := c[p3]
+		x := n3 * uint64(st.draw) // banker draws
+		y := n3 - x               // banker stands
+		fp := st.fp
+		n6 += x
+		less += x * L[fp]
+		eq += x * R[fp]
+		ltc += x * uint64(st.ltc)
+		d7 += x * uint64(st.d7)
+		s6 += x * uint64(st.s6)
+		b5 += y * uint64(st.bw)
+		p5 += y * uint64(st.pw)
+	}
+	less -= ltc
+	if bt == pt {
+		eq -= n6 // the player's third card would have tied the banker too
+	}
+	// Dragon 7 (and banker 6): the banker's third card makes 7 (6) and the
+	// player's final total is lower; the player's own third card, if it is
+	// the one that would have made the banker 7 (6), is not available.
+	d7 *= R[7]
+	if q := mod10[17-bt]; plan[q].d7 != 0 {
+		d7 -= c[q]
+	}
+	s6 *= R[6]
+	if q := mod10[16-bt]; plan[q].s6 != 0 {
+		s6 -= c[q]
+	}
+	// Panda 8: the player's third card makes 8 (one value, q).
+	q := mod10[18-pt]
+	var pa5, pa6 uint64
+	if plan[q].draw != 0 {
+		pa6 = c[q] * (L[8] - uint64(plan[q].ltc))
+	} else {
+		pa5 = c[q] // the banker stands on 0–7 and loses to 8
+	}
+	n5 := N4 - n6
+	l5.total += w4 * n5
+	l5.banker += w4 * b5
+	l5.player += w4 * p5
+	l5.tie += w4 * (n5 - b5 - p5)
+	if bt == 6 {
+		l5.super6 += w4 * b5
+	}
+	l5.panda8 += w4 * pa5
+	l6.total += w4 * n6 * (N4 - 1)
+	l6.banker += w4 * (n6*(N4-1) - less - eq)
+	l6.player += w4 * less
+	l6.tie += w4 * eq
+	l6.super6 += w4 * s6
+	l6.dragon7 += w4 * d7
+	l6.panda8 += w4 * pa6
+}

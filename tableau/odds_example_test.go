@@ -1,0 +1,56 @@
+package tableau_test
+
+import (
+	"fmt"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// The exact odds of the first coup of an 8-deck shoe, and the house edge
+// of three bets.
+func ExampleAnalyzeOdds() {
+	shoe := tableau.FullShoe(8)
+	o, err := tableau.AnalyzeOdds(&shoe)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("banker wins", o.Banker, "of", o.Sequences)
+	fmt.Printf("P(banker) %.6f  P(player) %.6f  P(tie) %.6f\n", o.Prob(o.Banker), o.Prob(o.Player), o.Prob(o.Tie))
+	pb := tableau.OddsRules{Profile: tableau.OddsPuntoBanco, TiePays: 8}
+	for _, bet := range []tableau.OddsBet{tableau.OddsBetBanker, tableau.OddsBetPlayer, tableau.OddsBetTie} {
+		edge, _ := o.HouseEdge(bet, pb)
+		fmt.Printf("house edge %s %.2f%%\n", bet, 100*edge)
+	}
+	// Output:
+	// banker wins 2292252566437888 of 4998398275503360
+	// P(banker) 0.458597  P(player) 0.446247  P(tie) 0.095156
+	// house edge banker 1.06%
+	// house edge player 1.24%
+	// house edge tie 14.36%
+}
+
+// The live check the daemon runs after every card: an EZ Baccarat shoe short
+// of 8s and 9s, where Dragon 7 turns in the player's favour.
+func ExampleAdvantages() {
+	shoe, err := tableau.NewRankCounts(1, nil)
+	if err != nil {
+		panic(err)
+	}
+	// One deck, three 8s and three 9s gone.
+	for _, s := range []string{"8S", "8H", "8D", "9S", "9H", "9D"} {
+		c, _ := tableau.ParseCard(s)
+		if err := shoe.Remove(c); err != nil {
+			panic(err)
+		}
+	}
+	ez := tableau.OddsRules{Profile: tableau.OddsEZ, TiePays: 8}
+	adv, err := tableau.Advantages(nil, &shoe, ez, 0)
+	if err != nil {
+		panic(err)
+	}
+	for _, a := range adv {
+		fmt.Printf("%s %+.4f\n", a.Bet, a.EV)
+	}
+	// Output:
+	// dragon7 +0.2311
+}

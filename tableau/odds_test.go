@@ -1,0 +1,352 @@
+package tableau
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Published figures used below:
+//   - 8 and 6 decks, combinations of ordered six-card sequences and house
+//     edges: Wizard of Odds, "Baccarat" (appendix: combinations for 8 and 6
+//     decks), reproduced e.g. by casinoexploit.com/baccarat.html.
+//   - 8-deck probabilities to six places, four/five/six cards, pairs,
+//     Super 6, EZ Baccarat banker, Dragon 7 and Panda 8 house edges: Wizard
+//     of Odds, "Baccarat", "Super 6" and "EZ Baccarat" pages (the figures
+//     quoted in issue 3).
+//   - 1 deck: Wizard of Odds, "Baccarat", house edge by number of decks:
+//     banker 1.01%, player 1.29%, tie (8:1) 15.75%.
+
+func mustOdds(t *testing.T, rc RankCounts) Odds {
+	t.Helper()
+	o, err := AnalyzeOdds(&rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestOddsEightDecksExact(t *testing.T) {
+	o := mustOdds(t, FullShoe(8))
+	for _, c := range []struct {
+		name      string
+		got, want uint64
+	}{
+		{"sequences 416·415·414·413·412·411", o.Sequences, 416 * 415 * 414 * 413 * 412 * 411},
+		{"banker", o.Banker, 2_292_252_566_437_888},
+		{"player", o.Player, 2_230_518_282_592_256},
+		{"tie", o.Tie, 475_627_426_473_216},
+		{"banker+player+tie", o.Banker + o.Player + o.Tie, o.Sequences},
+		{"cards4+cards5+cards6", o.Cards4 + o.Cards5 + o.Cards6, o.Sequences},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestOddsSixDecksExact(t *testing.T) {
+	o := mustOdds(t, FullShoe(6))
+	if o.Sequences != 312*311*310*309*308*307 {
+		t.Errorf("sequences = %d", o.Sequences)
+	}
+	if o.Banker != 403_095_751_234_560 || o.Player != 392_220_492_728_832 || o.Tie != 83_552_962_932_288 {
+		t.Errorf("6 decks: banker %d player %d tie %d, want 403095751234560 392220492728832 83552962932288",
+			o.Banker, o.Player, o.Tie)
+	}
+}
+
+// near reports whether got rounds to want at the given number of decimals.
+func near(got, want float64, decimals int) bool {
+	return math.Abs(got-want) <= 0.5*math.Pow(10, -float64(decimals))+1e-12
+}
+
+func TestOddsPublishedEightDecks(t *testing.T) {
+	o := mustOdds(t, FullShoe(8))
+	for _, c := range []struct {
+		name  string
+		count uint64
+		want  float64
+	}{
+		{"banker", o.Banker, 0.458597},
+		{"player", o.Player, 0.446247},
+		{"tie", o.Tie, 0.095156},
+		{"cards4", o.Cards4, 0.378868},
+		{"cards5", o.Cards5, 0.303444},
+		{"cards6", o.Cards6, 0.317687},
+		{"player pair", o.PlayerPair, 0.074699}, // 31/415
+		{"banker pair", o.BankerPair, 0.074699},
+		{"dragon7", o.Dragon7, 0.022534},
+		{"panda8", o.Panda8, 0.034543},
+		{"super6", o.Super6, 0.053864},
+	} {
+		if p := o.Prob(c.count); !near(p, c.want, 6) {
+			t.Errorf("P(%s) = %.7f, want %.6f", c.name, p, c.want)
+		}
+	}
+	pb8 := OddsRules{Profile: OddsPuntoBanco, TiePays: 8}
+	pb9 := OddsRules{Profile: OddsPuntoBanco, TiePays: 9}
+	s6 := OddsRules{Profile: OddsSuper6, TiePays: 8}
+	ez := OddsRules{Profile: OddsEZ, TiePays: 8}
+	checkEdges(t, "8 decks", &o, []edgeCase{
+		{OddsBetBanker, pb8, 1.06},
+		{OddsBetPlayer, pb8, 1.24},
+		{OddsBetTie, pb8, 14.36},
+		{OddsBetTie, pb9, 4.84},
+		{OddsBetPlayerPair, pb8, 10.36},
+		{OddsBetBankerPair, pb8, 10.36},
+		{OddsBetBanker, s6, 1.46},
+		{OddsBetPlayer, s6, 1.24},
+		{OddsBetBanker, ez, 1.02},
+		{OddsBetDragon7, ez, 7.61},
+		{OddsBetPanda8, ez, 10.19},
+	})
+}
+
+type edgeCase struct {
+	bet     OddsBet
+	rules   OddsRules
+	percent float64 // published house edge, in percent, two decimals
+}
+
+func checkEdges(t *testing.T, name string, o *Odds, cases []edgeCase) {
+	t.Helper()
+	for _, c := range cases {
+		e, ok := o.HouseEdge(c.bet, c.rules)
+		if !ok {
+			t.Errorf("%s: %s under %+v not offered", name, c.bet, c.rules)
+			continue
+		}
+		if !near(100*e, c.percent, 2) {
+			t.Errorf("%s: house edge %s under %+v = %.4f%%, want %.2f%%", name, c.bet, c.rules, 100*e, c.percent)
+		}
+	}
+}
+
+func TestOddsPublishedSixAndOneDeck(t *testing.T) {
+	pb := OddsRules{Profile: OddsPuntoBanco, TiePays: 8}
+	o6 := mustOdds(t, FullShoe(6))
+	checkEdges(t, "6 decks", &o6, []edgeCase{
+		{OddsBetBanker, pb, 1.06},
+		{OddsBetPlayer, pb, 1.24},
+		{OddsBetTie, pb, 14.44},
+	})
+	o1 := mustOdds(t, FullShoe(1))
+	checkEdges(t, "1 deck", &o1, []edgeCase{
+		{OddsBetBanker, pb, 1.01},
+		{OddsBetPlayer, pb, 1.29},
+		{OddsBetTie, pb, 15.75},
+	})
+	// 1 deck, exact counts from the reference enumeration (52·51·…·47
+	// sequences); the pair count is 3/51 of them.
+	if o1.Sequences != 52*51*50*49*48*47 || o1.Banker != 6_737_232_640 || o1.Player != 6_548_674_432 ||
+		o1.Tie != 1_372_227_328 || o1.PlayerPair*51 != 3*o1.Sequences {
+		t.Errorf("1 deck: %+v", o1)
+	}
+}
+
+// TestOddsMatchesReference compares every count with the rank-by-rank
+// reference enumeration on full shoes and on random depleted shoes down to
+// six cards, including shoes missing whole ranks.
+func TestOddsMatchesReference(t *testing.T) {
+	shoes := []RankCounts{FullShoe(1), FullShoe(8), lateShoe(), {6}, {0, 0, 0, 0, 0, 0, 0, 3, 3}}
+	rng := rand.New(rand.NewPCG(3, 1))
+	for range 12 {
+		rc := FullShoe(1 + rng.IntN(8))
+		left := 6 + rng.IntN(rc.Total()-5)
+		for rc.Total() > left {
+			i := rng.IntN(NumRanks)
+			if rc[i] > 0 {
+				rc[i]--
+			}
+		}
+		shoes = append(shoes, rc)
+	}
+	if testing.Short() {
+		shoes = shoes[:5]
+	}
+	for _, rc := range shoes {
+		got := mustOdds(t, rc)
+		want := referenceOdds(rc)
+		if got != want {
+			t.Errorf("shoe %v:\n engine    %+v\n reference %+v", rc, got, want)
+		}
+	}
+}
+
+// TestOddsReferenceKnownCounts pins the reference itself to published
+// counts, so the cross-check above cannot pass with both wrong.
+func TestOddsReferenceKnownCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reference enumeration of 8 decks")
+	}
+	o := referenceOdds(FullShoe(8))
+	if o.Banker != 2_292_252_566_437_888 || o.Player != 2_230_518_282_592_256 || o.Tie != 475_627_426_473_216 {
+		t.Errorf("reference 8 decks: %+v", o)
+	}
+}
+
+// TestBankerDrawMaxCells checks every cell of the engine's banker table
+// (written by the player's third card) against the reference rule (written
+// by banker total) and a few cells spelled out.
+func TestBankerDrawMaxCells(t *testing.T) {
+	for bt := range 10 {
+		for p3 := range 10 {
+			got := uint64(bt) <= bankerDrawMax[p3]
+			want := bt <= 7 && refBankerDraws(bt, p3)
+			if got != want {
+				t.Errorf("banker %d, player third card %d: engine draws=%v, rule says %v", bt, p3, got, want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		bt, p3 int
+		draw   bool
+	}{
+		{3, 8, false}, {3, 9, true}, {4, 1, false}, {4, 2, true}, {5, 3, false}, {5, 4, true},
+		{6, 5, false}, {6, 6, true}, {6, 7, true}, {7, 7, false}, {2, 8, true}, {5, 8, false},
+	} {
+		if got := uint64(c.bt) <= bankerDrawMax[c.p3]; got != c.draw {
+			t.Errorf("banker %d vs third card %d: draws=%v, want %v", c.bt, c.p3, got, c.draw)
+		}
+	}
+}
+
+func TestOddsErrors(t *testing.T) {
+	for _, rc := range []RankCounts{
+		{},                           // empty
+		{5},                          // five cards
+		{-1, 8, 8, 8, 8, 8, 8, 8, 8}, // negative
+		FullShoe(MaxDecks + 1),       // too big for uint64
+	} {
+		var o Odds
+		o.Banker = 1
+		err := o.Analyze(&rc)
+		if !errors.Is(err, ErrOddsShoe) {
+			t.Errorf("%v: err = %v, want ErrOddsShoe", rc, err)
+		}
+		if o != (Odds{}) {
+			t.Errorf("%v: odds not zeroed on error: %+v", rc, o)
+		}
+	}
+	// The largest accepted shoe does not overflow: banker+player+tie and
+	// the card counts still add up.
+	big := FullShoe(MaxDecks)
+	o := mustOdds(t, big)
+	if o.Banker+o.Player+o.Tie != o.Sequences || o.Cards4+o.Cards5+o.Cards6 != o.Sequences {
+		t.Errorf("%d decks: totals do not add up: %+v", MaxDecks, o)
+	}
+	if p := o.Prob(o.Banker); !near(p, 0.4585, 4) { // more decks, slightly less banker
+		t.Errorf("%d decks: P(banker) = %v", MaxDecks, p)
+	}
+}
+
+func TestNewRankCounts(t *testing.T) {
+	rc, err := NewRankCounts(1, []Card{{Rank: Rank5, Suit: Hearts}, {Rank: Rank5}, {Rank: RankKing, Suit: Diamonds}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc[Rank5-1] != 2 || rc[RankKing-1] != 3 || rc.Total() != 49 {
+		t.Errorf("counts %v", rc)
+	}
+	five := []Card{{Rank: Rank5}, {Rank: Rank5}, {Rank: Rank5}, {Rank: Rank5}, {Rank: Rank5, Suit: Clubs}}
+	_, err = NewRankCounts(1, five)
+	if !errors.Is(err, ErrOddsShoe) {
+		t.Fatalf("removing five 5s from one deck: err = %v", err)
+	}
+	if want := "tableau: odds: cannot remove 5C: no 5 left in the shoe (card 5 of 5 removed)"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	for _, d := range []int{0, -1, MaxDecks + 1} {
+		if _, err := NewRankCounts(d, nil); !errors.Is(err, ErrOddsShoe) {
+			t.Errorf("decks %d: err = %v", d, err)
+		}
+	}
+	if _, err := NewRankCounts(8, []Card{{}}); !errors.Is(err, ErrOddsShoe) {
+		t.Errorf("invalid card: err = %v", err)
+	}
+}
+
+func TestOddsEVOffered(t *testing.T) {
+	o := mustOdds(t, FullShoe(8))
+	pb := OddsRules{Profile: OddsPuntoBanco, TiePays: 8}
+	if _, ok := o.EV(OddsBetDragon7, pb); ok {
+		t.Error("dragon7 valued under punto-banco")
+	}
+	if _, ok := o.EV(OddsBetPanda8, OddsRules{Profile: OddsSuper6, TiePays: 8}); ok {
+		t.Error("panda8 valued under super6")
+	}
+	if _, ok := o.EV(OddsBetTie, OddsRules{Profile: OddsEZ, TiePays: 7}); ok {
+		t.Error("tie at 7:1 valued")
+	}
+	if _, ok := o.EV("bogus", pb); ok {
+		t.Error("unknown bet valued")
+	}
+	var empty Odds
+	if _, ok := empty.EV(OddsBetPlayer, pb); ok {
+		t.Error("empty odds valued")
+	}
+	if got := len(pb.Offered()); got != 5 {
+		t.Errorf("punto-banco offers %d bets, want 5", got)
+	}
+	if got := (OddsRules{Profile: OddsEZ}).Offered(); len(got) != 7 || got[5] != OddsBetDragon7 || got[6] != OddsBetPanda8 {
+		t.Errorf("ez offers %v", got)
+	}
+	for _, r := range []OddsRules{{Profile: "baccarat", TiePays: 8}, {Profile: OddsEZ, TiePays: 10}, {}} {
+		if err := r.Validate(); !errors.Is(err, ErrOddsRules) {
+			t.Errorf("%+v: Validate = %v", r, err)
+		}
+	}
+}
+
+// TestAdvantagesLateShoe: a late EZ shoe stripped of 8s and 9s, where
+// Dragon 7 and Panda 8 turn in the player's favour. Expected EVs come from
+// the reference enumeration's counts.
+func TestAdvantagesLateShoe(t *testing.T) {
+	rc := RankCounts{3, 3, 3, 3, 5, 5, 5, 5, 1, 1, 6, 6, 6}
+	ref := referenceOdds(rc)
+	wantD7 := 41*float64(ref.Dragon7)/float64(ref.Sequences) - 1
+	wantP8 := 26*float64(ref.Panda8)/float64(ref.Sequences) - 1
+	ez := OddsRules{Profile: OddsEZ, TiePays: 8}
+	got, err := Advantages(make([]BetEV, 0, 7), &rc, ez, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Bet != OddsBetDragon7 || got[1].Bet != OddsBetPanda8 ||
+		math.Abs(got[0].EV-wantD7) > 1e-12 || math.Abs(got[1].EV-wantP8) > 1e-12 {
+		t.Fatalf("advantages %+v, want dragon7 %.6f, panda8 %.6f", got, wantD7, wantP8)
+	}
+	if wantD7 < 0.04 || wantP8 < 0.02 {
+		t.Errorf("test shoe not favourable enough: dragon7 %.4f panda8 %.4f", wantD7, wantP8)
+	}
+	// A threshold above the Panda 8 edge leaves only Dragon 7.
+	got, _ = Advantages(got[:0], &rc, ez, (wantP8+wantD7)/2)
+	if len(got) != 1 || got[0].Bet != OddsBetDragon7 {
+		t.Errorf("threshold between: %+v", got)
+	}
+	// Punto banco offers neither side bet: nothing to report.
+	got, _ = Advantages(got[:0], &rc, OddsRules{Profile: OddsPuntoBanco, TiePays: 8}, 0)
+	if len(got) != 0 {
+		t.Errorf("punto banco: %+v", got)
+	}
+	// A fresh shoe has no advantage for any bet.
+	full := FullShoe(8)
+	if got, _ = Advantages(got[:0], &full, ez, 0); len(got) != 0 {
+		t.Errorf("fresh shoe: %+v", got)
+	}
+	// Errors leave dst alone.
+	short := RankCounts{5}
+	if got, err := Advantages(got[:0], &short, ez, 0); err == nil || len(got) != 0 {
+		t.Errorf("five cards: %v %v", got, err)
+	}
+	if _, err := Advantages(nil, &rc, OddsRules{Profile: "x", TiePays: 8}, 0); !errors.Is(err, ErrOddsRules) {
+		t.Errorf("bad rules: %v", err)
+	}
+	// The per-card check does not allocate.
+	dst := make([]BetEV, 0, 7)
+	allocs := testing.AllocsPerRun(10, func() { dst, _ = Advantages(dst[:0], &rc, ez, 0) })
+	if allocs != 0 {
+		t.Errorf("Advantages allocates %.0f times per call", allocs)
+	}
+}
