@@ -36,9 +36,6 @@ import (
 // must fit in a uint64 (1,560 cards = 30 decks does).
 const MaxOddsCards = 1560
 
-// MaxDecks is the largest number of decks NewRankCounts accepts.
-const MaxDecks = MaxOddsCards / 52
-
 // ErrOddsShoe is wrapped by every error about a shoe the odds engine cannot
 // analyse (negative counts, too many cards, fewer than six cards, removing
 // a card the shoe no longer holds).
@@ -50,8 +47,8 @@ var ErrOddsShoe = errors.New("tableau: odds")
 type RankCounts [NumRanks]int
 
 // FullShoe returns the counts of a fresh shoe of the given number of
-// 52-card decks (4·decks of each rank). It does not validate decks; see
-// NewRankCounts.
+// 52-card decks (4·decks of each rank). It does not validate decks (the
+// engine itself takes up to MaxOddsCards cards); see NewRankCounts.
 func FullShoe(decks int) RankCounts {
 	var rc RankCounts
 	for i := range rc {
@@ -88,6 +85,18 @@ func (rc *RankCounts) Remove(c Card) error {
 	}
 	rc[c.Rank-1]--
 	return nil
+}
+
+// RemainingRanks returns what is left of the shoe per rank, for the odds
+// engine: 4·decks minus the cards of each rank drawn so far (burn and
+// surplus cards included), never below 0 — a rank drawn more often than
+// the shoe holds (a composition alert) counts as exhausted.
+func (c *Composition) RemainingRanks() RankCounts {
+	var rc RankCounts
+	for i := range rc {
+		rc[i] = max(c.RemainingRank(Rank(i+1)), 0)
+	}
+	return rc
 }
 
 // Total is the number of cards left.

@@ -186,7 +186,7 @@ func BenchmarkReferenceOdds(b *testing.B) {
 // every EZ bet).
 func BenchmarkAdvantages(b *testing.B) {
 	rc := lateShoe()
-	r := OddsRules{Profile: OddsEZ, TiePays: 8}
+	r := Rules{Game: GameEZ, TiePays: 8}
 	dst := make([]BetEV, 0, 7)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,78 +1,28 @@
 package tableau
 
-import (
-	"errors"
-	"fmt"
-)
+// oddsBetOrder is the order bets are reported in by the odds engine: the
+// order of issue 3 and of `sabot odds` (banker first).
+var oddsBetOrder = [...]Bet{BetBanker, BetPlayer, BetTie, BetPlayerPair, BetBankerPair, BetDragon7, BetPanda8}
 
-// OddsProfile names a rule profile for valuing bets: how the banker bet is
-// paid and which side bets are offered.
-type OddsProfile string
-
-// The rule profiles the odds engine values.
-const (
-	// OddsPuntoBanco: banker wins pay 19:20 (5% commission), player 1:1,
-	// player and banker push on a tie.
-	OddsPuntoBanco OddsProfile = "punto-banco"
-	// OddsSuper6: no commission; a banker win with a total of 6 pays 1:2.
-	OddsSuper6 OddsProfile = "super6"
-	// OddsEZ: EZ Baccarat. No commission; a banker win with a three-card 7
-	// pushes banker bets; Dragon 7 pays 40:1 and Panda 8 pays 25:1.
-	OddsEZ OddsProfile = "ez"
-)
-
-// OddsRules is the rule profile and tie payout bets are valued under.
-type OddsRules struct {
-	Profile OddsProfile // OddsPuntoBanco, OddsSuper6 or OddsEZ
-	TiePays int         // 8 (8:1) or 9 (9:1)
-}
-
-// ErrOddsRules is wrapped by errors about an unknown profile or tie payout.
-var ErrOddsRules = errors.New("tableau: odds rules")
-
-// Validate reports an unknown profile or a tie payout other than 8 or 9.
-func (r OddsRules) Validate() error {
-	switch r.Profile {
-	case OddsPuntoBanco, OddsSuper6, OddsEZ:
-	default:
-		return fmt.Errorf("%w: unknown profile %q (want punto-banco, super6 or ez)", ErrOddsRules, string(r.Profile))
+// OddsKey returns the JSON key of bet b in `sabot odds` output and in
+// advantage alerts: "banker", "player", "tie", "player_pair",
+// "banker_pair", "dragon7", "panda8" ("" for an unknown bet).
+func OddsKey(b Bet) string {
+	switch b {
+	case BetPlayerPair:
+		return "player_pair"
+	case BetBankerPair:
+		return "banker_pair"
+	case BetPlayer, BetBanker, BetTie, BetDragon7, BetPanda8:
+		return b.String()
 	}
-	if r.TiePays != 8 && r.TiePays != 9 {
-		return fmt.Errorf("%w: tie pays %d:1 (want 8 or 9)", ErrOddsRules, r.TiePays)
-	}
-	return nil
+	return ""
 }
-
-// OddsBet names a bet, spelled as in `sabot odds` output and advantage
-// alerts.
-type OddsBet string
-
-// The bets the odds engine values. Dragon 7 and Panda 8 are offered only
-// under OddsEZ.
-const (
-	OddsBetBanker     OddsBet = "banker"
-	OddsBetPlayer     OddsBet = "player"
-	OddsBetTie        OddsBet = "tie"
-	OddsBetPlayerPair OddsBet = "player_pair"
-	OddsBetBankerPair OddsBet = "banker_pair"
-	OddsBetDragon7    OddsBet = "dragon7"
-	OddsBetPanda8     OddsBet = "panda8"
-)
-
-// Offered lists the bets r offers, in the fixed order banker, player, tie,
-// player_pair, banker_pair, then dragon7 and panda8 under OddsEZ.
-func (r OddsRules) Offered() []OddsBet {
-	if r.Profile == OddsEZ {
-		return oddsBetsEZ[:]
-	}
-	return oddsBetsEZ[:5]
-}
-
-var oddsBetsEZ = [...]OddsBet{OddsBetBanker, OddsBetPlayer, OddsBetTie, OddsBetPlayerPair, OddsBetBankerPair, OddsBetDragon7, OddsBetPanda8}
 
 // EV returns the player's expected net result per unit staked on bet under
-// r, for the next coup (a fraction: −0.0106 is a 1.06% house edge). ok is
-// false if r does not offer the bet or the odds are empty.
+// the rule profile r, for the next coup (a fraction: −0.0106 is a 1.06%
+// house edge). ok is false if r is invalid, does not offer the bet, or the
+// odds are empty.
 //
 // Payouts: player 1:1 and punto banco banker 19:20, both pushing on a tie;
 // Super 6 banker 1:1 except 1:2 on a banker 6; EZ banker 1:1 except a push
@@ -81,67 +31,57 @@ var oddsBetsEZ = [...]OddsBet{OddsBetBanker, OddsBetPlayer, OddsBetTie, OddsBetP
 // Odds): banker 1.06%, player 1.24%, tie 14.36% (8:1) / 4.84% (9:1), pairs
 // 10.36%, Super 6 banker 1.46%, EZ banker 1.02%, Dragon 7 7.61%, Panda 8
 // 10.19%.
-func (o *Odds) EV(bet OddsBet, r OddsRules) (ev float64, ok bool) {
-	if o.Sequences == 0 {
+func (o *Odds) EV(bet Bet, r Rules) (ev float64, ok bool) {
+	if o.Sequences == 0 || r.Validate() != nil || !r.Offers(bet) {
 		return 0, false
 	}
 	t := float64(o.Sequences)
 	b, p := float64(o.Banker), float64(o.Player)
 	switch bet {
-	case OddsBetBanker:
-		switch r.Profile {
-		case OddsPuntoBanco:
-			return (0.95*b - p) / t, true
-		case OddsSuper6:
+	case BetBanker:
+		switch r.Game {
+		case GameSuper6:
 			return (b - 0.5*float64(o.Super6) - p) / t, true
-		case OddsEZ:
+		case GameEZ:
 			return (b - float64(o.Dragon7) - p) / t, true
 		}
-		return 0, false
-	case OddsBetPlayer:
+		return (0.95*b - p) / t, true
+	case BetPlayer:
 		return (p - b) / t, true
-	case OddsBetTie:
-		if r.TiePays != 8 && r.TiePays != 9 {
-			return 0, false
-		}
+	case BetTie:
 		win := float64(o.Tie)
-		return (float64(r.TiePays)*win - (t - win)) / t, true
-	case OddsBetPlayerPair:
+		return (float64(r.tiePays())*win - (t - win)) / t, true
+	case BetPlayerPair:
 		return (12*float64(o.PlayerPair) - t) / t, true
-	case OddsBetBankerPair:
+	case BetBankerPair:
 		return (12*float64(o.BankerPair) - t) / t, true
-	case OddsBetDragon7:
-		if r.Profile != OddsEZ {
-			return 0, false
-		}
+	case BetDragon7:
 		return (41*float64(o.Dragon7) - t) / t, true
-	case OddsBetPanda8:
-		if r.Profile != OddsEZ {
-			return 0, false
-		}
+	case BetPanda8:
 		return (26*float64(o.Panda8) - t) / t, true
 	}
 	return 0, false
 }
 
 // HouseEdge is −EV: the house's expected gain per unit staked on bet.
-func (o *Odds) HouseEdge(bet OddsBet, r OddsRules) (edge float64, ok bool) {
+func (o *Odds) HouseEdge(bet Bet, r Rules) (edge float64, ok bool) {
 	ev, ok := o.EV(bet, r)
 	return -ev, ok
 }
 
 // BetEV is one bet's expectation for the player, per unit staked.
 type BetEV struct {
-	Bet OddsBet
+	Bet Bet
 	EV  float64
 }
 
 // AppendAdvantages appends to dst every bet r offers whose EV for the
 // player exceeds threshold (0 for "any player edge", 0.01 for "more than
-// 1%"), in the order of Offered, and returns the extended slice. With a
-// dst of capacity 7 it does not allocate.
-func (o *Odds) AppendAdvantages(dst []BetEV, r OddsRules, threshold float64) []BetEV {
-	for _, bet := range r.Offered() {
+// 1%"), in the order banker, player, tie, player pair, banker pair,
+// Dragon 7, Panda 8, and returns the extended slice. With a dst of
+// capacity 7 it does not allocate.
+func (o *Odds) AppendAdvantages(dst []BetEV, r Rules, threshold float64) []BetEV {
+	for _, bet := range oddsBetOrder {
 		if ev, ok := o.EV(bet, r); ok && ev > threshold {
 			dst = append(dst, BetEV{Bet: bet, EV: ev})
 		}
@@ -155,7 +95,7 @@ func (o *Odds) AppendAdvantages(dst []BetEV, r OddsRules, threshold float64) []B
 // bets r offers whose expectation for the player exceeds threshold. It
 // returns dst unchanged and an error if rc cannot be analysed (for
 // instance, fewer than six cards left) or r is invalid.
-func Advantages(dst []BetEV, rc *RankCounts, r OddsRules, threshold float64) ([]BetEV, error) {
+func Advantages(dst []BetEV, rc *RankCounts, r Rules, threshold float64) ([]BetEV, error) {
 	if err := r.Validate(); err != nil {
 		return dst, err
 	}

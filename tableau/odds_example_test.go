@@ -16,10 +16,10 @@ func ExampleAnalyzeOdds() {
 	}
 	fmt.Println("banker wins", o.Banker, "of", o.Sequences)
 	fmt.Printf("P(banker) %.6f  P(player) %.6f  P(tie) %.6f\n", o.Prob(o.Banker), o.Prob(o.Player), o.Prob(o.Tie))
-	pb := tableau.OddsRules{Profile: tableau.OddsPuntoBanco, TiePays: 8}
-	for _, bet := range []tableau.OddsBet{tableau.OddsBetBanker, tableau.OddsBetPlayer, tableau.OddsBetTie} {
+	pb := tableau.Rules{Game: tableau.GamePuntoBanco, TiePays: 8}
+	for _, bet := range []tableau.Bet{tableau.BetBanker, tableau.BetPlayer, tableau.BetTie} {
 		edge, _ := o.HouseEdge(bet, pb)
-		fmt.Printf("house edge %s %.2f%%\n", bet, 100*edge)
+		fmt.Printf("house edge %s %.2f%%\n", tableau.OddsKey(bet), 100*edge)
 	}
 	// Output:
 	// banker wins 2292252566437888 of 4998398275503360
@@ -43,13 +43,13 @@ func ExampleAdvantages() {
 			panic(err)
 		}
 	}
-	ez := tableau.OddsRules{Profile: tableau.OddsEZ, TiePays: 8}
+	ez := tableau.Rules{Game: tableau.GameEZ, TiePays: 8}
 	adv, err := tableau.Advantages(nil, &shoe, ez, 0)
 	if err != nil {
 		panic(err)
 	}
 	for _, a := range adv {
-		fmt.Printf("%s %+.4f\n", a.Bet, a.EV)
+		fmt.Printf("%s %+.4f\n", tableau.OddsKey(a.Bet), a.EV)
 	}
 	// Output:
 	// dragon7 +0.2311

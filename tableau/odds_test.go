@@ -85,28 +85,28 @@ func TestOddsPublishedEightDecks(t *testing.T) {
 			t.Errorf("P(%s) = %.7f, want %.6f", c.name, p, c.want)
 		}
 	}
-	pb8 := OddsRules{Profile: OddsPuntoBanco, TiePays: 8}
-	pb9 := OddsRules{Profile: OddsPuntoBanco, TiePays: 9}
-	s6 := OddsRules{Profile: OddsSuper6, TiePays: 8}
-	ez := OddsRules{Profile: OddsEZ, TiePays: 8}
+	pb8 := Rules{Game: GamePuntoBanco, TiePays: 8}
+	pb9 := Rules{Game: GamePuntoBanco, TiePays: 9}
+	s6 := Rules{Game: GameSuper6, TiePays: 8}
+	ez := Rules{Game: GameEZ, TiePays: 8}
 	checkEdges(t, "8 decks", &o, []edgeCase{
-		{OddsBetBanker, pb8, 1.06},
-		{OddsBetPlayer, pb8, 1.24},
-		{OddsBetTie, pb8, 14.36},
-		{OddsBetTie, pb9, 4.84},
-		{OddsBetPlayerPair, pb8, 10.36},
-		{OddsBetBankerPair, pb8, 10.36},
-		{OddsBetBanker, s6, 1.46},
-		{OddsBetPlayer, s6, 1.24},
-		{OddsBetBanker, ez, 1.02},
-		{OddsBetDragon7, ez, 7.61},
-		{OddsBetPanda8, ez, 10.19},
+		{BetBanker, pb8, 1.06},
+		{BetPlayer, pb8, 1.24},
+		{BetTie, pb8, 14.36},
+		{BetTie, pb9, 4.84},
+		{BetPlayerPair, pb8, 10.36},
+		{BetBankerPair, pb8, 10.36},
+		{BetBanker, s6, 1.46},
+		{BetPlayer, s6, 1.24},
+		{BetBanker, ez, 1.02},
+		{BetDragon7, ez, 7.61},
+		{BetPanda8, ez, 10.19},
 	})
 }
 
 type edgeCase struct {
-	bet     OddsBet
-	rules   OddsRules
+	bet     Bet
+	rules   Rules
 	percent float64 // published house edge, in percent, two decimals
 }
 
@@ -125,18 +125,18 @@ func checkEdges(t *testing.T, name string, o *Odds, cases []edgeCase) {
 }
 
 func TestOddsPublishedSixAndOneDeck(t *testing.T) {
-	pb := OddsRules{Profile: OddsPuntoBanco, TiePays: 8}
+	pb := Rules{Game: GamePuntoBanco, TiePays: 8}
 	o6 := mustOdds(t, FullShoe(6))
 	checkEdges(t, "6 decks", &o6, []edgeCase{
-		{OddsBetBanker, pb, 1.06},
-		{OddsBetPlayer, pb, 1.24},
-		{OddsBetTie, pb, 14.44},
+		{BetBanker, pb, 1.06},
+		{BetPlayer, pb, 1.24},
+		{BetTie, pb, 14.44},
 	})
 	o1 := mustOdds(t, FullShoe(1))
 	checkEdges(t, "1 deck", &o1, []edgeCase{
-		{OddsBetBanker, pb, 1.01},
-		{OddsBetPlayer, pb, 1.29},
-		{OddsBetTie, pb, 15.75},
+		{BetBanker, pb, 1.01},
+		{BetPlayer, pb, 1.29},
+		{BetTie, pb, 15.75},
 	})
 	// 1 deck, exact counts from the reference enumeration (52·51·…·47
 	// sequences); the pair count is 3/51 of them.
@@ -215,10 +215,10 @@ func TestBankerDrawMaxCells(t *testing.T) {
 
 func TestOddsErrors(t *testing.T) {
 	for _, rc := range []RankCounts{
-		{},                           // empty
-		{5},                          // five cards
-		{-1, 8, 8, 8, 8, 8, 8, 8, 8}, // negative
-		FullShoe(MaxDecks + 1),       // too big for uint64
+		{},                            // empty
+		{5},                           // five cards
+		{-1, 8, 8, 8, 8, 8, 8, 8, 8},  // negative
+		FullShoe(MaxOddsCards/52 + 1), // too big for uint64
 	} {
 		var o Odds
 		o.Banker = 1
@@ -232,13 +232,13 @@ func TestOddsErrors(t *testing.T) {
 	}
 	// The largest accepted shoe does not overflow: banker+player+tie and
 	// the card counts still add up.
-	big := FullShoe(MaxDecks)
+	big := FullShoe(MaxOddsCards / 52)
 	o := mustOdds(t, big)
 	if o.Banker+o.Player+o.Tie != o.Sequences || o.Cards4+o.Cards5+o.Cards6 != o.Sequences {
-		t.Errorf("%d decks: totals do not add up: %+v", MaxDecks, o)
+		t.Errorf("%v: totals do not add up: %+v", big, o)
 	}
 	if p := o.Prob(o.Banker); !near(p, 0.4585, 4) { // more decks, slightly less banker
-		t.Errorf("%d decks: P(banker) = %v", MaxDecks, p)
+		t.Errorf("%v: P(banker) = %v", big, p)
 	}
 }
 
@@ -270,32 +270,36 @@ func TestNewRankCounts(t *testing.T) {
 
 func TestOddsEVOffered(t *testing.T) {
 	o := mustOdds(t, FullShoe(8))
-	pb := OddsRules{Profile: OddsPuntoBanco, TiePays: 8}
-	if _, ok := o.EV(OddsBetDragon7, pb); ok {
+	pb := Rules{Game: GamePuntoBanco, TiePays: 8}
+	if _, ok := o.EV(BetDragon7, pb); ok {
 		t.Error("dragon7 valued under punto-banco")
 	}
-	if _, ok := o.EV(OddsBetPanda8, OddsRules{Profile: OddsSuper6, TiePays: 8}); ok {
+	if _, ok := o.EV(BetPanda8, Rules{Game: GameSuper6, TiePays: 8}); ok {
 		t.Error("panda8 valued under super6")
 	}
-	if _, ok := o.EV(OddsBetTie, OddsRules{Profile: OddsEZ, TiePays: 7}); ok {
+	if _, ok := o.EV(BetTie, Rules{Game: GameEZ, TiePays: 7}); ok {
 		t.Error("tie at 7:1 valued")
 	}
-	if _, ok := o.EV("bogus", pb); ok {
+	if _, ok := o.EV(Bet(99), pb); ok {
 		t.Error("unknown bet valued")
 	}
 	var empty Odds
-	if _, ok := empty.EV(OddsBetPlayer, pb); ok {
+	if _, ok := empty.EV(BetPlayer, pb); ok {
 		t.Error("empty odds valued")
 	}
-	if got := len(pb.Offered()); got != 5 {
-		t.Errorf("punto-banco offers %d bets, want 5", got)
+	if _, ok := o.EV(BetPlayer, Rules{Game: Game(7)}); ok {
+		t.Error("invalid game valued")
 	}
-	if got := (OddsRules{Profile: OddsEZ}).Offered(); len(got) != 7 || got[5] != OddsBetDragon7 || got[6] != OddsBetPanda8 {
-		t.Errorf("ez offers %v", got)
+	// TiePays 0 means 8:1, as in settlement.
+	e0, _ := o.HouseEdge(BetTie, Rules{})
+	e8, _ := o.HouseEdge(BetTie, pb)
+	if e0 != e8 {
+		t.Errorf("tie edge with TiePays 0 = %v, with 8 = %v", e0, e8)
 	}
-	for _, r := range []OddsRules{{Profile: "baccarat", TiePays: 8}, {Profile: OddsEZ, TiePays: 10}, {}} {
-		if err := r.Validate(); !errors.Is(err, ErrOddsRules) {
-			t.Errorf("%+v: Validate = %v", r, err)
+	for b, want := range map[Bet]string{BetBanker: "banker", BetPlayer: "player", BetTie: "tie",
+		BetPlayerPair: "player_pair", BetBankerPair: "banker_pair", BetDragon7: "dragon7", BetPanda8: "panda8", Bet(99): ""} {
+		if got := OddsKey(b); got != want {
+			t.Errorf("OddsKey(%v) = %q, want %q", b, got, want)
 		}
 	}
 }
@@ -308,12 +312,12 @@ func TestAdvantagesLateShoe(t *testing.T) {
 	ref := referenceOdds(rc)
 	wantD7 := 41*float64(ref.Dragon7)/float64(ref.Sequences) - 1
 	wantP8 := 26*float64(ref.Panda8)/float64(ref.Sequences) - 1
-	ez := OddsRules{Profile: OddsEZ, TiePays: 8}
+	ez := Rules{Game: GameEZ, TiePays: 8}
 	got, err := Advantages(make([]BetEV, 0, 7), &rc, ez, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Bet != OddsBetDragon7 || got[1].Bet != OddsBetPanda8 ||
+	if len(got) != 2 || got[0].Bet != BetDragon7 || got[1].Bet != BetPanda8 ||
 		math.Abs(got[0].EV-wantD7) > 1e-12 || math.Abs(got[1].EV-wantP8) > 1e-12 {
 		t.Fatalf("advantages %+v, want dragon7 %.6f, panda8 %.6f", got, wantD7, wantP8)
 	}
@@ -322,11 +326,11 @@ func TestAdvantagesLateShoe(t *testing.T) {
 	}
 	// A threshold above the Panda 8 edge leaves only Dragon 7.
 	got, _ = Advantages(got[:0], &rc, ez, (wantP8+wantD7)/2)
-	if len(got) != 1 || got[0].Bet != OddsBetDragon7 {
+	if len(got) != 1 || got[0].Bet != BetDragon7 {
 		t.Errorf("threshold between: %+v", got)
 	}
 	// Punto banco offers neither side bet: nothing to report.
-	got, _ = Advantages(got[:0], &rc, OddsRules{Profile: OddsPuntoBanco, TiePays: 8}, 0)
+	got, _ = Advantages(got[:0], &rc, Rules{Game: GamePuntoBanco, TiePays: 8}, 0)
 	if len(got) != 0 {
 		t.Errorf("punto banco: %+v", got)
 	}
@@ -340,7 +344,7 @@ func TestAdvantagesLateShoe(t *testing.T) {
 	if got, err := Advantages(got[:0], &short, ez, 0); err == nil || len(got) != 0 {
 		t.Errorf("five cards: %v %v", got, err)
 	}
-	if _, err := Advantages(nil, &rc, OddsRules{Profile: "x", TiePays: 8}, 0); !errors.Is(err, ErrOddsRules) {
+	if _, err := Advantages(nil, &rc, Rules{TiePays: 7}, 0); !errors.Is(err, ErrRules) {
 		t.Errorf("bad rules: %v", err)
 	}
 	// The per-card check does not allocate.
@@ -348,5 +352,97 @@ func TestAdvantagesLateShoe(t *testing.T) {
 	allocs := testing.AllocsPerRun(10, func() { dst, _ = Advantages(dst[:0], &rc, ez, 0) })
 	if allocs != 0 {
 		t.Errorf("Advantages allocates %.0f times per call", allocs)
+	}
+}
+
+// coupOdds enumerates every deal of the next coup through issue 2's coup
+// state machine (Coup.Deal decides who gets each card and when the coup is
+// complete) and counts its facts, in the engine's unit.
+func coupOdds(rc RankCounts) Odds {
+	N := uint64(rc.Total())
+	o := Odds{Sequences: N * (N - 1) * (N - 2) * (N - 3) * (N - 4) * (N - 5)}
+	per := [7]uint64{4: (N - 4) * (N - 5), 5: N - 5, 6: 1}
+	var deal func(c Coup, w uint64)
+	deal = func(c Coup, w uint64) {
+		if c.Cards() >= 4 && c.Complete() {
+			w *= per[c.Cards()]
+			switch c.Winner() {
+			case WinnerBanker:
+				o.Banker += w
+			case WinnerPlayer:
+				o.Player += w
+			case WinnerTie:
+				o.Tie += w
+			}
+			for _, f := range []struct {
+				on bool
+				n  *uint64
+			}{
+				{c.Natural(), &o.Natural}, {c.PlayerPair(), &o.PlayerPair}, {c.BankerPair(), &o.BankerPair},
+				{c.Dragon7(), &o.Dragon7}, {c.Panda8(), &o.Panda8}, {c.BankerWinsOn6(), &o.Super6},
+				{c.Cards() == 4, &o.Cards4}, {c.Cards() == 5, &o.Cards5}, {c.Cards() == 6, &o.Cards6},
+			} {
+				if f.on {
+					*f.n += w
+				}
+			}
+			return
+		}
+		for i, n := range rc {
+			if n == 0 {
+				continue
+			}
+			rc[i]--
+			next := c
+			if _, alert := next.Deal(Card{Rank: Rank(i + 1)}); alert != "" {
+				panic(alert)
+			}
+			deal(next, w*uint64(n))
+			rc[i]++
+		}
+	}
+	deal(Coup{}, 1)
+	return o
+}
+
+// TestOddsMatchesCoupStateMachine cross-checks the engine's own inlined
+// drawing rules with the coup state machine, and the engine's banker table
+// with BankerDraws cell by cell.
+func TestOddsMatchesCoupStateMachine(t *testing.T) {
+	for bt := range 8 {
+		for p3 := range 10 {
+			if got, want := uint64(bt) <= bankerDrawMax[p3], BankerDraws(bt, p3); got != want {
+				t.Errorf("banker %d, third card %d: engine %v, BankerDraws %v", bt, p3, got, want)
+			}
+		}
+	}
+	for _, rc := range []RankCounts{
+		{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{2, 0, 3, 1, 0, 2, 4, 3, 2, 5, 0, 0, 1},
+		{0, 4, 0, 2, 3, 0, 3, 0, 0, 2, 2, 2, 0},
+		{1, 2, 1, 2, 1, 2, 1, 2, 1, 0, 0, 0, 4},
+	} {
+		if got, want := mustOdds(t, rc), coupOdds(rc); got != want {
+			t.Errorf("shoe %v:\n engine %+v\n coup   %+v", rc, got, want)
+		}
+	}
+}
+
+func TestCompositionRemainingRanks(t *testing.T) {
+	comp, err := NewComposition(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"5H", "5D", "5C", "5S", "5", "KD", "7"} {
+		c, _ := ParseCard(s)
+		comp.Draw(c)
+	}
+	rc := comp.RemainingRanks()
+	want := FullShoe(1)
+	want[Rank5-1] = 0 // five 5s drawn from one deck: exhausted, not -1
+	want[RankKing-1] = 3
+	want[Rank7-1] = 3
+	if rc != want {
+		t.Errorf("RemainingRanks = %v, want %v", rc, want)
 	}
 }
