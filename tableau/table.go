@@ -1,0 +1,758 @@
+package tableau
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// InputKind is the kind of one input event of the table controller: what
+// the shoe, the dealer's and supervisor's keys and the pit system tell the
+// table. The values are the journal's and MQTT's spelling.
+type InputKind string
+
+// The input kinds. Card, Button, Cut, Void and Shoe are the transcript's
+// card, "|", "cut", "void" and "shoe"; the others are the daemon's own.
+const (
+	InputCard       InputKind = "card"        // a card drawn (Card, UID)
+	InputButton     InputKind = "button"      // the dealer's coup button: "|"
+	InputCut        InputKind = "cut"         // the cut card came out: "cut"
+	InputVoid       InputKind = "void"        // the supervisor's void key or command: "void"
+	InputShoe       InputKind = "shoe"        // a new shoe begins: "shoe"
+	InputUnreadable InputKind = "unreadable"  // the shoe saw a card it could not read
+	InputAlarm      InputKind = "alarm"       // a shoe hardware alarm (Code, Text)
+	InputOffline    InputKind = "offline"     // the shoe link went down
+	InputOnline     InputKind = "online"      // the shoe link is back
+	InputAck        InputKind = "ack"         // the supervisor acknowledges the latched alerts (Operator)
+	InputBetsOpen   InputKind = "bets-open"   // live dealer: betting is open
+	InputBetsClosed InputKind = "bets-closed" // live dealer: betting closed, cards may be drawn
+	InputBacklog    InputKind = "backlog"     // the MQTT outbox is filling up (Text)
+)
+
+// Input is one input event. Its JSON form is what the daemon's journal
+// stores, so a restart replays exactly the same inputs.
+type Input struct {
+	Kind InputKind `json:"kind"`
+	// Card is the card drawn (InputCard); its UID travels in UID.
+	Card Card `json:"card,omitzero"`
+	// UID is the reader's identifier of the physical card (RFID shoes).
+	UID string `json:"uid,omitempty"`
+	// Code and Text describe an alarm or a backlog ("E3", "Card Not Read").
+	Code string `json:"code,omitempty"`
+	Text string `json:"text,omitempty"`
+	// Source says where the input came from ("shoe", "gpio", "mqtt",
+	// "demo") and Operator who gave a command; for the audit trail.
+	Source   string `json:"source,omitempty"`
+	Operator string `json:"operator,omitempty"`
+	// Ref is the source's own reference (the shoe's boot id and sequence
+	// number), kept so that a restarted daemon can drop a redelivered event.
+	Ref string `json:"ref,omitempty"`
+}
+
+// TokenInput converts a transcript token to the equivalent input.
+func TokenInput(t Token) Input {
+	switch t.Kind {
+	case TokCard:
+		return Input{Kind: InputCard, Card: t.Card, UID: t.Card.UID}
+	case TokShoe:
+		return Input{Kind: InputShoe}
+	case TokMarker:
+		return Input{Kind: InputButton}
+	case TokCut:
+		return Input{Kind: InputCut}
+	case TokVoid:
+		return Input{Kind: InputVoid}
+	}
+	return Input{}
+}
+
+// Token returns the transcript token equivalent to in, and false for inputs
+// that have no transcript form (acks, alarms, link state, ...).
+func (in Input) Token() (Token, bool) {
+	switch in.Kind {
+	case InputCard:
+		return Token{Kind: TokCard, Card: in.Card}, true
+	case InputShoe:
+		return Token{Kind: TokShoe}, true
+	case InputButton:
+		return Token{Kind: TokMarker}, true
+	case InputCut:
+		return Token{Kind: TokCut}, true
+	case InputVoid:
+		return Token{Kind: TokVoid}, true
+	}
+	return Token{}, false
+}
+
+// MisdealPolicy says what a surplus card (extra-card) does to the coup.
+type MisdealPolicy uint8
+
+// The misdeal policies.
+const (
+	// MisdealAlertOnly: the coup's result stands per the tableau; the
+	// surplus card is reported (extra-card). The default.
+	MisdealAlertOnly MisdealPolicy = iota
+	// MisdealVoid: the coup is voided as well.
+	MisdealVoid
+)
+
+// ParseMisdealPolicy parses "alert-only" or "void".
+func ParseMisdealPolicy(s string) (MisdealPolicy, error) {
+	switch s {
+	case "alert-only", "":
+		return MisdealAlertOnly, nil
+	case "void":
+		return MisdealVoid, nil
+	}
+	return 0, fmt.Errorf("tableau: misdeal policy %q: want alert-only or void", s)
+}
+
+// AdvantageFunc computes the best bet's expectation for the next coup from
+// the shoe's remaining composition: bet name and expected value per unit
+// staked (e.g. 0.012 = +1.2%). It must be a pure function.
+type AdvantageFunc func(remaining *Composition, rules Rules) (bet string, ev float64)
+
+// TableConfig configures a Table.
+type TableConfig struct {
+	// Table is the table's name, the first part of every output ID.
+	Table string
+	// Fold holds decks, rules, cut rule and marker mode (see Options).
+	Fold Options
+	// Misdeal is the surplus-card policy.
+	Misdeal MisdealPolicy
+	// RequireBetsClosed raises early-draw for a coup card drawn while
+	// betting is open. Betting reopens when a coup ends.
+	RequireBetsClosed bool
+	// Registry maps RFID reader UIDs to the cards they are attached to; a
+	// read whose rank (or known suit) disagrees raises card-mismatch. Nil:
+	// no registry.
+	Registry map[string]Card
+	// Gate: the shoe has a gate to lock whenever the tableau needs no card.
+	Gate bool
+	// Advantage, if set with AdvantageThreshold > 0, is evaluated after
+	// every card; an expectation above the threshold raises advantage (once
+	// per bet until it drops back).
+	Advantage          AdvantageFunc
+	AdvantageThreshold float64
+}
+
+// OutputKind is the kind of a Table output.
+type OutputKind uint8
+
+// The output kinds.
+const (
+	OutputCard  OutputKind = iota + 1 // a card was drawn: Card
+	OutputCoup                        // a coup completed: Event.Coup
+	OutputAlert                       // an alert: Event.Alert and Alert
+	OutputVoid                        // a coup was voided: Event.Void
+	OutputAck                         // a latched alert was acknowledged: Ack
+	OutputGate                        // the gate must lock or unlock: GateLocked
+)
+
+// String returns "card", "coup", "alert", "void", "ack" or "gate" (the
+// MQTT topic names; ack is published under alert/ack).
+func (k OutputKind) String() string {
+	switch k {
+	case OutputCard:
+		return "card"
+	case OutputCoup:
+		return "coup"
+	case OutputAlert:
+		return "alert"
+	case OutputVoid:
+		return "void"
+	case OutputAck:
+		return "ack"
+	case OutputGate:
+		return "gate"
+	}
+	return "OutputKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Position is where a drawn card went.
+type Position string
+
+// The card positions.
+const (
+	PositionBurn   Position = "burn"
+	PositionPlayer Position = "player"
+	PositionBanker Position = "banker"
+	PositionNone   Position = "none" // belongs to no hand (extra card, voided coup)
+)
+
+// CardPlay describes a drawn card: where it went and the totals after it.
+type CardPlay struct {
+	Card     Card     `json:"card"`
+	UID      string   `json:"uid,omitempty"`
+	Position Position `json:"position"`
+	// Index is the card's place in its hand (1–3) or in the burn (1–11).
+	Index       int  `json:"index"`
+	PlayerTotal int  `json:"player_total"`
+	BankerTotal int  `json:"banker_total"`
+	Need        Need `json:"-"`
+	// InShoe is the number of cards drawn from this shoe so far, this one
+	// included.
+	InShoe int `json:"in_shoe"`
+}
+
+// AlertInfo is what the daemon adds to an alert: severity, a human text and
+// whether it latches until acknowledged.
+type AlertInfo struct {
+	Severity  string `json:"severity"` // "error", "warning" or "info"
+	Text      string `json:"text"`
+	AwaitsAck bool   `json:"awaits_ack"`
+}
+
+// AckInfo is an acknowledged alert.
+type AckInfo struct {
+	AlertID  string    `json:"alert_id"`
+	Code     AlertCode `json:"code"`
+	Operator string    `json:"operator,omitempty"`
+}
+
+// Output is one thing the table wants done: publish a card, coup, alert,
+// void or ack, or move the gate. ID is stable: it is derived from the
+// shoe, the coup and the count of such outputs in that coup, so replaying
+// the same inputs gives the same IDs. Time is the causing input's time.
+type Output struct {
+	Kind   OutputKind
+	ID     string
+	Seq    uint64 // the causing input's sequence number
+	Time   time.Time
+	Shoe   int
+	ShoeID string
+	Coup   int
+
+	Event      Event // OutputCoup, OutputAlert, OutputVoid: the `sabot check` event
+	Card       CardPlay
+	Alert      AlertInfo
+	Ack        AckInfo
+	GateLocked bool
+}
+
+// LatchedAlert is an alert waiting for acknowledgement.
+type LatchedAlert struct {
+	ID   string    `json:"id"`
+	Code AlertCode `json:"code"`
+	Shoe int       `json:"shoe"`
+	Coup int       `json:"coup"`
+	Card Card      `json:"card,omitzero"`
+	Text string    `json:"text"`
+}
+
+// CoupResult is a completed coup of the current shoe, for scoreboard roads.
+type CoupResult struct {
+	Coup       int    `json:"coup"`
+	Winner     Winner `json:"winner"`
+	Natural    bool   `json:"natural"`
+	PlayerPair bool   `json:"player_pair"`
+	BankerPair bool   `json:"banker_pair"`
+	Total      int    `json:"total"` // the winner's total (player's on a tie)
+}
+
+// Table is the table controller: a pure state machine that takes the
+// table's input events one at a time and returns what should happen. It is
+// built on the shoe Fold, so the same shoe given to `sabot check` and to a
+// Table yields the same coups, alerts and voids; the Table adds the
+// daemon's own alerts (duplicate-card, card-mismatch, unreadable-card,
+// shoe-alarm, shoe-offline/online, early-draw, advantage, outbox-backlog),
+// latches alerts until acknowledged, applies the misdeal policy, tracks the
+// gate and gives every output a stable ID. It does no I/O.
+type Table struct {
+	cfg  TableConfig
+	fold *Fold
+
+	shoeID    string
+	curShoe   int             // the shoe number shoeID belongs to
+	inShoe    int             // cards drawn in this shoe
+	uids      map[string]Card // UIDs seen in this shoe
+	counts    map[countKey]int
+	latched   []LatchedAlert
+	offline   bool
+	betsOpen  bool
+	gate      bool
+	advOn     map[string]bool
+	results   []CoupResult
+	lastCoup  Coup // the last completed or current coup, for the display
+	lastSeq   uint64
+	scratch   []Event
+	prevShoe  int    // the shoe before the current one
+	prevID    string // its id, for events that close it (incomplete-coup)
+}
+
+type countKey struct {
+	shoe, coup int
+	kind       OutputKind
+}
+
+// NewTable returns a Table for cfg; errors come from NewFold.
+func NewTable(cfg TableConfig) (*Table, error) {
+	f, err := NewFold(cfg.Fold)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Fold = f.Options()
+	return &Table{
+		cfg:      cfg,
+		fold:     f,
+		uids:     map[string]Card{},
+		counts:   map[countKey]int{},
+		betsOpen: true,
+		advOn:    map[string]bool{},
+	}, nil
+}
+
+// Config returns the table's configuration (Fold.Decks filled in).
+func (t *Table) Config() TableConfig { return t.cfg }
+
+// Fold gives read access to the underlying shoe fold.
+func (t *Table) Fold() *Fold { return t.fold }
+
+// LastSeq returns the sequence number of the last input applied.
+func (t *Table) LastSeq() uint64 { return t.lastSeq }
+
+// shoeIDFor derives a shoe's id from the input that began it: its UTC time
+// and sequence number, so ids stay unique even if the journal is reset.
+func shoeIDFor(seq uint64, at time.Time) string {
+	return at.UTC().Format("20060102T150405Z") + "-" + strconv.FormatUint(seq, 10)
+}
+
+// Apply applies one input with its journal sequence number and time, and
+// appends its outputs to out. Inputs must be applied in journal order;
+// nothing panics on any input.
+func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output {
+	t.lastSeq = seq
+	prevShoe := t.fold.Shoe()
+	evs := t.scratch[:0]
+	var extra []Output // daemon alerts to put after the fold's alerts, before coups
+	switch in.Kind {
+	case InputShoe:
+		evs = t.fold.NewShoe(evs)
+	case InputCard:
+		card := in.Card
+		card.UID = in.UID
+		if !card.Valid() {
+			evs = t.fold.Card(card, evs) // the fold raises unreadable-card
+			break
+		}
+		before := t.snapshot()
+		evs = t.fold.Card(card, evs)
+		t.beginShoeIfNew(prevShoe, seq, at)
+		play := t.place(before, card)
+		out = append(out, t.output(OutputCard, seq, at, play.coup, func(o *Output) { o.Card = play.CardPlay }))
+		extra = t.cardAlerts(card, play, extra)
+	case InputButton:
+		evs = t.fold.Marker(evs)
+	case InputCut:
+		evs = t.fold.Cut(evs)
+	case InputVoid:
+		evs = t.fold.Void(evs)
+	case InputUnreadable:
+		extra = append(extra, t.daemonAlert(AlertUnreadableCard, Card{}, "the shoe could not read a card"+suffix(in.Text)))
+	case InputAlarm:
+		text := strings.TrimSpace(in.Code + " " + in.Text)
+		if text == "" {
+			text = "shoe alarm"
+		}
+		extra = append(extra, t.daemonAlert(AlertShoeAlarm, Card{}, text))
+	case InputOffline:
+		if !t.offline {
+			t.offline = true
+			extra = append(extra, t.daemonAlert(AlertShoeOffline, Card{}, "the shoe stopped answering"+suffix(in.Text)))
+		}
+	case InputOnline:
+		if t.offline {
+			t.offline = false
+			extra = append(extra, t.daemonAlert(AlertShoeOnline, Card{}, "the shoe answers again"))
+		}
+	case InputBacklog:
+		extra = append(extra, t.daemonAlert(AlertOutboxBacklog, Card{}, "MQTT messages are queuing up undelivered"+suffix(in.Text)))
+	case InputBetsOpen:
+		t.betsOpen = true
+	case InputBetsClosed:
+		t.betsOpen = false
+	case InputAck:
+		for _, a := range t.latched {
+			ack := a
+			out = append(out, Output{Kind: OutputAck, ID: a.ID + "/ack", Seq: seq, Time: at,
+				Shoe: a.Shoe, ShoeID: t.shoeID, Coup: a.Coup,
+				Ack: AckInfo{AlertID: ack.ID, Code: ack.Code, Operator: in.Operator}})
+		}
+		t.latched = t.latched[:0]
+	}
+	t.beginShoeIfNew(prevShoe, seq, at)
+	// The fold's events: its alerts first, then the daemon's alerts for the
+	// same card, then coups and voids.
+	for i := range evs {
+		if evs[i].Kind == EventAlert {
+			out = t.foldEvent(evs[i], seq, at, out)
+			if evs[i].Alert.Code == AlertExtraCard && t.cfg.Misdeal == MisdealVoid {
+				evs = t.fold.Void(evs)
+			}
+		}
+	}
+	for _, x := range extra {
+		out = t.emitAlert(x.Event.Alert, x.Alert, seq, at, out)
+	}
+	for i := range evs {
+		if evs[i].Kind != EventAlert {
+			out = t.foldEvent(evs[i], seq, at, out)
+		}
+	}
+	t.scratch = evs[:0]
+	t.afterInput(in, seq, at, &out)
+	return out
+}
+
+func suffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+// beginShoeIfNew gives a shoe that has just begun its id.
+func (t *Table) beginShoeIfNew(prevShoe int, seq uint64, at time.Time) {
+	if t.fold.Shoe() != t.curShoe {
+		t.prevShoe, t.prevID = t.curShoe, t.shoeID
+		t.curShoe = t.fold.Shoe()
+		t.shoeID = shoeIDFor(seq, at)
+		t.inShoe = 0
+		clear(t.uids)
+		t.results = t.results[:0]
+		t.advOn = map[string]bool{}
+		t.lastCoup = Coup{}
+	}
+}
+
+// foldSnapshot is what place compares to find where a card went.
+type foldSnapshot struct {
+	phase   Phase
+	coupNum int
+	coup    Coup
+	burnN   int
+}
+
+func (t *Table) snapshot() foldSnapshot {
+	b, _ := t.fold.Burn()
+	return foldSnapshot{phase: t.fold.Phase(), coupNum: t.fold.CoupNumber(), coup: t.fold.Coup(), burnN: b}
+}
+
+type placed struct {
+	CardPlay
+	coup     int
+	newCoup  bool
+	coupCard bool // dealt into a hand of a coup (not burn, not surplus)
+}
+
+// place works out where the card just folded went by comparing the fold
+// before and after.
+func (t *Table) place(before foldSnapshot, card Card) placed {
+	t.inShoe++
+	p := placed{CardPlay: CardPlay{Card: card, UID: card.UID, InShoe: t.inShoe}}
+	f := t.fold
+	c := f.Coup()
+	p.PlayerTotal, p.BankerTotal, p.Need = c.PlayerTotal(), c.BankerTotal(), c.Need()
+	switch {
+	case f.Phase() == PhaseBurn || (before.phase == PhaseBurn && f.Phase() == PhaseBetween):
+		p.Position = PositionBurn
+		p.Index, _ = f.Burn()
+		p.PlayerTotal, p.BankerTotal = 0, 0
+	case f.CoupNumber() != before.coupNum || before.phase != PhaseCoup:
+		p.Position, p.Index = PositionPlayer, 1
+		p.coup, p.newCoup, p.coupCard = f.CoupNumber(), true, true
+	case c.Player.N > before.coup.Player.N:
+		p.Position, p.Index, p.coup, p.coupCard = PositionPlayer, c.Player.N, f.CoupNumber(), true
+	case c.Banker.N > before.coup.Banker.N:
+		p.Position, p.Index, p.coup, p.coupCard = PositionBanker, c.Banker.N, f.CoupNumber(), true
+	default:
+		p.Position, p.coup = PositionNone, f.CoupNumber()
+	}
+	if f.Phase() == PhaseCoup {
+		t.lastCoup = c
+	}
+	return p
+}
+
+// cardAlerts raises the daemon's card alerts: duplicate-card, card-mismatch
+// and early-draw.
+func (t *Table) cardAlerts(card Card, p placed, extra []Output) []Output {
+	if card.UID != "" {
+		if prev, dup := t.uids[card.UID]; dup {
+			extra = append(extra, t.daemonAlertAt(p.coup, AlertDuplicateCard, card,
+				fmt.Sprintf("card UID %s seen twice in this shoe (first as %s)", card.UID, prev)))
+		} else {
+			t.uids[card.UID] = card
+		}
+		if reg, ok := t.cfg.Registry[card.UID]; ok && (reg.Rank != card.Rank || (card.Suit != SuitUnknown && reg.Suit != SuitUnknown && reg.Suit != card.Suit)) {
+			extra = append(extra, t.daemonAlertAt(p.coup, AlertCardMismatch, card,
+				fmt.Sprintf("UID %s is registered as %s but was read as %s", card.UID, reg, card)))
+		}
+	}
+	if t.cfg.RequireBetsClosed && p.coupCard && t.betsOpen {
+		extra = append(extra, t.daemonAlertAt(p.coup, AlertEarlyDraw, card, "card drawn while betting is open"))
+	}
+	return extra
+}
+
+// currentCoup is the coup number an alert without a card belongs to: the
+// current coup, 0 during the burn.
+func (t *Table) currentCoup() int {
+	if t.fold.Phase() == PhaseBurn {
+		return 0
+	}
+	return t.fold.CoupNumber()
+}
+
+func (t *Table) daemonAlert(code AlertCode, card Card, text string) Output {
+	return t.daemonAlertAt(t.currentCoup(), code, card, text)
+}
+
+func (t *Table) daemonAlertAt(coup int, code AlertCode, card Card, text string) Output {
+	card.UID = ""
+	return Output{Event: alertEvent(t.fold.Shoe(), coup, code, card),
+		Alert: AlertInfo{Severity: severity(code), Text: text, AwaitsAck: latches(code)}}
+}
+
+// severity classifies alert codes: dealer errors and tampering are errors,
+// equipment conditions warnings, recoveries info.
+func severity(code AlertCode) string {
+	switch code {
+	case AlertShoeOnline:
+		return "info"
+	case AlertShoeOffline, AlertOutboxBacklog, AlertUnreadableCard, AlertAdvantage:
+		return "warning"
+	}
+	return "error"
+}
+
+// latches says whether an alert waits for acknowledgement: all but the
+// informational shoe-online.
+func latches(code AlertCode) bool { return code != AlertShoeOnline }
+
+// alertText is the human text for the fold's alerts.
+func alertText(a AlertEvent) string {
+	switch a.Code {
+	case AlertExtraCard:
+		return fmt.Sprintf("surplus card %s after coup %d was complete", a.Card, a.Coup)
+	case AlertMissingCard:
+		return fmt.Sprintf("coup %d closed before the tableau was complete: no result", a.Coup)
+	case AlertBurnCount:
+		return "the burn had the wrong number of cards"
+	case AlertComposition:
+		return fmt.Sprintf("%s cannot come from this shoe (more than the decks hold)", a.Card)
+	case AlertAfterCut:
+		return fmt.Sprintf("coup %d started after the shoe's last coup (cut card)", a.Coup)
+	case AlertIncompleteCoup:
+		return fmt.Sprintf("coup %d was left incomplete", a.Coup)
+	case AlertUnreadableCard:
+		return "the shoe could not read a card"
+	}
+	return string(a.Code)
+}
+
+func (t *Table) nextN(shoe, coup int, kind OutputKind) int {
+	k := countKey{shoe, coup, kind}
+	t.counts[k]++
+	return t.counts[k]
+}
+
+// id builds "<table>/<shoe-id>/<coup>/<kind>/<n>".
+func (t *Table) id(shoe, coup int, kind OutputKind) string {
+	n := t.nextN(shoe, coup, kind)
+	sid := t.shoeID
+	if shoe == t.prevShoe && shoe != t.fold.Shoe() {
+		sid = t.prevID
+	}
+	return t.cfg.Table + "/" + sid + "/" + strconv.Itoa(coup) + "/" + kind.String() + "/" + strconv.Itoa(n)
+}
+
+func (t *Table) output(kind OutputKind, seq uint64, at time.Time, coup int, fill func(*Output)) Output {
+	return t.outputIn(t.fold.Shoe(), kind, seq, at, coup, fill)
+}
+
+// outputIn builds an output of shoe number shoe (the current shoe, or the
+// one a new shoe has just closed).
+func (t *Table) outputIn(shoe int, kind OutputKind, seq uint64, at time.Time, coup int, fill func(*Output)) Output {
+	o := Output{Kind: kind, Seq: seq, Time: at, Shoe: shoe, ShoeID: t.shoeID, Coup: coup}
+	if shoe == t.prevShoe && shoe != t.fold.Shoe() {
+		o.ShoeID = t.prevID
+	}
+	o.ID = t.id(shoe, coup, kind)
+	if fill != nil {
+		fill(&o)
+	}
+	return o
+}
+
+func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Output {
+	switch ev.Kind {
+	case EventAlert:
+		a := ev.Alert
+		return t.emitAlert(a, AlertInfo{Severity: severity(a.Code), Text: alertText(a), AwaitsAck: latches(a.Code)}, seq, at, out)
+	case EventCoup:
+		c := ev.Coup
+		t.results = append(t.results, CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
+			PlayerPair: c.PlayerPair, BankerPair: c.BankerPair, Total: winnerTotal(c)})
+		return append(out, t.outputIn(c.Shoe, OutputCoup, seq, at, c.Coup, func(o *Output) { o.Event = ev }))
+	case EventVoid:
+		v := ev.Void
+		for i := len(t.results) - 1; i >= 0; i-- {
+			if t.results[i].Coup == v.Coup {
+				t.results = append(t.results[:i], t.results[i+1:]...)
+				break
+			}
+		}
+		return append(out, t.outputIn(v.Shoe, OutputVoid, seq, at, v.Coup, func(o *Output) { o.Event = ev }))
+	}
+	return out
+}
+
+func winnerTotal(c CoupEvent) int {
+	if c.Winner == WinnerBanker {
+		return c.BankerTotal
+	}
+	return c.PlayerTotal
+}
+
+func (t *Table) emitAlert(a AlertEvent, info AlertInfo, seq uint64, at time.Time, out []Output) []Output {
+	ev := Event{Kind: EventAlert, Alert: a}
+	ev.Alert.Type = EventAlert
+	o := t.outputIn(a.Shoe, OutputAlert, seq, at, a.Coup, func(o *Output) { o.Event = ev; o.Alert = info })
+	if info.AwaitsAck {
+		t.latched = append(t.latched, LatchedAlert{ID: o.ID, Code: a.Code, Shoe: a.Shoe, Coup: a.Coup, Card: a.Card, Text: info.Text})
+	}
+	return append(out, o)
+}
+
+// afterInput runs the checks that follow every input: betting reopening
+// when a coup ends, the advantage check after a card, and the gate.
+func (t *Table) afterInput(in Input, seq uint64, at time.Time, out *[]Output) {
+	f := t.fold
+	cur := f.Coup()
+	coupOver := f.Phase() == PhaseBetween || (f.Phase() == PhaseCoup && (f.Voided() || cur.Complete()) && !f.Options().Markers)
+	if coupOver && (in.Kind == InputButton || in.Kind == InputCard || in.Kind == InputVoid) {
+		t.betsOpen = true
+	}
+	if in.Kind == InputCard && t.cfg.Advantage != nil && t.cfg.AdvantageThreshold > 0 && f.Phase() != PhaseNoShoe {
+		comp := f.Composition()
+		bet, ev := t.cfg.Advantage(&comp, f.Options().Rules)
+		if ev > t.cfg.AdvantageThreshold {
+			if !t.advOn[bet] {
+				t.advOn[bet] = true
+				x := t.daemonAlert(AlertAdvantage, Card{}, fmt.Sprintf("%s bet expectation %+.2f%% for the next coup", bet, 100*ev))
+				*out = t.emitAlert(x.Event.Alert, x.Alert, seq, at, *out)
+			}
+		} else {
+			clear(t.advOn)
+		}
+	}
+	if t.cfg.Gate {
+		locked := t.gateShouldLock()
+		if locked != t.gate {
+			t.gate = locked
+			*out = append(*out, Output{Kind: OutputGate, ID: t.cfg.Table + "/gate/" + strconv.FormatUint(seq, 10),
+				Seq: seq, Time: at, Shoe: f.Shoe(), ShoeID: t.shoeID, Coup: f.CoupNumber(), GateLocked: locked})
+		}
+	}
+}
+
+// gateShouldLock: the tableau needs no card — the current coup is complete
+// or voided and not yet closed by the coup button, or betting is open on a
+// table that requires it closed, or the shoe is offline.
+func (t *Table) gateShouldLock() bool {
+	f := t.fold
+	c := f.Coup()
+	if f.Phase() == PhaseCoup && f.Options().Markers && (f.Voided() || c.Complete()) {
+		return true
+	}
+	if t.cfg.RequireBetsClosed && t.betsOpen && f.Phase() != PhaseBurn && f.Phase() != PhaseNoShoe &&
+		(f.Phase() == PhaseBetween || c.Cards() == 0 || c.Complete()) {
+		return true
+	}
+	return false
+}
+
+// TableView is a snapshot of the table for displays, the MQTT state topic
+// and the scoreboard.
+type TableView struct {
+	Table  string `json:"table"`
+	Shoe   int    `json:"shoe"`
+	ShoeID string `json:"shoe_id"`
+	Phase  string `json:"phase"` // "no-shoe", "burn", "between" or "coup"
+	Coup   int    `json:"coup"`  // current (or last) coup number
+	// Player and Banker are the current coup's cards (the last coup's
+	// between coups, until the next coup starts).
+	Player      Hand   `json:"player"`
+	Banker      Hand   `json:"banker"`
+	PlayerTotal int    `json:"player_total"`
+	BankerTotal int    `json:"banker_total"`
+	Waiting     string `json:"waiting"` // Need: "player", ..., "complete"
+	Complete    bool   `json:"complete"`
+	Voided      bool   `json:"voided"`
+	Winner      Winner `json:"winner,omitzero"`
+	Natural     bool   `json:"natural"`
+	BurnDrawn   int    `json:"burn_drawn"`
+	BurnWant    int    `json:"burn_want"`
+	CutCard     bool   `json:"cut_card"`
+	LastCoup    int    `json:"last_coup,omitempty"`
+	// IsLastCoup: the current or next coup is the shoe's last.
+	IsLastCoup bool           `json:"is_last_coup"`
+	CardsDrawn int            `json:"cards_drawn"`
+	Remaining  int            `json:"cards_remaining"`
+	ByRank     map[string]int `json:"remaining_by_rank"`
+	Alerts     []LatchedAlert `json:"alerts"`
+	Offline    bool           `json:"offline"`
+	BetsOpen   bool           `json:"bets_open"`
+	GateLocked bool           `json:"gate_locked"`
+	Results    []CoupResult   `json:"results"`
+}
+
+// View returns the current snapshot. Its slices are copies.
+func (t *Table) View() TableView {
+	f := t.fold
+	v := TableView{
+		Table: t.cfg.Table, Shoe: f.Shoe(), ShoeID: t.shoeID, Phase: f.Phase().String(), Coup: f.CoupNumber(),
+		CutCard: f.CutCard(), LastCoup: f.LastCoup(), CardsDrawn: t.inShoe, Offline: t.offline,
+		BetsOpen: t.betsOpen, GateLocked: t.gate,
+		Alerts:  append([]LatchedAlert{}, t.latched...),
+		Results: append([]CoupResult{}, t.results...),
+	}
+	v.BurnDrawn, v.BurnWant = f.Burn()
+	c := t.lastCoup
+	if f.Phase() == PhaseCoup {
+		c = f.Coup()
+	}
+	v.Player, v.Banker = c.Player, c.Banker
+	v.PlayerTotal, v.BankerTotal = c.PlayerTotal(), c.BankerTotal()
+	v.Waiting = c.Need().String()
+	if c.Cards() > 0 {
+		v.Complete = c.Complete()
+		v.Winner = c.Winner()
+		v.Natural = v.Complete && c.Natural()
+	}
+	v.Voided = f.Voided()
+	if f.LastCoup() > 0 {
+		next := f.CoupNumber()
+		if cur := f.Coup(); f.Phase() != PhaseCoup || cur.Complete() || f.Voided() {
+			next++
+		}
+		v.IsLastCoup = next >= f.LastCoup() || f.CoupNumber() == f.LastCoup()
+	}
+	comp := f.Composition()
+	if comp.Decks() > 0 {
+		v.Remaining = comp.Remaining()
+		v.ByRank = make(map[string]int, NumRanks)
+		for r := RankAce; r <= RankKing; r++ {
+			v.ByRank[r.String()] = comp.RemainingRank(r)
+		}
+	}
+	return v
+}
+
+// Latched returns the alerts awaiting acknowledgement, oldest first.
+func (t *Table) Latched() []LatchedAlert { return append([]LatchedAlert(nil), t.latched...) }
+
+// GateLocked reports whether the gate should be locked now.
+func (t *Table) GateLocked() bool { return t.gate }
