@@ -263,22 +263,22 @@ type Table struct {
 	cfg  TableConfig
 	fold *Fold
 
-	shoeID    string
-	curShoe   int             // the shoe number shoeID belongs to
-	inShoe    int             // cards drawn in this shoe
-	uids      map[string]Card // UIDs seen in this shoe
-	counts    map[countKey]int
-	latched   []LatchedAlert
-	offline   bool
-	betsOpen  bool
-	gate      bool
-	advOn     map[string]bool
-	results   []CoupResult
-	lastCoup  Coup // the last completed or current coup, for the display
-	lastSeq   uint64
-	scratch   []Event
-	prevShoe  int    // the shoe before the current one
-	prevID    string // its id, for events that close it (incomplete-coup)
+	shoeID   string
+	curShoe  int             // the shoe number shoeID belongs to
+	inShoe   int             // cards drawn in this shoe
+	uids     map[string]Card // UIDs seen in this shoe
+	counts   map[countKey]int
+	latched  []LatchedAlert
+	offline  bool
+	betsOpen bool
+	gate     bool
+	advOn    map[string]bool
+	results  []CoupResult
+	lastCoup Coup // the last completed or current coup, for the display
+	lastSeq  uint64
+	scratch  []Event
+	prevShoe int    // the shoe before the current one
+	prevID   string // its id, for events that close it (incomplete-coup)
 }
 
 type countKey struct {
