@@ -61,6 +61,9 @@ type Options struct {
 	// LockTimeout bounds the wait for the file lock held by another
 	// process; default 1 s. Past it Open fails with ErrLocked.
 	LockTimeout time.Duration
+	// ReadOnly opens an existing journal for reading (Replay, Mark, Meta)
+	// with a shared lock; it fails while a writer (sabotd) holds the file.
+	ReadOnly bool
 	// NoSync skips fsync (tests and benchmarks only: a crash may lose
 	// records).
 	NoSync bool
@@ -95,7 +98,12 @@ func Open(dir string, opts *Options) (*Journal, error) {
 		return nil, fmt.Errorf("journal: state directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := bolt.Open(path, 0o640, &bolt.Options{Timeout: o.LockTimeout, NoSync: o.NoSync})
+	if o.ReadOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+	}
+	db, err := bolt.Open(path, 0o640, &bolt.Options{Timeout: o.LockTimeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, fmt.Errorf("%w: %s (is another sabotd running with this state directory?)", ErrLocked, path)
@@ -103,6 +111,23 @@ func Open(dir string, opts *Options) (*Journal, error) {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
 	}
 	j := &Journal{db: db, path: path, pending: map[string]uint64{}, log: o.Logger}
+	if o.ReadOnly {
+		err = db.View(func(tx *bolt.Tx) error {
+			meta, ev := tx.Bucket(bucketMeta), tx.Bucket(bucketEvents)
+			if meta == nil || ev == nil || string(meta.Get(keyFormat)) != formatVersion {
+				return errors.New("not a sabot journal")
+			}
+			if k, _ := ev.Cursor().Last(); len(k) == 8 {
+				j.last = binary.BigEndian.Uint64(k)
+			}
+			return nil
+		})
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("journal: %s: %w", path, err)
+		}
+		return j, nil
+	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
@@ -240,6 +265,44 @@ func (j *Journal) Mark(name string) (uint64, error) {
 	return v, err
 }
 
+// SetMeta stores a small named value durably (e.g. the table options the
+// journal's events were applied with).
+func (j *Journal) SetMeta(name string, value []byte) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.db == nil {
+		return ErrClosed
+	}
+	if name == string(keyFormat) {
+		return fmt.Errorf("journal: meta key %q is reserved", name)
+	}
+	err := j.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put([]byte(name), value)
+	})
+	if err != nil {
+		return fmt.Errorf("journal: set meta %s in %s: %w", name, j.path, err)
+	}
+	return nil
+}
+
+// Meta returns the value stored under name, or nil.
+func (j *Journal) Meta(name string) ([]byte, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.db == nil {
+		return nil, ErrClosed
+	}
+	var v []byte
+	err := j.db.View(func(tx *bolt.Tx) error {
+		v = append([]byte(nil), tx.Bucket(bucketMeta).Get([]byte(name))...)
+		return nil
+	})
+	if len(v) == 0 {
+		v = nil
+	}
+	return v, err
+}
+
 // Flush writes pending marks durably.
 func (j *Journal) Flush() error {
 	j.mu.Lock()
@@ -314,7 +377,7 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	var err error
-	if len(j.pending) > 0 {
+	if len(j.pending) > 0 && !j.db.IsReadOnly() {
 		err = j.db.Update(j.writeMarks)
 	}
 	if cerr := j.db.Close(); err == nil {
@@ -326,3 +389,8 @@ func (j *Journal) Close() error {
 	}
 	return nil
 }
+
+// MetaTableOptions is the meta key under which sabotd stores the
+// tableau.Options (JSON) its journaled events are applied with, so that
+// `sabot export` can say how to check the exported transcript.
+const MetaTableOptions = "table-options"

@@ -228,3 +228,43 @@ func TestJournalChild(t *testing.T) {
 		fmt.Println(seq)
 	}
 }
+
+func TestMetaAndReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Open(dir, &Options{ReadOnly: true}); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("read-only open of a missing journal = %v", err)
+	}
+	j, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.SetMeta("table", []byte(`{"decks":6}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.SetMeta("format", nil); err == nil {
+		t.Fatal("overwrote the format key")
+	}
+	j.Append(time.Unix(1, 0), []byte("x"))
+	// A reader cannot open the journal while the writer holds it.
+	if _, err := Open(dir, &Options{ReadOnly: true, LockTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("read-only open beside a writer = %v", err)
+	}
+	j.Close()
+	r, err := Open(dir, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if v, _ := r.Meta("table"); string(v) != `{"decks":6}` {
+		t.Fatalf("Meta = %q", v)
+	}
+	if v, _ := r.Meta("absent"); v != nil {
+		t.Fatalf("absent Meta = %q", v)
+	}
+	if r.Last() != 1 {
+		t.Fatalf("Last = %d", r.Last())
+	}
+	if _, err := r.Append(time.Now(), nil); err == nil {
+		t.Fatal("append to a read-only journal succeeded")
+	}
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sabot-table/sabot/drivers/journal"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+func init() {
+	register(&command{
+		name:    "export",
+		summary: "write the shoes in sabotd's journal as a transcript that `sabot check` reproduces",
+		run:     runExport,
+	})
+}
+
+const exportUsage = `usage: sabot export --state DIR [-o FILE]
+
+Reads sabotd's event journal (DIR/journal.db, the [state] dir of sabotd.toml)
+and writes every shoe in it as a shoe transcript: cards, "|" (coup button),
+"cut", "void" and "shoe", in the order the daemon applied them. Running
+'sabot check' on it, with the flags given in its first line, gives the same
+coups, alerts and voids the daemon published (the daemon's own alerts —
+unreadable cards, alarms, link state, acknowledgements — appear as comments).
+
+The journal must not be open in a running sabotd (stop it, or copy the state
+directory). Exit status: 0 written, 2 unreadable journal or bad flags.
+
+Flags:
+`
+
+func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
+	state := fs.String("state", "", "sabotd's state `directory` (holds journal.db)")
+	outPath := fs.String("o", "-", "output `file` (\"-\": standard output)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *state == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "sabot export: --state DIR is required and takes no arguments")
+		fs.Usage()
+		return 2
+	}
+	j, err := journal.Open(*state, &journal.Options{ReadOnly: true})
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot export: %v\n", err)
+		return 2
+	}
+	defer j.Close()
+	var w io.Writer = stdout
+	if *outPath != "-" {
+		f, err := os.Create(*outPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "sabot export: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := exportJournal(j, w); err != nil {
+		fmt.Fprintf(stderr, "sabot export: %v\n", err)
+		return 2
+	}
+	if f, ok := w.(*os.File); ok && f != os.Stdout {
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(stderr, "sabot export: %v\n", err)
+			return 2
+		}
+	}
+	return 0
+}
+
+// checkFlags renders opts as `sabot check` flags.
+func checkFlags(o tableau.Options) string {
+	m := "off"
+	if o.Markers {
+		m = "on"
+	}
+	tie := o.Rules.TiePays
+	if tie == 0 {
+		tie = 8
+	}
+	decks := o.Decks
+	if decks == 0 {
+		decks = tableau.DefaultDecks
+	}
+	return fmt.Sprintf("--decks %d --rules %s --tie-pays %d --cut-rule %s --markers %s", decks, o.Rules.Game, tie, o.CutRule, m)
+}
+
+// exportJournal writes the journal as a transcript: one coup per line
+// ("|" and "shoe" end lines), the daemon's own inputs as comments.
+func exportJournal(j *journal.Journal, w io.Writer) error {
+	opts := tableau.Options{Markers: true}
+	if raw, err := j.Meta(journal.MetaTableOptions); err != nil {
+		return err
+	} else if raw != nil {
+		if err := json.Unmarshal(raw, &opts); err != nil {
+			return fmt.Errorf("%s: table options: %w", j.Path(), err)
+		}
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# sabot export of %s (%d events)\n", j.Path(), j.Last())
+	fmt.Fprintf(bw, "# check with: sabot check %s\n", checkFlags(opts))
+	sep := ""
+	endLine := func() {
+		if sep != "" {
+			bw.WriteByte('\n')
+			sep = ""
+		}
+	}
+	err := j.Replay(1, func(r journal.Record) error {
+		var in tableau.Input
+		if err := json.Unmarshal(r.Data, &in); err != nil {
+			return fmt.Errorf("%s: record %d: %w", j.Path(), r.Seq, err)
+		}
+		tok, ok := in.Token()
+		if ok && tok.Kind == tableau.TokMarker && !opts.Markers {
+			return nil // the daemon ignored the coup button
+		}
+		if ok && tok.Kind == tableau.TokCard && !tok.Card.Valid() {
+			ok = false
+		}
+		if !ok {
+			endLine()
+			fmt.Fprintf(bw, "# %s %s", r.Time.Format("2006-01-02T15:04:05.000Z"), in.Kind)
+			for _, s := range []string{in.Code, in.Text, in.Operator} {
+				if s != "" {
+					fmt.Fprintf(bw, " %q", s)
+				}
+			}
+			bw.WriteByte('\n')
+			return nil
+		}
+		if tok.Kind == tableau.TokShoe {
+			endLine()
+		}
+		bw.WriteString(sep)
+		bw.WriteString(tok.String())
+		sep = " "
+		if tok.Kind == tableau.TokMarker || tok.Kind == tableau.TokShoe {
+			bw.WriteByte('\n')
+			sep = ""
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	endLine()
+	return bw.Flush()
+}
