@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+func init() {
+	register(&command{
+		name:    "odds",
+		summary: "exact odds and house edges of the next coup from a shoe with cards removed (JSON)",
+		run:     runOdds,
+	})
+}
+
+const oddsUsage = `usage: sabot odds [--decks N] [--removed CARDS] [--rules punto-banco|super6|ez]
+                  [--tie-pays 8|9] [--batch]
+
+Computes, by exact enumeration with card removal, the probabilities of the
+next coup dealt from a shoe of N decks less the cards removed, and the house
+edge of every bet the rule profile offers. Prints one JSON object:
+  banker player tie natural player_pair banker_pair dragon7 panda8 super6
+  cards4 cards5 cards6     probabilities (super6: banker wins with 6)
+  house_edge               {banker, player, tie, player_pair, banker_pair,
+                            and dragon7, panda8 under ez}: −EV per unit staked
+  cards_left               cards left in the shoe
+
+CARDS are in the transcript card syntax, separated by spaces: "5H 5 9C KD"
+(a rank alone is a rank-only read). With --batch, standard input holds one
+CARDS list per line and the output one JSON object per line.
+
+Exit status: 0 success, 2 bad flags or cards (removing a card the shoe no
+longer holds, or leaving fewer than 6 cards, is an error).
+
+Flags:
+`
+
+// oddsConfig is the parsed command line of `sabot odds`.
+type oddsConfig struct {
+	decks   int
+	removed string
+	rules   tableau.Rules
+	batch   bool
+}
+
+func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
+	var cfg oddsConfig
+	fs := flag.NewFlagSet("odds", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, oddsUsage)
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&cfg.decks, "decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
+	fs.StringVar(&cfg.removed, "removed", "", "cards already out of the shoe, e.g. \"5H 5 9C KD\"")
+	rules := fs.String("rules", "punto-banco", "rule profile: punto-banco, super6 or ez")
+	tie := fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)")
+	fs.BoolVar(&cfg.batch, "batch", false, "read one CARDS list per standard input line; one JSON object per line")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	var errs []error
+	if cfg.decks < 1 || cfg.decks > tableau.MaxDecks {
+		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.decks, tableau.MaxDecks))
+	}
+	g, err := tableau.ParseGame(*rules)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
+	}
+	if *tie != 8 && *tie != 9 {
+		errs = append(errs, fmt.Errorf("--tie-pays %d: want 8 or 9", *tie))
+	}
+	cfg.rules = tableau.Rules{Game: g, TiePays: *tie}
+	if cfg.batch && cfg.removed != "" {
+		errs = append(errs, errors.New("--removed and --batch exclude each other (with --batch, stdin gives the cards)"))
+	}
+	if fs.NArg() > 0 {
+		errs = append(errs, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// oddsOutput is the JSON object `sabot odds` prints.
+type oddsOutput struct {
+	Banker     float64        `json:"banker"`
+	Player     float64        `json:"player"`
+	Tie        float64        `json:"tie"`
+	Natural    float64        `json:"natural"`
+	PlayerPair float64        `json:"player_pair"`
+	BankerPair float64        `json:"banker_pair"`
+	Dragon7    float64        `json:"dragon7"`
+	Panda8     float64        `json:"panda8"`
+	Super6     float64        `json:"super6"`
+	Cards4     float64        `json:"cards4"`
+	Cards5     float64        `json:"cards5"`
+	Cards6     float64        `json:"cards6"`
+	HouseEdge  houseEdgeJSON  `json:"house_edge"`
+	CardsLeft  int            `json:"cards_left"`
+	Rules      tableau.Game   `json:"rules"`
+	TiePays    int            `json:"tie_pays"`
+	Decks      int            `json:"decks"`
+	Counts     oddsCountsJSON `json:"counts"`
+}
+
+// houseEdgeJSON is the house_edge object; dragon7 and panda8 only under ez.
+type houseEdgeJSON struct {
+	Banker     float64  `json:"banker"`
+	Player     float64  `json:"player"`
+	Tie        float64  `json:"tie"`
+	PlayerPair float64  `json:"player_pair"`
+	BankerPair float64  `json:"banker_pair"`
+	Dragon7    *float64 `json:"dragon7,omitempty"`
+	Panda8     *float64 `json:"panda8,omitempty"`
+}
+
+// oddsCountsJSON gives the exact integer counts behind the probabilities:
+// ordered six-card sequences (see tableau.Odds).
+type oddsCountsJSON struct {
+	Sequences uint64 `json:"sequences"`
+	Banker    uint64 `json:"banker"`
+	Player    uint64 `json:"player"`
+	Tie       uint64 `json:"tie"`
+}
+
+func newOddsOutput(o *tableau.Odds, cfg *oddsConfig, left int) oddsOutput {
+	edge := func(b tableau.Bet) float64 {
+		e, _ := o.HouseEdge(b, cfg.rules)
+		return e
+	}
+	out := oddsOutput{
+		Banker: o.Prob(o.Banker), Player: o.Prob(o.Player), Tie: o.Prob(o.Tie),
+		Natural: o.Prob(o.Natural), PlayerPair: o.Prob(o.PlayerPair), BankerPair: o.Prob(o.BankerPair),
+		Dragon7: o.Prob(o.Dragon7), Panda8: o.Prob(o.Panda8), Super6: o.Prob(o.Super6),
+		Cards4: o.Prob(o.Cards4), Cards5: o.Prob(o.Cards5), Cards6: o.Prob(o.Cards6),
+		HouseEdge: houseEdgeJSON{
+			Banker: edge(tableau.BetBanker), Player: edge(tableau.BetPlayer), Tie: edge(tableau.BetTie),
+			PlayerPair: edge(tableau.BetPlayerPair), BankerPair: edge(tableau.BetBankerPair),
+		},
+		CardsLeft: left, Rules: cfg.rules.Game, TiePays: cfg.rules.TiePays, Decks: cfg.decks,
+		Counts: oddsCountsJSON{Sequences: o.Sequences, Banker: o.Banker, Player: o.Player, Tie: o.Tie},
+	}
+	if cfg.rules.Offers(tableau.BetDragon7) {
+		d7, p8 := edge(tableau.BetDragon7), edge(tableau.BetPanda8)
+		out.HouseEdge.Dragon7, out.HouseEdge.Panda8 = &d7, &p8
+	}
+	return out
+}
+
+// parseRemoved parses a CARDS list and takes each card out of a fresh
+// shoe of decks decks. A card the shoe can no longer hold — more of its
+// rank, or of its rank and suit, than the decks contain — is an error, as
+// is a list that leaves fewer than six cards. Errors name the card, its
+// 1-based column in s, and its position in the list.
+func parseRemoved(s string, decks int) (tableau.RankCounts, error) {
+	comp, err := tableau.NewComposition(decks)
+	if err != nil {
+		return tableau.RankCounts{}, err
+	}
+	n := 0
+	for col, i := 1, 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			i += size
+			col++
+			continue
+		}
+		start, startCol := i, col
+		for i < len(s) {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			i += size
+			col++
+		}
+		word := s[start:i]
+		n++
+		c, err := tableau.ParseCard(word)
+		if err != nil {
+			return tableau.RankCounts{}, fmt.Errorf("column %d: card %d %q: not a card (want rank A 2–9 T J Q K or 10, optional suit S H D C)", startCol, n, word)
+		}
+		if !comp.Draw(c) {
+			return tableau.RankCounts{}, fmt.Errorf("column %d: card %d %q: removes more than a %d-deck shoe holds (%s)", startCol, n, word, decks, holds(c, decks))
+		}
+	}
+	rc := comp.RemainingRanks()
+	if left := rc.Total(); left < 6 {
+		return tableau.RankCounts{}, fmt.Errorf("%d cards removed leave %d in a %d-deck shoe; a coup may need 6", n, left, decks)
+	}
+	return rc, nil
+}
+
+// holds says how many copies of c a shoe of decks decks holds.
+func holds(c tableau.Card, decks int) string {
+	if c.Suit == tableau.SuitUnknown {
+		return fmt.Sprintf("%d of rank %s", 4*decks, c.Rank)
+	}
+	return fmt.Sprintf("%d of %s, %d of rank %s", decks, c, 4*decks, c.Rank)
+}
+
+// runOdds is `sabot odds`.
+func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, err := parseOddsFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot odds: %v\n", err)
+		return 2
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	var o tableau.Odds
+	analyze := func(cards string) error {
+		rc, err := parseRemoved(cards, cfg.decks)
+		if err != nil {
+			return err
+		}
+		if err := o.Analyze(&rc); err != nil {
+			return err
+		}
+		return enc.Encode(newOddsOutput(&o, &cfg, rc.Total()))
+	}
+	if !cfg.batch {
+		if err := analyze(cfg.removed); err != nil {
+			fmt.Fprintf(stderr, "sabot odds: --removed: %v\n", err)
+			return 2
+		}
+		return flushed(w, stderr)
+	}
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		if err := ctx.Err(); err != nil {
+			w.Flush()
+			fmt.Fprintf(stderr, "sabot odds: %v\n", err)
+			return 2
+		}
+		if err := analyze(sc.Text()); err != nil {
+			w.Flush() // lines before the bad one are good output
+			fmt.Fprintf(stderr, "sabot odds: <stdin>:%d: %v\n", line, err)
+			return 2
+		}
+	}
+	if err := sc.Err(); err != nil {
+		w.Flush()
+		fmt.Fprintf(stderr, "sabot odds: reading standard input: %v\n", err)
+		return 2
+	}
+	return flushed(w, stderr)
+}
+
+// flushed flushes w and returns the exit status: 0, or 2 if the output
+// could not be written.
+func flushed(w *bufio.Writer, stderr io.Writer) int {
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(stderr, "sabot odds: writing output: %v\n", err)
+		return 2
+	}
+	return 0
+}
