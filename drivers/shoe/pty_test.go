@@ -1,0 +1,159 @@
+package shoe
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// testPTY is a pseudo-terminal pair standing in for a USB serial adapter:
+// the test plays the shoe on the master side, the code under test opens the
+// slave device (through a symlink, like /dev/serial/by-id).
+type testPTY struct {
+	master *os.File
+	slave  *os.File // kept open so the tty keeps its raw settings
+	dev    string   // /dev/pts/N
+}
+
+func newPTY(t testing.TB) *testPTY {
+	t.Helper()
+	m, s, err := pty.Open()
+	if err != nil {
+		t.Fatalf("pty: %v", err)
+	}
+	makeRaw(t, int(s.Fd()))
+	p := &testPTY{master: m, slave: s, dev: s.Name()}
+	t.Cleanup(p.unplug)
+	return p
+}
+
+// unplug closes both sides: the device node disappears, as when a USB
+// adapter is pulled.
+func (p *testPTY) unplug() {
+	p.master.Close()
+	p.slave.Close()
+}
+
+func makeRaw(t testing.TB, fd int) {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatalf("tcgetattr: %v", err)
+	}
+	tio.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
+	tio.Oflag &^= unix.OPOST
+	tio.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+	tio.Cflag &^= unix.CSIZE | unix.PARENB
+	tio.Cflag |= unix.CS8
+	tio.Cc[unix.VMIN] = 1
+	tio.Cc[unix.VTIME] = 0
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, tio); err != nil {
+		t.Fatalf("tcsetattr: %v", err)
+	}
+}
+
+// symlinkTo points the stable name at the pty's device (replacing any old link).
+func symlinkTo(t testing.TB, name, dev string) {
+	t.Helper()
+	tmp := name + ".new"
+	os.Remove(tmp)
+	if err := os.Symlink(dev, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlinkPath(t testing.TB) string {
+	return filepath.Join(t.TempDir(), "usb-Sabot_Shoe_0001-if00-port0")
+}
+
+// countingOpen wraps an OpenFunc and counts opens and reads.
+type countingOpen struct {
+	open  OpenFunc
+	mu    sync.Mutex
+	opens int
+	fails int
+	reads int
+}
+
+func (c *countingOpen) Open(cfg PortConfig) (Port, error) {
+	p, err := c.open(cfg)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opens++
+	if err != nil {
+		c.fails++
+		return nil, err
+	}
+	return &countingPort{Port: p, c: c}, nil
+}
+
+func (c *countingOpen) counts() (opens, fails, reads int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opens, c.fails, c.reads
+}
+
+type countingPort struct {
+	Port
+	c *countingOpen
+}
+
+func (p *countingPort) Read(b []byte) (int, error) {
+	p.c.mu.Lock()
+	p.c.reads++
+	p.c.mu.Unlock()
+	return p.Port.Read(b)
+}
+
+// recorder is a Handler that keeps events and signals each one.
+type recorder struct {
+	mu  sync.Mutex
+	evs []Event
+	ch  chan Event
+}
+
+func newRecorder() *recorder { return &recorder{ch: make(chan Event, 100000)} }
+
+func (r *recorder) handle(ev Event) error {
+	r.mu.Lock()
+	r.evs = append(r.evs, ev)
+	r.mu.Unlock()
+	r.ch <- ev
+	return nil
+}
+
+func (r *recorder) events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.evs...)
+}
+
+// next waits for the next event (failing the test after limit).
+func (r *recorder) next(t testing.TB, limit time.Duration) Event {
+	t.Helper()
+	select {
+	case ev := <-r.ch:
+		return ev
+	case <-time.After(limit):
+		t.Fatalf("no event within %v", limit)
+	}
+	return Event{}
+}
+
+// expect waits for the next event and checks its String form.
+func (r *recorder) expect(t testing.TB, want string, limit time.Duration) Event {
+	t.Helper()
+	ev := r.next(t, limit)
+	if got := ev.String(); got != want {
+		t.Fatalf("event %q, want %q", got, want)
+	}
+	return ev
+}
