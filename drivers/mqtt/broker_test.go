@@ -1,0 +1,91 @@
+package mqtt
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEmbeddedBrokerFullShoe(t *testing.T) {
+	b, err := StartEmbeddedBroker("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !strings.HasPrefix(b.URL(), "tcp://127.0.0.1:") || strings.HasSuffix(b.URL(), ":0") {
+		t.Fatalf("URL = %q", b.URL())
+	}
+	sub := newSubscriber(t, b.URL(), "scoreboard-1", "sabot/T1", "sabot/T1/#", nil)
+	events, _ := shoeEvents(t, "T1", 7)
+	p := startPublisher(t, testOptions("T1", t.TempDir(), b.URL()))
+	publishEvents(t, p, events, 0)
+	assertDelivery(t, sub, expectedIDs(t, events), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := p.Status(); !st.Connected || st.Backlog != 0 || st.Broker != b.URL() {
+		t.Fatalf("status %+v", st)
+	}
+	// A clean stop publishes "offline" itself.
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "offline status", 5*time.Second, func() bool {
+		return lastStatus(t, sub.got.snapshot()) == StatusOffline
+	})
+	// A late scoreboard gets the retained state and status at once.
+	late := newSubscriber(t, b.URL(), "scoreboard-late", "sabot/T1", "sabot/T1/+", nil)
+	waitFor(t, "retained state", 5*time.Second, func() bool {
+		n := 0
+		for _, m := range late.got.snapshot() {
+			if m.retained && (m.topic == TopicState || m.topic == TopicStatus) {
+				n++
+			}
+		}
+		return n == 2
+	})
+	var st StatePayload
+	for _, m := range late.got.snapshot() {
+		if m.topic == TopicState {
+			if err := json.Unmarshal(m.payload, &st); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var want StatePayload
+	for _, ev := range events {
+		for _, m := range ev {
+			if m.Topic == TopicState {
+				json.Unmarshal(m.Payload, &want)
+			}
+		}
+	}
+	if st.ID != want.ID || st.CardsDealt != want.CardsDealt || st.Coup != want.Coup {
+		t.Fatalf("retained state %+v, want the last one %+v", st.Envelope, want.Envelope)
+	}
+}
+
+// lastStatus returns the status value of the last status message in msgs.
+func lastStatus(t testing.TB, msgs []received) string {
+	s := ""
+	for _, m := range msgs {
+		if m.topic == TopicStatus {
+			var p StatusPayload
+			if err := json.Unmarshal(m.payload, &p); err != nil {
+				t.Fatal(err)
+			}
+			s = p.Status
+		}
+	}
+	return s
+}
+
+func TestEmbeddedBrokerLoopbackOnly(t *testing.T) {
+	if _, err := StartEmbeddedBroker("0.0.0.0:0", nil); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("err = %v", err)
+	}
+}

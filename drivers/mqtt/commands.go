@@ -1,0 +1,183 @@
+package mqtt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+)
+
+// Command names.
+const (
+	CmdAck     = "ack"      // acknowledge the current alert
+	CmdVoid    = "void"     // void the current coup
+	CmdNewShoe = "new-shoe" // start a new shoe
+)
+
+// MaxCommand is the largest command payload accepted, in bytes.
+const MaxCommand = 1024
+
+// CommandReply is published on <prefix>/cmd/<name>/reply for every command
+// received, accepted or not.
+type CommandReply struct {
+	Envelope
+	Command   string `json:"command"`
+	RequestID string `json:"request_id"`
+	Operator  string `json:"operator"`
+	Accepted  bool   `json:"accepted"`
+	// Reason says why the command was rejected ("" when accepted).
+	Reason string `json:"reason,omitempty"`
+}
+
+func (p *Publisher) subscribeCommands(c paho.Client) {
+	topic := p.prefix + "/" + TopicCmd + "/+"
+	tok := c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) {
+		// Never block the client's goroutine: hand the message over.
+		select {
+		case p.cmds <- m:
+		default:
+			p.opts.Logger.Warn("mqtt: command queue full; command rejected", "topic", m.Topic())
+			go p.reply(cmdName(p.prefix, m.Topic()), Command{}, false, "busy: too many commands at once, retry")
+		}
+	})
+	if !tok.WaitTimeout(p.opts.AckTimeout) {
+		p.opts.Logger.Error("mqtt: command subscription not acknowledged in time", "topic", topic)
+		return
+	}
+	if err := tok.Error(); err != nil {
+		p.opts.Logger.Error("mqtt: cannot subscribe to commands", "topic", topic, "err", err)
+		return
+	}
+	if st, ok := tok.(*paho.SubscribeToken); ok {
+		if q, ok := st.Result()[topic]; ok && q > 2 {
+			p.opts.Logger.Error("mqtt: broker refused the command subscription (check its ACL)", "topic", topic)
+		}
+	}
+}
+
+func cmdName(prefix, topic string) string {
+	return strings.TrimPrefix(topic, prefix+"/"+TopicCmd+"/")
+}
+
+func (p *Publisher) commandLoop(ctx context.Context) {
+	defer p.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-p.cmds:
+			p.handleCommand(m.Topic(), m.Payload(), m.Retained())
+		}
+	}
+}
+
+// handleCommand validates one command, gives a valid one to OnCommand, and
+// replies.
+func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
+	name := cmdName(p.prefix, topic)
+	cmd, reason := p.validateCommand(name, payload, retained)
+	if reason != "" {
+		p.opts.Logger.Warn("mqtt: command rejected", "command", name, "request_id", cmd.RequestID, "operator", cmd.Operator, "reason", reason)
+		if p.opts.OnCommandRejected != nil {
+			p.opts.OnCommandRejected(cmd, reason)
+		}
+		p.reply(name, cmd, false, reason)
+		return
+	}
+	if p.opts.OnCommand == nil {
+		p.reply(name, cmd, false, "commands are not handled by this daemon")
+		return
+	}
+	if err := p.opts.OnCommand(cmd); err != nil {
+		p.opts.Logger.Warn("mqtt: command refused", "command", name, "request_id", cmd.RequestID, "operator", cmd.Operator, "err", err)
+		p.reply(name, cmd, false, err.Error())
+		return
+	}
+	p.opts.Logger.Info("mqtt: command accepted", "command", name, "request_id", cmd.RequestID, "operator", cmd.Operator)
+	p.reply(name, cmd, true, "")
+}
+
+// validateCommand returns the parsed command and "" or the reason to reject.
+func (p *Publisher) validateCommand(name string, payload []byte, retained bool) (Command, string) {
+	cmd := Command{Name: name, Received: p.opts.Now()}
+	switch name {
+	case CmdAck, CmdVoid, CmdNewShoe:
+	default:
+		return cmd, fmt.Sprintf("unknown command %q (want ack, void or new-shoe)", truncateUTF8(name, 64))
+	}
+	if len(payload) > MaxCommand {
+		return cmd, fmt.Sprintf("payload of %d bytes exceeds the %d-byte limit", len(payload), MaxCommand)
+	}
+	if retained {
+		return cmd, "retained commands are refused (a retained command would run again on every reconnect); publish with retain=false"
+	}
+	if !utf8.Valid(payload) {
+		return cmd, "payload is not UTF-8"
+	}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cmd); err != nil {
+		return cmd, "bad JSON: " + err.Error()
+	}
+	if dec.More() {
+		return cmd, "bad JSON: data after the object"
+	}
+	switch {
+	case cmd.RequestID == "":
+		return cmd, "missing field request_id"
+	case cmd.Operator == "":
+		return cmd, "missing field operator"
+	case len(cmd.RequestID) > 128:
+		return cmd, "request_id longer than 128 bytes"
+	case len(cmd.Operator) > 64:
+		return cmd, "operator longer than 64 bytes"
+	case cmd.Table != "" && cmd.Table != p.opts.Table:
+		return cmd, fmt.Sprintf("wrong table %q (this is %q)", cmd.Table, p.opts.Table)
+	case len(p.opts.Operators) > 0 && !slices.Contains(p.opts.Operators, cmd.Operator):
+		return cmd, fmt.Sprintf("operator %q is not authorised", cmd.Operator)
+	}
+	key := name + "\x00" + cmd.RequestID
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.recentCmds[key] {
+		return cmd, fmt.Sprintf("duplicate request_id %q (already processed)", cmd.RequestID)
+	}
+	p.recentCmds[key] = true
+	p.recentOrder = append(p.recentOrder, key)
+	if len(p.recentOrder) > 1024 {
+		delete(p.recentCmds, p.recentOrder[0])
+		p.recentOrder = p.recentOrder[1:]
+	}
+	return cmd, ""
+}
+
+// reply queues the reply in the outbox (so it survives a lost connection).
+func (p *Publisher) reply(name string, cmd Command, accepted bool, reason string) {
+	p.mu.Lock()
+	p.statusN++
+	n := p.statusN
+	shoeID := p.shoeID
+	p.mu.Unlock()
+	id := p.opts.Table + "/cmd/" + p.bootID + "/" + strconv.Itoa(n)
+	r := CommandReply{
+		Envelope:  NewEnvelope(p.opts.Table, id, shoeID, p.opts.Now()),
+		Command:   truncateUTF8(name, 64),
+		RequestID: truncateUTF8(cmd.RequestID, 128),
+		Operator:  truncateUTF8(cmd.Operator, 64),
+		Accepted:  accepted,
+		Reason:    truncateUTF8(reason, 512),
+	}
+	m, err := Encode(TopicCmd+"/"+name+"/reply", false, r)
+	if err == nil {
+		err = p.box.append(context.Background(), []Message{m}, true)
+	}
+	if err != nil {
+		p.opts.Logger.Error("mqtt: cannot queue command reply", "command", name, "err", err)
+	}
+}

@@ -1,0 +1,306 @@
+package mqtt
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/sabot-table/sabot/drivers/testenv"
+)
+
+// mosquitto is a broker this test runs: its own config in a temp dir, on a
+// free loopback port, with persistence so persistent sessions survive a
+// clean restart.
+type mosquitto struct {
+	t    testing.TB
+	bin  string
+	dir  string
+	conf string
+	port int
+	cmd  *exec.Cmd
+	exit chan struct{}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// newMosquitto writes a config (listener lines from listener, with %PORT%
+// replaced, plus extra) without starting the broker.
+func newMosquitto(t testing.TB, listener, extra string) *mosquitto {
+	t.Helper()
+	bin := testenv.NeedProgram(t, "mosquitto")
+	dir := t.TempDir()
+	m := &mosquitto{t: t, bin: bin, dir: dir, port: freePort(t), conf: filepath.Join(dir, "mosquitto.conf")}
+	if listener == "" {
+		listener = "listener %PORT% 127.0.0.1\nallow_anonymous true\n"
+	}
+	conf := strings.ReplaceAll(listener, "%PORT%", fmt.Sprint(m.port)) +
+		"persistence true\npersistence_location " + dir + "/\nautosave_interval 1\n" +
+		"max_queued_messages 0\nmax_inflight_messages 20\n" +
+		"log_dest file " + filepath.Join(dir, "mosquitto.log") + "\nlog_type error\nlog_type warning\nlog_type notice\nlog_type information\n" +
+		"user root\n" + extra
+	if err := os.WriteFile(m.conf, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		m.kill()
+		if t.Failed() {
+			if b, err := os.ReadFile(filepath.Join(dir, "mosquitto.log")); err == nil {
+				t.Logf("mosquitto log:\n%s", tail(b, 4000))
+			}
+		}
+	})
+	return m
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+func (m *mosquitto) url() string { return fmt.Sprintf("tcp://127.0.0.1:%d", m.port) }
+
+// start runs the broker and waits until it accepts connections.
+func (m *mosquitto) start() {
+	m.t.Helper()
+	var out bytes.Buffer
+	m.cmd = exec.Command(m.bin, "-c", m.conf)
+	m.cmd.Stdout, m.cmd.Stderr = &out, &out
+	if err := m.cmd.Start(); err != nil {
+		m.t.Fatal(err)
+	}
+	m.exit = make(chan struct{})
+	go func(c *exec.Cmd, exit chan struct{}) { c.Wait(); close(exit) }(m.cmd, m.exit)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-m.exit:
+			m.t.Fatalf("mosquitto exited at start: %s", out.String())
+		default:
+		}
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", m.port), 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	m.t.Fatalf("mosquitto did not listen on %d: %s", m.port, out.String())
+}
+
+// stop ends the broker with SIGTERM (it saves its persistence database) and
+// waits for it.
+func (m *mosquitto) stop() { m.signal(syscall.SIGTERM) }
+
+func (m *mosquitto) kill() { m.signal(syscall.SIGKILL) }
+
+func (m *mosquitto) signal(sig syscall.Signal) {
+	if m.cmd == nil || m.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-m.exit:
+		m.cmd = nil
+		return
+	default:
+	}
+	m.cmd.Process.Signal(sig)
+	select {
+	case <-m.exit:
+	case <-time.After(10 * time.Second):
+		m.cmd.Process.Kill()
+		<-m.exit
+	}
+	m.cmd = nil
+}
+
+// reload makes mosquitto re-read its password and ACL files.
+func (m *mosquitto) reload() {
+	if m.cmd != nil {
+		m.cmd.Process.Signal(syscall.SIGHUP)
+	}
+}
+
+// subscriber is a test consumer: a persistent session (clean session false)
+// at QoS 1, as the README tells integrators to run.
+type subscriber struct {
+	c    paho.Client
+	got  *collector
+	base string // topic prefix stripped from received topics
+}
+
+func newSubscriber(t testing.TB, broker, clientID, base, filter string, extra func(*paho.ClientOptions)) *subscriber {
+	t.Helper()
+	s := &subscriber{got: &collector{}, base: base}
+	o := paho.NewClientOptions().AddBroker(broker).SetClientID(clientID).SetCleanSession(false).
+		SetAutoReconnect(true).SetMaxReconnectInterval(200 * time.Millisecond).SetConnectRetry(true).
+		SetConnectRetryInterval(100 * time.Millisecond).SetKeepAlive(2 * time.Second).SetPingTimeout(time.Second).
+		SetConnectTimeout(2 * time.Second)
+	o.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) {
+		s.got.add(received{topic: strings.TrimPrefix(m.Topic(), base+"/"), payload: m.Payload(), retained: m.Retained()})
+	})
+	if extra != nil {
+		extra(o)
+	}
+	s.c = paho.NewClient(o)
+	if tok := s.c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscriber connect: %v", tok.Error())
+	}
+	if tok := s.c.Subscribe(filter, 1, nil); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe %s: %v", filter, tok.Error())
+	}
+	t.Cleanup(func() { s.c.Disconnect(50) })
+	return s
+}
+
+// waitIDs waits until the subscriber has every id of want (after dedupe).
+func (s *subscriber) waitIDs(t testing.TB, want []string, timeout time.Duration) []string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		got := dedupeQuiet(s.got.snapshot())
+		if containsAll(got, want) {
+			return dedupe(t, s.got.snapshot())
+		}
+		if time.Now().After(deadline) {
+			ids := dedupe(t, s.got.snapshot())
+			missing := 0
+			set := map[string]bool{}
+			for _, id := range ids {
+				set[id] = true
+			}
+			first := ""
+			for _, id := range want {
+				if !set[id] {
+					if missing == 0 {
+						first = id
+					}
+					missing++
+				}
+			}
+			t.Fatalf("after %v the subscriber misses %d of %d messages (first %s)", timeout, missing, len(want), first)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// dedupeQuiet is dedupe without checks (for polling).
+func dedupeQuiet(msgs []received) []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, m := range msgs {
+		i := bytes.Index(m.payload, []byte(`"id":"`))
+		if i < 0 {
+			continue
+		}
+		rest := m.payload[i+6:]
+		j := bytes.IndexByte(rest, '"')
+		if j < 0 {
+			continue
+		}
+		id := string(rest[:j])
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// assertDelivery checks that got, de-duplicated, is exactly want in order,
+// and logs how many duplicates there were.
+func assertDelivery(t testing.TB, s *subscriber, want []string, timeout time.Duration) {
+	t.Helper()
+	got := s.waitIDs(t, want, timeout)
+	wantSet := map[string]bool{}
+	for _, id := range want {
+		wantSet[id] = true
+	}
+	var inWant []string
+	for _, id := range got {
+		if wantSet[id] {
+			inWant = append(inWant, id)
+		}
+	}
+	if len(inWant) != len(want) {
+		t.Fatalf("got %d of %d ids", len(inWant), len(want))
+	}
+	for i := range want {
+		if inWant[i] != want[i] {
+			t.Fatalf("order broken at %d: got %s, want %s", i, inWant[i], want[i])
+		}
+	}
+	total := 0
+	for _, m := range s.got.snapshot() {
+		if m.topic != TopicStatus && m.topic != TopicState {
+			total++
+		}
+	}
+	t.Logf("delivered %d messages in order; %d received in all (%d duplicates)", len(want), total, total-len(got))
+}
+
+// testOptions are short timeouts for tests on a small CI box.
+func testOptions(table, dir string, brokers ...string) Options {
+	return Options{
+		Table: table, Brokers: brokers, StateDir: dir, Version: "test",
+		KeepAlive: 2 * time.Second, ConnectTimeout: 2 * time.Second,
+		ReconnectMin: 50 * time.Millisecond, ReconnectMax: 500 * time.Millisecond,
+		AckTimeout: 3 * time.Second,
+	}
+}
+
+func startPublisher(t testing.TB, o Options) *Publisher {
+	t.Helper()
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		p.Close(ctx)
+	})
+	return p
+}
+
+func publishEvents(t testing.TB, p *Publisher, events [][]Message, pace time.Duration) {
+	t.Helper()
+	for i, ev := range events {
+		if err := p.Publish(context.Background(), ev...); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if pace > 0 {
+			time.Sleep(pace)
+		}
+	}
+}
+
+func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

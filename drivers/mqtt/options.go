@@ -1,0 +1,272 @@
+package mqtt
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultTopicPrefix    = "sabot"
+	DefaultKeepAlive      = 30 * time.Second
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultReconnectMin   = 500 * time.Millisecond
+	DefaultReconnectMax   = 30 * time.Second
+	DefaultAckTimeout     = 10 * time.Second
+	DefaultWindow         = 64
+	// DefaultMaxBacklog holds a week of a busy table with margin: 120 coups
+	// an hour around the clock is 20,160 coups; at about 8 messages a coup
+	// (cards, coup, state, the odd alert) that is 161,280 messages.
+	DefaultMaxBacklog = 250_000
+	// BacklogAlertFraction of MaxBacklog raises the outbox-backlog alert.
+	BacklogAlertFraction = 0.8
+)
+
+// TLSOptions configures TLS for ssl:// (and wss://) brokers. Paths are
+// files; all are optional (no CA file: the system roots).
+type TLSOptions struct {
+	CAFile     string // PEM CA certificates to trust for the broker
+	CertFile   string // PEM client certificate (with KeyFile)
+	KeyFile    string // PEM client private key
+	ServerName string // name to verify in the broker's certificate (default: the URL host)
+}
+
+func (t TLSOptions) enabled() bool {
+	return t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.ServerName != ""
+}
+
+// Command is a command received on <prefix>/cmd/<name>.
+type Command struct {
+	// Name is "ack", "void" or "new-shoe".
+	Name      string `json:"-"`
+	RequestID string `json:"request_id"`
+	Operator  string `json:"operator"`
+	// Table, if given by the sender, must equal Options.Table.
+	Table string `json:"table,omitempty"`
+	// Received is when the daemon received the command.
+	Received time.Time `json:"-"`
+}
+
+// BacklogAlert reports the outbox crossing BacklogAlertFraction of its
+// limit (Full false → true) or falling back below it.
+type BacklogAlert struct {
+	Queued, Max int
+	Raised      bool // true when crossing upwards, false when cleared
+}
+
+// Options configures a Publisher. Table and StateDir are required; every
+// other zero field takes the default named beside it.
+type Options struct {
+	// Table names the table: letters, digits, '-', '_' and '.'. It is part
+	// of topics, ids and the client id.
+	Table string
+	// TopicPrefix is the first topic level (default "sabot"): topics are
+	// <TopicPrefix>/<Table>/<suffix>.
+	TopicPrefix string
+	// Brokers lists broker URLs tried in order (failover): tcp://host:port,
+	// ssl://host:port (TLS; also tls://, mqtts://), ws://host:port/path,
+	// wss://. Empty: no broker; the caller should start an EmbeddedBroker.
+	Brokers []string
+	// ClientID defaults to "sabotd-<Table>".
+	ClientID string
+	// Username for the broker; the password comes from Password,
+	// PasswordFile (first line) or the environment variable PasswordEnv,
+	// in that order. The password is never logged.
+	Username     string
+	Password     string
+	PasswordFile string
+	PasswordEnv  string
+	TLS          TLSOptions
+
+	KeepAlive      time.Duration // default DefaultKeepAlive
+	ConnectTimeout time.Duration // per broker attempt; default DefaultConnectTimeout
+	ReconnectMin   time.Duration // first retry delay; default DefaultReconnectMin
+	ReconnectMax   time.Duration // backoff cap; default DefaultReconnectMax
+	// AckTimeout is how long a PUBACK may take; a timeout counts as "not
+	// delivered" and the message is sent again. Default DefaultAckTimeout.
+	AckTimeout time.Duration
+	// Window is how many messages may await PUBACK at once (default
+	// DefaultWindow).
+	Window int
+
+	// StateDir holds the outbox database (OutboxFile). Created if missing;
+	// unwritable is an error from New.
+	StateDir string
+	// MaxBacklog is the outbox limit in messages (default DefaultMaxBacklog).
+	MaxBacklog int
+	// OnBacklog, if set, is called (from a publisher goroutine) when the
+	// backlog crosses BacklogAlertFraction of MaxBacklog and when it falls
+	// back below. The publisher itself also publishes an outbox-backlog
+	// alert on TopicAlert when crossing upwards; the daemon should show it
+	// locally but not publish it again.
+	OnBacklog func(BacklogAlert)
+
+	// Version is the sabotd version published in the status payload.
+	Version string
+
+	// Commands enables the command topics <prefix>/cmd/<name> (off by
+	// default).
+	Commands bool
+	// Operators, if not empty, is the list of operators whose commands are
+	// accepted; others are rejected as unauthorised.
+	Operators []string
+	// OnCommand is called, one command at a time and never from the MQTT
+	// client's own goroutine, for each valid command. The daemon journals it
+	// as an audit record and carries it out; a non-nil error rejects it and
+	// its text is the reply's reason.
+	OnCommand func(Command) error
+	// OnCommandRejected, if set, is called for each command rejected by
+	// validation (for the audit journal).
+	OnCommandRejected func(c Command, reason string)
+
+	// Logger receives connection and delivery logs (default: discard).
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+var tableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// LogValue implements slog.LogValuer, so logging Options never shows the
+// password.
+func (o Options) LogValue() slog.Value {
+	pw := ""
+	if o.Password != "" {
+		pw = "(set)"
+	}
+	return slog.GroupValue(
+		slog.String("table", o.Table),
+		slog.String("topic_prefix", o.TopicPrefix),
+		slog.Any("brokers", o.Brokers),
+		slog.String("client_id", o.ClientID),
+		slog.String("username", o.Username),
+		slog.String("password", pw),
+		slog.String("password_file", o.PasswordFile),
+		slog.String("password_env", o.PasswordEnv),
+		slog.String("state_dir", o.StateDir),
+		slog.Bool("commands", o.Commands),
+	)
+}
+
+// normalize validates o and fills defaults. It reads the password file and
+// environment and builds the TLS configuration.
+func (o *Options) normalize() (*tls.Config, error) {
+	if !tableRE.MatchString(o.Table) {
+		return nil, fmt.Errorf("mqtt: table %q: want 1–64 letters, digits, '-', '_' or '.'", o.Table)
+	}
+	if o.TopicPrefix == "" {
+		o.TopicPrefix = DefaultTopicPrefix
+	}
+	if strings.ContainsAny(o.TopicPrefix, "+#") || strings.HasPrefix(o.TopicPrefix, "/") || strings.HasSuffix(o.TopicPrefix, "/") {
+		return nil, fmt.Errorf("mqtt: topic_prefix %q: no wildcards (+ #) and no leading or trailing '/'", o.TopicPrefix)
+	}
+	if o.ClientID == "" {
+		o.ClientID = "sabotd-" + o.Table
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.ReconnectMin <= 0 {
+		o.ReconnectMin = DefaultReconnectMin
+	}
+	if o.ReconnectMax <= 0 {
+		o.ReconnectMax = DefaultReconnectMax
+	}
+	if o.ReconnectMax < o.ReconnectMin {
+		o.ReconnectMax = o.ReconnectMin
+	}
+	if o.AckTimeout <= 0 {
+		o.AckTimeout = DefaultAckTimeout
+	}
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	if o.MaxBacklog <= 0 {
+		o.MaxBacklog = DefaultMaxBacklog
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	tlsNeeded := false
+	for _, b := range o.Brokers {
+		u, err := url.Parse(b)
+		if err != nil {
+			return nil, fmt.Errorf("mqtt: broker URL %q: %w", b, err)
+		}
+		switch u.Scheme {
+		case "tcp", "mqtt", "ws":
+		case "ssl", "tls", "mqtts", "tcps", "wss":
+			tlsNeeded = true
+		default:
+			return nil, fmt.Errorf("mqtt: broker URL %q: scheme %q not supported (tcp, ssl, ws, wss)", b, u.Scheme)
+		}
+		if u.Host == "" {
+			return nil, fmt.Errorf("mqtt: broker URL %q: no host", b)
+		}
+	}
+	if o.Password == "" && o.PasswordFile != "" {
+		b, err := os.ReadFile(o.PasswordFile)
+		if err != nil {
+			return nil, fmt.Errorf("mqtt: password_file: %w", err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		o.Password = strings.TrimRight(line, "\r")
+		if o.Password == "" {
+			return nil, fmt.Errorf("mqtt: password_file %s: first line is empty", o.PasswordFile)
+		}
+	}
+	if o.Password == "" && o.PasswordEnv != "" {
+		v, ok := os.LookupEnv(o.PasswordEnv)
+		if !ok || v == "" {
+			return nil, fmt.Errorf("mqtt: password_env: environment variable %s is not set", o.PasswordEnv)
+		}
+		o.Password = v
+	}
+	if o.Password != "" && o.Username == "" {
+		return nil, errors.New("mqtt: a password is set but no username")
+	}
+	if !tlsNeeded && !o.TLS.enabled() {
+		return nil, nil
+	}
+	return o.TLS.config()
+}
+
+func (t TLSOptions) config() (*tls.Config, error) {
+	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("mqtt: tls_ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("mqtt: tls_ca_file %s: no PEM certificate found", t.CAFile)
+		}
+		c.RootCAs = pool
+	}
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return nil, errors.New("mqtt: tls_cert_file and tls_key_file must be given together")
+	}
+	if t.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("mqtt: tls_cert_file %s / tls_key_file %s: %w", t.CertFile, t.KeyFile, err)
+		}
+		c.Certificates = []tls.Certificate{cert}
+	}
+	return c, nil
+}

@@ -1,0 +1,530 @@
+package mqtt
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+)
+
+// Publisher publishes a table's messages through the durable outbox: every
+// message is fsynced to the outbox before it is handed to the MQTT client
+// and removed only when the broker has acknowledged it (PUBACK). On connect
+// (and after a restart on the same state directory) the backlog goes first,
+// in order, then live messages. Delivery is at least once: consumers discard
+// duplicates by Envelope.ID.
+//
+// The zero value is not usable; call New, then Start, and Close at the end.
+// Methods are safe for concurrent use.
+type Publisher struct {
+	opts   Options
+	prefix string // <TopicPrefix>/<Table>
+	tls    *tls.Config
+	box    *outbox
+	bootID string
+
+	notify chan struct{} // cap 1: new message queued or connected
+	cmds   chan paho.Message
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu           sync.Mutex
+	cur          paho.Client // nil when not connected
+	broker       string      // broker of cur (or last attempted)
+	lastErr      error
+	attempts     int
+	shoeID       string
+	shoeState    string
+	statusN      int
+	backlogAlert bool
+	started      bool
+	closed       bool
+	recentCmds   map[string]bool
+	recentOrder  []string
+}
+
+// Status is a snapshot of the publisher's state, for health checks.
+type Status struct {
+	Connected bool
+	// Broker is the broker connected to (or last tried).
+	Broker string
+	// LastError is the last connection or delivery error ("" if none since
+	// the last successful connect).
+	LastError string
+	// ConnectAttempts counts failed connection attempts since the last
+	// successful connect.
+	ConnectAttempts int
+	// Backlog is the number of messages awaiting PUBACK; MaxBacklog its limit.
+	Backlog, MaxBacklog int
+}
+
+// New validates opts, reads the password, loads TLS files and opens the
+// outbox in opts.StateDir. It does not connect: Start does, in the
+// background. Errors name the offending option or path.
+func New(opts Options) (*Publisher, error) {
+	tlsConf, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if opts.StateDir == "" {
+		return nil, errors.New("mqtt: state directory not set (Options.StateDir)")
+	}
+	box, err := openOutbox(opts.StateDir, opts.MaxBacklog)
+	if err != nil {
+		return nil, err
+	}
+	p := &Publisher{
+		opts:       opts,
+		prefix:     opts.TopicPrefix + "/" + opts.Table,
+		tls:        tlsConf,
+		box:        box,
+		bootID:     strconv.FormatInt(opts.Now().UnixNano(), 36),
+		notify:     make(chan struct{}, 1),
+		cmds:       make(chan paho.Message, 64),
+		recentCmds: map[string]bool{},
+	}
+	box.onAppend = p.signal
+	return p, nil
+}
+
+// Prefix returns the topic prefix, "<TopicPrefix>/<Table>".
+func (p *Publisher) Prefix() string { return p.prefix }
+
+// Start connects in the background (retrying with capped backoff for as long
+// as it takes; the daemon works meanwhile) and starts delivering the
+// backlog. With no broker configured it only queues. Start returns at once.
+func (p *Publisher) Start(ctx context.Context) {
+	p.mu.Lock()
+	if p.started || p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.started = true
+	ctx, p.cancel = context.WithCancel(ctx)
+	p.mu.Unlock()
+	if len(p.opts.Brokers) > 0 {
+		p.wg.Add(2)
+		go p.connLoop(ctx)
+		go p.sendLoop(ctx)
+	}
+	if p.opts.Commands {
+		p.wg.Add(1)
+		go p.commandLoop(ctx)
+	}
+	if p.box.Len() > 0 {
+		p.opts.Logger.Info("mqtt: outbox backlog from a previous run", "messages", p.box.Len(), "path", p.box.path)
+	}
+}
+
+// Publish stores msgs durably in the outbox, in order, and returns once they
+// are fsynced (one fsync for all messages published at the same moment). The
+// messages are then delivered in the background. It fails with
+// ErrBacklogFull when the outbox is full (nothing stored; the caller keeps
+// the events in its journal), or if a message is invalid (topic empty or with
+// wildcards, payload of MaxPayload bytes or more).
+func (p *Publisher) Publish(ctx context.Context, msgs ...Message) error {
+	for _, m := range msgs {
+		if err := checkMessage(m); err != nil {
+			return err
+		}
+	}
+	if err := p.box.append(ctx, msgs, false); err != nil {
+		if errors.Is(err, ErrBacklogFull) {
+			p.opts.Logger.Error("mqtt: outbox full, message not queued", "err", err)
+		}
+		return err
+	}
+	p.checkBacklog(ctx)
+	return nil
+}
+
+func checkMessage(m Message) error {
+	if m.Topic == "" || strings.ContainsAny(m.Topic, "+#") || strings.HasPrefix(m.Topic, "/") {
+		return fmt.Errorf("mqtt: message topic %q: want a non-empty relative topic without wildcards", m.Topic)
+	}
+	if len(m.Payload) >= MaxPayload {
+		return fmt.Errorf("mqtt: %s payload is %d bytes, limit %d", m.Topic, len(m.Payload), MaxPayload)
+	}
+	return nil
+}
+
+// checkBacklog raises (or clears) the outbox-backlog alert.
+func (p *Publisher) checkBacklog(ctx context.Context) {
+	n := p.box.Len()
+	limit := int(float64(p.opts.MaxBacklog) * BacklogAlertFraction)
+	p.mu.Lock()
+	raise := !p.backlogAlert && n >= limit
+	clear := p.backlogAlert && n < limit*7/8
+	if raise {
+		p.backlogAlert = true
+	}
+	if clear {
+		p.backlogAlert = false
+	}
+	shoeID := p.shoeID
+	p.mu.Unlock()
+	if clear {
+		p.opts.Logger.Info("mqtt: outbox backlog back below the alert level", "queued", n, "max", p.opts.MaxBacklog)
+		if p.opts.OnBacklog != nil {
+			p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog})
+		}
+		return
+	}
+	if !raise {
+		return
+	}
+	text := fmt.Sprintf("MQTT outbox holds %d of at most %d undelivered messages; the broker has not acknowledged them. At the limit new messages are refused.", n, p.opts.MaxBacklog)
+	p.opts.Logger.Error("mqtt: outbox backlog alert", "queued", n, "max", p.opts.MaxBacklog, "path", p.box.path)
+	now := p.opts.Now()
+	id := EventID(p.opts.Table, shoeID, 0, AlertOutboxBacklog, int(now.UnixMilli()))
+	a := NewAlertPayload(NewEnvelope(p.opts.Table, id, shoeID, now),
+		CheckAlert{Type: "alert", Code: AlertOutboxBacklog}, SeverityCritical, text, true)
+	if m, err := AlertMessage(a); err == nil {
+		if err := p.box.append(ctx, []Message{m}, true); err != nil {
+			p.opts.Logger.Error("mqtt: cannot queue the outbox-backlog alert", "err", err)
+		}
+	}
+	if p.opts.OnBacklog != nil {
+		p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Raised: true})
+	}
+}
+
+// AlertOutboxBacklog is the alert code the publisher raises when the outbox
+// is 80% full (the same string as the tableau constant).
+const AlertOutboxBacklog = "outbox-backlog"
+
+// SetShoe records the current shoe id (used in status payloads) and the
+// shoe driver's state ("online", "offline", "alarm"); when either changes
+// and the publisher is connected, the retained status is published again.
+func (p *Publisher) SetShoe(shoeID, state string) {
+	p.mu.Lock()
+	changed := p.shoeID != shoeID || p.shoeState != state
+	p.shoeID, p.shoeState = shoeID, state
+	c := p.cur
+	p.mu.Unlock()
+	if changed && c != nil {
+		go p.publishStatus(c, StatusOnline)
+	}
+}
+
+// Flush waits until the broker has acknowledged every queued message, or ctx
+// ends (then it returns ctx's error wrapped, with the number left).
+func (p *Publisher) Flush(ctx context.Context) error {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		n := p.box.Len()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("mqtt: flush: %d messages still queued: %w", n, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// Status returns a snapshot of the connection and the backlog.
+func (p *Publisher) Status() Status {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := Status{Connected: p.cur != nil, Broker: p.broker, ConnectAttempts: p.attempts, Backlog: p.box.Len(), MaxBacklog: p.opts.MaxBacklog}
+	if p.lastErr != nil {
+		s.LastError = p.lastErr.Error()
+	}
+	return s
+}
+
+// Close stops the publisher cleanly: it waits (until ctx ends) for the
+// backlog to be acknowledged, publishes the retained "offline" status,
+// disconnects and closes the outbox. What is not acknowledged stays in the
+// outbox for the next start.
+func (p *Publisher) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	started := p.started
+	p.mu.Unlock()
+	var ferr error
+	if started && len(p.opts.Brokers) > 0 {
+		ferr = p.Flush(ctx)
+	}
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.mu.Lock()
+	c := p.cur
+	p.cur = nil
+	p.mu.Unlock()
+	if c != nil {
+		p.publishStatus(c, StatusOffline)
+		c.Disconnect(250)
+	}
+	p.wg.Wait()
+	if err := p.box.close(); err != nil {
+		return fmt.Errorf("mqtt: close outbox %s: %w", p.box.path, err)
+	}
+	if ferr != nil {
+		p.opts.Logger.Warn("mqtt: stopped with undelivered messages kept in the outbox", "err", ferr)
+	}
+	return nil
+}
+
+func (p *Publisher) signal() {
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Publisher) statusPayload(status string) []byte {
+	p.mu.Lock()
+	p.statusN++
+	n := p.statusN
+	shoeID, state := p.shoeID, p.shoeState
+	p.mu.Unlock()
+	id := p.opts.Table + "/status/" + p.bootID + "/" + strconv.Itoa(n)
+	m, _ := Encode(TopicStatus, true, StatusPayload{
+		Envelope:  NewEnvelope(p.opts.Table, id, shoeID, p.opts.Now()),
+		Status:    status,
+		Version:   p.opts.Version,
+		ShoeState: state,
+	})
+	return m.Payload
+}
+
+// publishStatus publishes the retained status; failure is logged only (the
+// status is refreshed on the next connect).
+func (p *Publisher) publishStatus(c paho.Client, status string) {
+	tok := c.Publish(p.prefix+"/"+TopicStatus, 1, true, p.statusPayload(status))
+	if !tok.WaitTimeout(p.opts.AckTimeout) {
+		p.opts.Logger.Warn("mqtt: status not acknowledged in time", "status", status)
+	} else if err := tok.Error(); err != nil {
+		p.opts.Logger.Warn("mqtt: status not published", "status", status, "err", err)
+	}
+}
+
+func (p *Publisher) clientOptions(lost chan<- error) *paho.ClientOptions {
+	o := paho.NewClientOptions()
+	for _, b := range p.opts.Brokers {
+		o.AddBroker(b)
+	}
+	o.SetClientID(p.opts.ClientID)
+	o.SetCleanSession(true) // the outbox, not the session, carries unacknowledged messages
+	o.SetAutoReconnect(false)
+	o.SetConnectRetry(false)
+	o.SetOrderMatters(false)
+	o.SetKeepAlive(p.opts.KeepAlive)
+	o.SetPingTimeout(min(p.opts.KeepAlive, 10*time.Second))
+	o.SetConnectTimeout(p.opts.ConnectTimeout)
+	o.SetWriteTimeout(p.opts.AckTimeout)
+	if p.opts.Username != "" {
+		o.SetUsername(p.opts.Username)
+		o.SetPassword(p.opts.Password)
+	}
+	if p.tls != nil {
+		o.SetTLSConfig(p.tls)
+	}
+	o.SetBinaryWill(p.prefix+"/"+TopicStatus, p.statusPayload(StatusOffline), 1, true)
+	o.SetConnectionAttemptHandler(func(broker *url.URL, c *tls.Config) *tls.Config {
+		p.mu.Lock()
+		p.broker = broker.Redacted()
+		p.mu.Unlock()
+		return c
+	})
+	o.SetConnectionLostHandler(func(_ paho.Client, err error) {
+		select {
+		case lost <- err:
+		default:
+		}
+	})
+	return o
+}
+
+// connLoop keeps one connection up: connect (trying every broker in order),
+// on failure wait with doubling delay capped at ReconnectMax, on loss
+// reconnect. A fresh client per connection gives a fresh last will.
+func (p *Publisher) connLoop(ctx context.Context) {
+	defer p.wg.Done()
+	delay := p.opts.ReconnectMin
+	for ctx.Err() == nil {
+		lost := make(chan error, 1)
+		c := paho.NewClient(p.clientOptions(lost))
+		tok := c.Connect()
+		wait := p.opts.ConnectTimeout*time.Duration(len(p.opts.Brokers)) + time.Second
+		var err error
+		if !tok.WaitTimeout(wait) {
+			err = fmt.Errorf("no answer from any broker within %v", wait)
+			c.Disconnect(0)
+		} else {
+			err = tok.Error()
+		}
+		if err != nil {
+			p.mu.Lock()
+			p.lastErr = fmt.Errorf("mqtt: connect %v: %w", p.opts.Brokers, err)
+			p.attempts++
+			n := p.attempts
+			p.mu.Unlock()
+			p.opts.Logger.Warn("mqtt: cannot connect; will retry", "brokers", p.opts.Brokers, "username", p.opts.Username,
+				"client_id", p.opts.ClientID, "err", err, "attempt", n, "retry_in", delay)
+			if !sleepCtx(ctx, delay) {
+				return
+			}
+			delay = min(delay*2, p.opts.ReconnectMax)
+			continue
+		}
+		delay = p.opts.ReconnectMin
+		p.publishStatus(c, StatusOnline)
+		if p.opts.Commands {
+			p.subscribeCommands(c)
+		}
+		p.mu.Lock()
+		p.cur = c
+		p.lastErr = nil
+		p.attempts = 0
+		broker := p.broker
+		p.mu.Unlock()
+		p.opts.Logger.Info("mqtt: connected", "broker", broker, "client_id", p.opts.ClientID, "backlog", p.box.Len())
+		p.signal()
+		select {
+		case err := <-lost:
+			p.mu.Lock()
+			if p.cur == c {
+				p.cur = nil
+			}
+			p.lastErr = fmt.Errorf("mqtt: connection to %s lost: %w", broker, err)
+			p.mu.Unlock()
+			p.opts.Logger.Warn("mqtt: connection lost; reconnecting", "broker", broker, "err", err, "backlog", p.box.Len())
+			if !sleepCtx(ctx, delay) {
+				return
+			}
+		case <-ctx.Done():
+			return // Close publishes offline and disconnects
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (p *Publisher) current() paho.Client {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cur
+}
+
+// sendLoop delivers the outbox whenever connected.
+func (p *Publisher) sendLoop(ctx context.Context) {
+	defer p.wg.Done()
+	for ctx.Err() == nil {
+		if c := p.current(); c != nil {
+			err := p.drain(ctx, c)
+			if err == nil {
+				p.checkBacklog(ctx)
+			} else if ctx.Err() == nil {
+				p.mu.Lock()
+				p.lastErr = err
+				p.mu.Unlock()
+				p.opts.Logger.Warn("mqtt: delivery interrupted; unacknowledged messages will be sent again", "err", err, "backlog", p.box.Len())
+				if !sleepCtx(ctx, p.opts.ReconnectMin) {
+					return
+				}
+				continue
+			}
+		}
+		select {
+		case <-p.notify:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+type inflight struct {
+	seq uint64
+	tok paho.Token
+}
+
+// drain publishes every queued message in order, keeping up to Window
+// awaiting PUBACK, and removes each acknowledged one. It returns nil when the
+// outbox is empty, or the first delivery error (timeout = not delivered).
+func (p *Publisher) drain(ctx context.Context, c paho.Client) (err error) {
+	var window []inflight
+	var acked []uint64
+	defer func() {
+		if rerr := p.box.remove(acked); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	waitOldest := func() error {
+		f := window[0]
+		window = window[1:]
+		if !f.tok.WaitTimeout(p.opts.AckTimeout) {
+			return fmt.Errorf("mqtt: no PUBACK for outbox message %d within %v", f.seq, p.opts.AckTimeout)
+		}
+		if err := f.tok.Error(); err != nil {
+			return fmt.Errorf("mqtt: outbox message %d not delivered: %w", f.seq, err)
+		}
+		acked = append(acked, f.seq)
+		if len(acked) >= 128 {
+			if err := p.box.remove(acked); err != nil {
+				return err
+			}
+			acked = acked[:0]
+		}
+		return nil
+	}
+	var after uint64
+	for {
+		recs, err := p.box.read(after, 256)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			for len(window) > 0 {
+				if err := waitOldest(); err != nil {
+					return err
+				}
+			}
+			if recs, err = p.box.read(after, 1); err != nil || len(recs) == 0 {
+				return err
+			}
+			continue
+		}
+		for _, r := range recs {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !c.IsConnectionOpen() {
+				return errors.New("mqtt: not connected")
+			}
+			tok := c.Publish(p.prefix+"/"+r.topic, 1, r.retained, r.payload)
+			window = append(window, inflight{r.seq, tok})
+			after = r.seq
+			if len(window) >= p.opts.Window {
+				if err := waitOldest(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package mqtt
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var (
+	schemaOnce sync.Once
+	schemaMap  map[string]*jsonschema.Schema
+	schemaErr  error
+)
+
+// compiledSchemas compiles every schema in Schemas, keyed by file path.
+func compiledSchemas(t testing.TB) map[string]*jsonschema.Schema {
+	t.Helper()
+	schemaOnce.Do(func() {
+		entries, err := Schemas.ReadDir("schema")
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		files := map[string]string{}
+		for _, e := range entries {
+			path := "schema/" + e.Name()
+			b, err := Schemas.ReadFile(path)
+			if err != nil {
+				schemaErr = err
+				return
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			if err != nil {
+				schemaErr = err
+				return
+			}
+			id := "https://sabot-table.github.io/schema/mqtt/" + e.Name()
+			if err := c.AddResource(id, doc); err != nil {
+				schemaErr = err
+				return
+			}
+			files[path] = id
+		}
+		schemaMap = map[string]*jsonschema.Schema{}
+		for path, id := range files {
+			s, err := c.Compile(id)
+			if err != nil {
+				schemaErr = err
+				return
+			}
+			schemaMap[path] = s
+		}
+	})
+	if schemaErr != nil {
+		t.Fatalf("compile schemas: %v", schemaErr)
+	}
+	return schemaMap
+}
+
+// validatePayload checks payload against the schema of topic (relative to
+// the table prefix) and the size limit.
+func validatePayload(t testing.TB, topic string, payload []byte) error {
+	t.Helper()
+	file := SchemaFile(topic)
+	if file == "" {
+		t.Fatalf("no schema for topic %q", topic)
+	}
+	s := compiledSchemas(t)[file]
+	if s == nil {
+		t.Fatalf("schema %s not compiled", file)
+	}
+	if len(payload) >= MaxPayload {
+		t.Errorf("%s payload is %d bytes, want < %d", topic, len(payload), MaxPayload)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
+	if err != nil {
+		return err
+	}
+	return s.Validate(v)
+}
+
+func TestSchemasCompileAndCoverTopics(t *testing.T) {
+	m := compiledSchemas(t)
+	for _, topic := range []string{TopicStatus, TopicCard, TopicCoup, TopicAlert, TopicAlertAck, TopicVoid, TopicState, "cmd/ack", "cmd/ack/reply"} {
+		if m[SchemaFile(topic)] == nil {
+			t.Errorf("topic %q: no compiled schema (file %q)", topic, SchemaFile(topic))
+		}
+	}
+	if SchemaFile("nonsense") != "" || SchemaFile("cmd/a/b") != "" {
+		t.Error("SchemaFile accepts unknown topics")
+	}
+}
+
+// The schemas must reject what they are meant to reject, or validating
+// against them proves nothing.
+func TestSchemasRejectBadPayloads(t *testing.T) {
+	good := `{"schema":1,"id":"T1/s1/1/coup/1","table":"T1","shoe_id":"s1","time":"2026-11-30T05:00:00Z",
+	"type":"coup","shoe":1,"coup":1,"player":["9S","KD"],"banker":["3H","5C"],"player_total":9,"banker_total":8,
+	"winner":"player","natural":true,"player_pair":false,"banker_pair":false,"rules":"punto-banco",
+	"side_bets":{"player_pair":false,"banker_pair":false,"either_pair":false,"super6":false,"dragon7":false,"panda8":false},
+	"settlement":[{"bet":"player","outcome":"win","net":1}]}`
+	if err := validatePayload(t, TopicCoup, []byte(good)); err != nil {
+		t.Fatalf("good coup rejected: %v", err)
+	}
+	bad := map[string][2]string{
+		"no id":           {`"id":"T1/s1/1/coup/1",`, ``},
+		"local time":      {`"2026-11-30T05:00:00Z"`, `"2026-11-30T06:00:00+01:00"`},
+		"not a time":      {`"2026-11-30T05:00:00Z"`, `"yesterday"`},
+		"bad card":        {`"9S","KD"`, `"9S","1D"`},
+		"total 10":        {`"player_total":9`, `"player_total":10`},
+		"bad winner":      {`"winner":"player"`, `"winner":"punto"`},
+		"bad outcome":     {`"outcome":"win"`, `"outcome":"won"`},
+		"schema 2":        {`"schema":1`, `"schema":2`},
+		"missing natural": {`"natural":true,`, ``},
+	}
+	for name, r := range bad {
+		p := strings.Replace(good, r[0], r[1], 1)
+		if p == good {
+			t.Fatalf("%s: replacement did not apply", name)
+		}
+		if err := validatePayload(t, TopicCoup, []byte(p)); err == nil {
+			t.Errorf("%s: schema accepted %s", name, p)
+		}
+	}
+}
