@@ -89,6 +89,9 @@ type AlertEvent struct {
 	Coup int       `json:"coup"`
 	Code AlertCode `json:"code"`
 	Card Card      `json:"card,omitzero"`
+	// AdvantageBet is set on advantage alerts only (nil otherwise); its
+	// fields appear in the alert's JSON as "bet" and "ev".
+	*AdvantageBet
 }
 
 // VoidEvent is the supervisor voiding a coup: the "void" line of

@@ -8,7 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -23,11 +25,19 @@ func init() {
 }
 
 const checkUsage = `usage: sabot check [--decks N] [--rules punto-banco|super6|ez] [--tie-pays 8|9]
-                   [--cut-rule last-coup|one-more] [--markers auto|on|off] [FILE|-]
+                   [--cut-rule last-coup|one-more] [--markers auto|on|off]
+                   [--advantage THRESHOLD] [FILE|-]
 
 Reads a shoe transcript (FILE, or standard input if FILE is "-" or absent),
 checks every coup against the punto banco tableau, and prints one JSON object
 per line: coups, alerts and voids, in the order they happen.
+
+With --advantage THRESHOLD (e.g. 0 or 0.01), when the first card of each coup
+is drawn the exact odds of the rest of the shoe (the decks less every card
+drawn so far, burn and surplus cards included) are computed, and an alert
+{"type":"alert","code":"advantage","shoe":1,"coup":73,"bet":"dragon7","ev":0.0521}
+is printed ahead of the coup for every offered bet whose expectation for the
+player exceeds THRESHOLD (see sabot odds for bet names).
 
 Exit status: 0 no alert, 1 at least one alert, 2 the input cannot be read or
 parsed (nothing is printed on standard output then) or bad flags.
@@ -40,6 +50,8 @@ type checkConfig struct {
 	opts    tableau.Options
 	markers string // auto, on, off
 	file    string // "-" for standard input
+	// advantage is the --advantage threshold; nil without the flag.
+	advantage *float64
 }
 
 // parseCheckFlags parses the arguments of `sabot check`. It returns
@@ -57,6 +69,14 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	tie := fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)")
 	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
 	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
+	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD` (e.g. 0 or 0.01)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("want a number such as 0 or 0.01")
+		}
+		cfg.advantage = &v
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -132,7 +152,7 @@ func runCheck(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 		cfg.opts.Markers = tableau.HasMarkers(toks)
 	}
 
-	events, err := tableau.FoldTokens(cfg.opts, toks)
+	events, err := foldCheck(cfg, toks)
 	if err != nil {
 		fmt.Fprintf(stderr, "sabot check: %v\n", err)
 		return 2
@@ -159,4 +179,21 @@ func runCheck(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return 1
 	}
 	return 0
+}
+
+// foldCheck folds the transcript, with the advantage check before each coup
+// when --advantage is given (issue 3).
+func foldCheck(cfg checkConfig, toks []tableau.Token) ([]tableau.Event, error) {
+	if cfg.advantage == nil {
+		return tableau.FoldTokens(cfg.opts, toks)
+	}
+	f, err := tableau.NewFold(cfg.opts)
+	if err != nil {
+		return nil, err
+	}
+	var out []tableau.Event
+	for _, t := range toks {
+		out = f.FeedAdvantages(t, *cfg.advantage, out)
+	}
+	return f.End(out), nil
 }
