@@ -1,0 +1,119 @@
+package terminal
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/sabot-table/sabot/display"
+)
+
+func frame(text string, b int) display.Frame {
+	f := display.Blank(len(text), b)
+	i := 0
+	for _, r := range text {
+		if r == '.' {
+			f.Digits[i-1].DP = true
+			continue
+		}
+		f.Digits[i].Char = r
+		i++
+	}
+	f.Digits = f.Digits[:i]
+	return f
+}
+
+func TestLinesNatural(t *testing.T) {
+	f := frame("9P.n6", 7)
+	st := Status{
+		Lamps:    []Lamp{{Name: "alarm_lamp", On: true, Pattern: "fast-blink"}, {Name: "tower_green", Pattern: "steady"}},
+		LastCoup: "#12 player 9 banker 6, player wins (natural)",
+	}
+	want := "" +
+		"Sabot table display  (brightness 7/15)\n" +
+		"\n" +
+		"  #####    #####             #####\n" +
+		" #     #  #     #           #\n" +
+		" #     #  #     #           #\n" +
+		"  #####    #####    #####    #####\n" +
+		"       #  #        #     #  #     #\n" +
+		"       #  #        #     #  #     #\n" +
+		"  #####          o           #####\n" +
+		"\n" +
+		"Lamps: [#] alarm_lamp (fast-blink) [ ] tower_green\n" +
+		"Last coup: #12 player 9 banker 6, player wins (natural)\n" +
+		"\n" // the empty message line
+	if got := strings.Join(Lines(f, st), "\n") + "\n"; got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestLinesEightDigitsFit(t *testing.T) {
+	f := frame("Err   E1", 15)
+	lines := Lines(f, Status{Message: "E1 extra-card: 6H drawn, banker stands on 7"})
+	want := []string{
+		"Sabot table display  (brightness 15/15)",
+		"",
+		"  #####                                                 #####",
+		" #                                                     #              #",
+		" #                                                     #              #",
+		"  #####    #####    #####                               #####",
+		" #        #        #                                   #              #",
+		" #        #        #                                   #              #",
+		"  #####                                                 #####",
+		"",
+		"Lamps: none",
+		"Last coup: -",
+		"E1 extra-card: 6H drawn, banker stands on 7",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), strings.Join(lines, "\n"))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d:\n got %q\nwant %q", i, lines[i], want[i])
+		}
+	}
+	if len(lines) > 24 {
+		t.Errorf("%d lines do not fit 24", len(lines))
+	}
+	for i, l := range Lines(frame("88888888.", 15), Status{}) {
+		if len(l) > 80 {
+			t.Errorf("line %d is %d columns", i, len(l))
+		}
+	}
+}
+
+func TestScreenRedrawsInPlace(t *testing.T) {
+	var buf bytes.Buffer
+	s := New(&buf)
+	if err := s.Render(frame("----", 3)); err != nil {
+		t.Fatal(err)
+	}
+	first := buf.String()
+	if !strings.HasPrefix(first, "\x1b[2J\x1b[H") || !strings.HasSuffix(first, "\x1b[J") {
+		t.Errorf("first draw %q", first[:20])
+	}
+	if !strings.Contains(first, "  #####    #####    #####    #####\x1b[K\r\n") {
+		t.Error("dashes row missing")
+	}
+	buf.Reset()
+	if err := s.SetLamps([]Lamp{{Name: "buzzer", On: true, Pattern: "beep:3"}}); err != nil {
+		t.Fatal(err)
+	}
+	second := buf.String()
+	if strings.Contains(second, "\x1b[2J") || !strings.HasPrefix(second, "\x1b[H") {
+		t.Errorf("redraw clears the screen: %q", second[:10])
+	}
+	if !strings.Contains(second, "Lamps: [#] buzzer (beep:3)\x1b[K") {
+		t.Error("lamp line missing")
+	}
+	if !strings.Contains(second, "  #####    #####    #####    #####\x1b[K") {
+		t.Error("frame lost on status change")
+	}
+	buf.Reset()
+	_ = s.SetLastCoup("#3 player 5 banker 5, tie", "")
+	if !strings.Contains(buf.String(), "Last coup: #3 player 5 banker 5, tie\x1b[K") {
+		t.Error("last coup missing")
+	}
+}
