@@ -5,7 +5,6 @@ import (
 	"log"
 	"time"
 
-	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/gpio/gpioreg"
 
 	"github.com/sabot-table/sabot/display"
@@ -33,7 +32,7 @@ func Example() {
 	if clk == nil || dio == nil {
 		log.Fatal("no such pin")
 	}
-	dev, err := tm1637.New(clk, dio.(gpio.PinIO), &tm1637.Opts{
+	dev, err := tm1637.New(clk, dio, &tm1637.Opts{
 		Digits: 4,
 		Delay:  func(time.Duration) {}, // fake pins need no bit timing
 	})

@@ -1,0 +1,289 @@
+package board
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"periph.io/x/conn/v3/driver/driverreg"
+	"periph.io/x/conn/v3/gpio"
+	"periph.io/x/conn/v3/gpio/gpiotest"
+	"periph.io/x/conn/v3/i2c"
+	"periph.io/x/conn/v3/spi"
+
+	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+func hand(t *testing.T, s string) []tableau.Card {
+	t.Helper()
+	var out []tableau.Card
+	for _, f := range strings.Fields(s) {
+		c, err := tableau.ParseCard(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func noHost() (*driverreg.State, error) { return &driverreg.State{}, nil }
+
+// seams returns Options whose pins come from a map of gpiotest pins, as if
+// periph host had registered them.
+func seams(pins map[string]*gpiotest.Pin) *Options {
+	return &Options{
+		HostInit: noHost,
+		PinByName: func(n string) gpio.PinIO {
+			if p, ok := pins[n]; ok {
+				return p
+			}
+			return nil
+		},
+		OpenSPI: func(n string) (spi.PortCloser, error) { return nil, errors.New("no SPI here") },
+		OpenI2C: func(n string) (i2c.BusCloser, error) { return nil, errors.New("no I2C here") },
+	}
+}
+
+func TestOpenUnknownPinNamesKey(t *testing.T) {
+	// Real gpioreg, with nothing registered under these names.
+	o := &Options{HostInit: noHost}
+	cases := []struct {
+		cfg Config
+		key string
+	}{
+		{Config{AlarmLamp: "GPIO_NOPE_17"}, `"board.alarm_lamp"`},
+		{Config{AckKey: "GPIO_NOPE_5"}, `"board.ack_key"`},
+		{Config{Display: DisplayConfig{Chip: "tm1637", CLK: "GPIO_NOPE_23", DIO: "GPIO_NOPE_24"}}, `"board.display.clk"`},
+	}
+	for _, c := range cases {
+		_, err := Open(c.cfg, o)
+		if err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), "GPIO_NOPE") {
+			t.Errorf("Open(%+v): %v; want an error naming %s and the pin", c.cfg, err, c.key)
+		}
+	}
+}
+
+func TestOpenConfigErrors(t *testing.T) {
+	pins := map[string]*gpiotest.Pin{"GPIO23": {N: "GPIO23"}, "GPIO24": {N: "GPIO24"}}
+	cases := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Backend: "serial"}, `"board.backend": unknown backend "serial"`},
+		{Config{Display: DisplayConfig{Chip: "lcd"}}, `"board.display.chip": unknown display chip "lcd"`},
+		{Config{Display: DisplayConfig{Chip: "tm1637", CLK: "GPIO23"}}, `"board.display.clk" and "board.display.dio"`},
+		{Config{Display: DisplayConfig{Chip: "tm1637", CLK: "GPIO23", DIO: "GPIO24", Digits: 7}}, `"board.display.chip": tm1637: 7 digits`},
+		{Config{Display: DisplayConfig{Chip: "tm1637", CLK: "GPIO23", DIO: "GPIO24", Digits: 3}}, `"board.display.digits"`},
+		{Config{Display: DisplayConfig{Chip: "max7219", SPI: "/dev/spidev9.9"}}, `"board.display.spi": open SPI port "/dev/spidev9.9": no SPI here`},
+		{Config{Display: DisplayConfig{Chip: "max7219"}}, `"board.display.spi": the MAX7219 needs an SPI port`},
+		{Config{Display: DisplayConfig{Chip: "ht16k33", I2C: "/dev/i2c-7"}}, `"board.display.i2c": open I²C bus "/dev/i2c-7"`},
+		{Config{Display: DisplayConfig{Chip: "ht16k33", Layout: "round"}}, `"board.display.layout"`},
+		{Config{Display: DisplayConfig{Chip: "terminal", Brightness: 16}}, `"board.display.brightness"`},
+		{Config{DebounceMS: -1}, `"board.debounce_ms"`},
+	}
+	for _, c := range cases {
+		_, err := Open(c.cfg, seams(pins))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open(%+v):\n got %v\nwant …%s…", c.cfg, err, c.want)
+		}
+	}
+}
+
+// The gpio backend with pins resolved by name: outputs are driven, the
+// TM1637 is on the named pins.
+func TestOpenGPIOBackend(t *testing.T) {
+	pins := map[string]*gpiotest.Pin{}
+	for _, n := range []string{"GPIO17", "GPIO27", "GPIO5"} {
+		pins[n] = &gpiotest.Pin{N: n, EdgesChan: make(chan gpio.Level, 4)}
+	}
+	o := seams(pins)
+	o.KeyPrefix = "table.board."
+	b, err := Open(Config{AlarmLamp: "GPIO17", Buzzer: "GPIO27", OutputsActiveLow: true, AckKey: "GPIO5"}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Buttons) != 1 || b.Buttons[0].Name != InAckKey || b.Buttons[0].Pin != pins["GPIO5"] {
+		t.Errorf("buttons %+v", b.Buttons)
+	}
+	if pins["GPIO17"].Read() != gpio.High || pins["GPIO27"].Read() != gpio.High {
+		t.Error("active-low outputs not initialised off (High)")
+	}
+	if err := b.Show(display.TableState{Alert: "extra-card"}); err != nil {
+		t.Fatal(err)
+	}
+	if pins["GPIO17"].Read() != gpio.Low || pins["GPIO27"].Read() != gpio.Low {
+		t.Error("alert did not switch on the lamp and buzzer")
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if pins["GPIO17"].Read() != gpio.High {
+		t.Error("Close left the lamp on")
+	}
+	if _, err := Open(Config{AlarmLamp: "GPIO99"}, o); err == nil || !strings.Contains(err.Error(), `"table.board.alarm_lamp"`) {
+		t.Errorf("prefix not used: %v", err)
+	}
+}
+
+// The fake board: the whole table on fakes, asserting what the LEDs showed.
+func TestFakeBoard(t *testing.T) {
+	fc := clockwork.NewFakeClockAt(t0)
+	cfg := Config{Backend: BackendFake, Display: DisplayConfig{Chip: ChipTM1637, Brightness: 14}}
+	b, err := Open(cfg, &Options{Clock: fc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := b.Fake
+	if f == nil || f.TM1637 == nil || len(f.Pins) != len(OutputNames)+len(InputNames) {
+		t.Fatalf("fake board %+v", f)
+	}
+	s := display.TableState{Player: hand(t, "4H 5S"), Banker: hand(t, "3D 3C"), Result: display.ResultPlayer, Natural: true, LastCoup: true}
+	if err := b.Show(s); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.TM1637.Text(4); got != "9P.n6" {
+		t.Errorf("TM1637 shows %q", got)
+	}
+	if f.TM1637.Brightness() != 7 {
+		t.Errorf("brightness %d", f.TM1637.Brightness())
+	}
+	on := func(n string) bool { return f.Pins[n].Read() == gpio.High }
+	if !on(OutTowerGreen) || !on(OutTowerAmber) || on(OutAlarmLamp) || on(OutBuzzer) {
+		t.Errorf("last coup lamps: green %v amber %v alarm %v buzzer %v", on(OutTowerGreen), on(OutTowerAmber), on(OutAlarmLamp), on(OutBuzzer))
+	}
+	if err := b.Show(display.TableState{Alert: "missing-card"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.TM1637.Text(4); got != "E2  " {
+		t.Errorf("alert shows %q", got)
+	}
+	if !on(OutAlarmLamp) || !on(OutTowerRed) || !on(OutBuzzer) || on(OutTowerGreen) {
+		t.Error("alert lamps wrong")
+	}
+	if !b.OutputOn(OutAlarmLamp) {
+		t.Error("OutputOn(alarm) false")
+	}
+	// The alert flashes: after half a blink period the digits are dark.
+	fc.Advance(display.BlinkPeriod / 2)
+	if _, _, err := b.Scheduler.Update(); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.TM1637.Text(4); got != "    " {
+		t.Errorf("flashing alert, dark phase shows %q", got)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if on(OutAlarmLamp) || f.TM1637.Text(4) != "    " {
+		t.Error("Close did not blank the board")
+	}
+}
+
+// Pressing a fake key while the board runs gives one event.
+func TestFakeBoardRunPress(t *testing.T) {
+	b, err := Open(Config{Backend: BackendFake, DebounceMS: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan Event, 8)
+	done := make(chan error)
+	go func() { done <- b.Run(ctx, events) }()
+	if err := b.Fake.Press(InAckKey); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-events:
+		if ev.Button != InAckKey {
+			t.Errorf("event %+v", ev)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event")
+	}
+	if err := b.Fake.Release(InAckKey); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if len(events) != 0 {
+		t.Errorf("%d extra events", len(events))
+	}
+	if err := b.Fake.Press("nope"); err == nil {
+		t.Error("unknown fake input accepted")
+	}
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("Run: %v", err)
+	}
+}
+
+func TestFakeBoardOtherChips(t *testing.T) {
+	b, err := Open(Config{Backend: BackendFake, Display: DisplayConfig{Chip: ChipMAX7219, Chips: 1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Layout.Width != 8 {
+		t.Errorf("MAX7219 layout width %d", b.Layout.Width)
+	}
+	if err := b.Show(display.TableState{Offline: true}); err != nil {
+		t.Fatal(err)
+	}
+	ops := b.Fake.SPI.Ops
+	if len(ops) != 13 || string(ops[5].W) != "\x01\x01" || string(ops[12].W) != "\x08\x01" {
+		t.Errorf("MAX7219 offline frame: %v", ops)
+	}
+	b, err = Open(Config{Backend: BackendFake, Display: DisplayConfig{Chip: ChipHT16K33}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Show(display.TableState{Offline: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ops := b.Fake.I2C.Ops; len(ops) != 4 || ops[3].W[1] != 0x40 {
+		t.Errorf("HT16K33 offline frame: %v", ops)
+	}
+}
+
+func TestTerminalBoard(t *testing.T) {
+	var buf bytes.Buffer
+	b, err := Open(Config{Backend: BackendFake, Display: DisplayConfig{Chip: ChipTerminal}}, &Options{Terminal: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Terminal == nil {
+		t.Fatal("no terminal")
+	}
+	if err := b.Show(display.TableState{Alert: "extra-card", AlertAcknowledged: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "[#] alarm_lamp") || !strings.Contains(out, "[ ] tower_green") {
+		t.Errorf("lamp line missing in terminal output:\n%s", out)
+	}
+}
+
+func TestSignals(t *testing.T) {
+	cases := []struct {
+		s    display.TableState
+		want map[string]string
+	}{
+		{display.TableState{}, map[string]string{OutTowerGreen: "steady", OutAlarmLamp: "off", OutBuzzer: "off"}},
+		{display.TableState{Alert: "extra-card"}, map[string]string{OutAlarmLamp: "fast-blink", OutTowerRed: "fast-blink", OutBuzzer: "beep:3", OutTowerGreen: "off"}},
+		{display.TableState{Alert: "extra-card", AlertAcknowledged: true}, map[string]string{OutAlarmLamp: "steady", OutBuzzer: "off"}},
+		{display.TableState{Offline: true, Alert: "extra-card"}, map[string]string{OutTowerAmber: "slow-blink", OutTowerGreen: "off", OutAlarmLamp: "off"}},
+		{display.TableState{LastCoup: true}, map[string]string{OutTowerAmber: "steady", OutTowerGreen: "steady"}},
+	}
+	for _, c := range cases {
+		got := Signals(c.s)
+		for k, w := range c.want {
+			if got[k].String() != w {
+				t.Errorf("Signals(%+v)[%s] = %v, want %s", c.s, k, got[k], w)
+			}
+		}
+	}
+}
