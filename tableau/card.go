@@ -164,11 +164,12 @@ func parseCard(s string) (Card, bool) {
 }
 
 func rankFromByte(b byte) Rank {
-	switch b | 0x20 { // ASCII lower case; digits are unaffected
+	if b >= '2' && b <= '9' {
+		return Rank(b - '0')
+	}
+	switch b | 0x20 { // ASCII lower case (only letters map to letters)
 	case 'a':
 		return RankAce
-	case '2', '3', '4', '5', '6', '7', '8', '9':
-		return Rank(b - '0')
 	case 't':
 		return Rank10
 	case 'j':

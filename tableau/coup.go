@@ -119,7 +119,10 @@ func (c Coup) Natural() bool {
 }
 
 // Need returns what the coup needs next under the tableau.
-func (c Coup) Need() Need {
+func (c Coup) Need() Need { return c.need() }
+
+// need is Need without copying the coup.
+func (c *Coup) need() Need {
 	np, nb := c.Player.N, c.Banker.N
 	if np+nb < 4 {
 		if np == nb {
@@ -127,10 +130,10 @@ func (c Coup) Need() Need {
 		}
 		return NeedBanker
 	}
-	if c.Natural() {
+	pt, bt := twoCardTotal(&c.Player), twoCardTotal(&c.Banker)
+	if pt >= 8 || bt >= 8 { // a natural: both stand
 		return NeedNone
 	}
-	pt := twoCardTotal(&c.Player)
 	if np == 2 && PlayerDraws(pt) {
 		return NeedPlayerThird
 	}
@@ -141,7 +144,7 @@ func (c Coup) Need() Need {
 	if np == 3 {
 		third = c.Player.Cards[2].Value()
 	}
-	if BankerDraws(twoCardTotal(&c.Banker), third) {
+	if BankerDraws(bt, third) {
 		return NeedBankerThird
 	}
 	return NeedNone
@@ -156,9 +159,9 @@ func (c Coup) Complete() bool { return c.Need() == NeedNone }
 // a valid card. Otherwise the alert is "".
 func (c *Coup) Deal(card Card) (Need, AlertCode) {
 	if !card.Valid() {
-		return c.Need(), AlertUnreadableCard
+		return c.need(), AlertUnreadableCard
 	}
-	switch c.Need() {
+	switch c.need() {
 	case NeedPlayer, NeedPlayerThird:
 		c.Player.add(card)
 	case NeedBanker, NeedBankerThird:
@@ -166,7 +169,7 @@ func (c *Coup) Deal(card Card) (Need, AlertCode) {
 	default:
 		return NeedNone, AlertExtraCard
 	}
-	return c.Need(), ""
+	return c.need(), ""
 }
 
 // Close is the dealer ending the coup (the coup button, "|"). It returns

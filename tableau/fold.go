@@ -149,7 +149,8 @@ func (p Phase) String() string {
 //     after-cut on its first card and is still validated. A second cut
 //     card in one shoe is ignored.
 //   - End of input or a new shoe in the middle of a coup raises
-//     incomplete-coup; in the middle of the burn, burn-count.
+//     incomplete-coup; in the middle of the burn, burn-count (a shoe that
+//     ends before its first card raises nothing).
 type Fold struct {
 	opts Options
 
@@ -267,9 +268,11 @@ func (f *Fold) begin() {
 func (f *Fold) finish(out []Event) []Event {
 	switch f.phase {
 	case PhaseBurn:
-		out = append(out, alertEvent(f.shoe, 0, AlertBurnCount, Card{}))
+		if f.burnN > 0 { // a shoe without a single card has nothing to report
+			out = append(out, alertEvent(f.shoe, 0, AlertBurnCount, Card{}))
+		}
 	case PhaseCoup:
-		if !f.voided && !f.coup.Complete() {
+		if !f.voided && f.coup.need() != NeedNone {
 			out = append(out, alertEvent(f.shoe, f.coupNum, AlertIncompleteCoup, Card{}))
 		}
 	}
@@ -330,7 +333,7 @@ func (f *Fold) Card(card Card, out []Event) []Event {
 				// Until its "|", cards belong to the voided coup.
 				return f.draw(card, f.coupNum, out)
 			}
-		case !f.coup.Complete():
+		case f.coup.need() != NeedNone:
 			out = f.draw(card, f.coupNum, out)
 			if need, _ := f.coup.Deal(card); need == NeedNone {
 				out = f.emitCoup(out)
@@ -398,7 +401,7 @@ func (f *Fold) Cut(out []Event) []Event {
 	}
 	f.cut = true
 	f.lastCoup = f.coupNum + 1
-	if f.phase == PhaseCoup && !f.voided && !f.coup.Complete() && f.opts.CutRule == CutLastCoup {
+	if f.phase == PhaseCoup && !f.voided && f.coup.need() != NeedNone && f.opts.CutRule == CutLastCoup {
 		f.lastCoup = f.coupNum
 	}
 	return out

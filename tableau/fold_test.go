@@ -334,13 +334,12 @@ func TestFoldCompositionDecks(t *testing.T) {
 
 func TestFoldMultiShoe(t *testing.T) {
 	runFoldCases(t, []foldCase{
-		{"three shoes, implicit first", markers,
+		{"four shoes, implicit first, the third empty", markers,
 			"2H 3C 4D | 9S 3H KD 5C | 4H 5D 9C 3D |\nshoe 2H 3C 4D | 9S 3H KD 5C 6C |\nshoe\nshoe 2H 3C 4D | 4H 5D 9C 3D |", []string{
 				"1/1 coup 9S KD / 3H 5C 9-8 player",
 				"1/2 coup 4H 9C / 5D 3D 3-8 banker",
 				"2/1 coup 9S KD / 3H 5C 9-8 player",
 				"2/1 extra-card 6C",
-				"3/0 burn-count",
 				"4/1 coup 4H 9C / 5D 3D 3-8 banker",
 			}},
 		{"composition is per shoe", deck1,

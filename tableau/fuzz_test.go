@@ -1,0 +1,85 @@
+package tableau_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// FuzzTranscript feeds arbitrary bytes to the transcript parser and, when
+// they parse, folds them under options chosen by the fuzzer. Nothing may
+// panic; a parse error must be a *ParseError with a position; a parsed
+// transcript must survive FormatTranscript and re-parsing unchanged; every
+// event must encode and every coup must have 4–6 cards.
+func FuzzTranscript(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/*.shoe")
+	more, _ := filepath.Glob("testdata/contract/*.shoe")
+	for _, p := range append(seeds, more...) {
+		if strings.Contains(p, "clean-8deck") {
+			continue // large; small seeds mutate and minimize faster
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint8(0))
+		f.Add(b, uint8(0xff))
+	}
+	f.Add([]byte("shoe 2H 3C 4D | 9S 3H void KD 5C | cut 1H"), uint8(3))
+	f.Add([]byte("# only a comment"), uint8(1))
+	f.Add([]byte("10h td 7 \xff\xfe q\u00e9 |||"), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, flags uint8) {
+		toks, err := tableau.ParseTranscript(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			var pe *tableau.ParseError
+			if !errors.As(err, &pe) || pe.Pos.Line < 1 || pe.Pos.Col < 1 || pe.Pos.Offset < 0 || pe.Pos.Offset > len(data) {
+				t.Fatalf("error %v (%T) without a valid position", err, err)
+			}
+			if !strings.HasPrefix(pe.Located(), "fuzz:") || !errors.Is(err, tableau.ErrSyntax) && pe.Err == nil {
+				t.Fatalf("bad error %q", pe.Located())
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := tableau.FormatTranscript(&buf, toks); err != nil {
+			t.Fatal(err)
+		}
+		again, err := tableau.ParseTranscript(&buf, "formatted")
+		if err != nil {
+			t.Fatalf("formatted transcript does not parse: %v\n%s", err, buf.String())
+		}
+		if len(again) != len(toks) {
+			t.Fatalf("%d tokens after formatting, %d before", len(again), len(toks))
+		}
+		for i := range toks {
+			if again[i].Kind != toks[i].Kind || again[i].Card != toks[i].Card {
+				t.Fatalf("token %d: %v after formatting, %v before", i, again[i], toks[i])
+			}
+		}
+		opts := tableau.Options{
+			Decks:   1 + int(flags%8),
+			Markers: flags&0x08 != 0,
+			CutRule: tableau.CutRule(flags >> 4 & 1),
+			Rules:   tableau.Rules{Game: tableau.Game(flags >> 5 % 3), TiePays: 8 + int(flags>>7)},
+		}
+		evs, err := tableau.FoldTokens(opts, toks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			b, err := json.Marshal(e)
+			if err != nil {
+				t.Fatalf("event %+v: %v", e, err)
+			}
+			if e.Kind == tableau.EventCoup && (e.Coup.Cards < 4 || e.Coup.Cards > 6) {
+				t.Fatalf("coup with %d cards: %s", e.Coup.Cards, b)
+			}
+		}
+	})
+}
