@@ -18,7 +18,7 @@ func TestEmbeddedBrokerFullShoe(t *testing.T) {
 		t.Fatalf("URL = %q", b.URL())
 	}
 	sub := newSubscriber(t, b.URL(), "scoreboard-1", "sabot/T1", "sabot/T1/#", nil)
-	events, _ := shoeEvents(t, "T1", 7)
+	events := shoeEvents(t, "T1")
 	p := startPublisher(t, testOptions("T1", t.TempDir(), b.URL()))
 	publishEvents(t, p, events, 0)
 	assertDelivery(t, sub, expectedIDs(t, events), 30*time.Second)
@@ -64,7 +64,7 @@ func TestEmbeddedBrokerFullShoe(t *testing.T) {
 			}
 		}
 	}
-	if st.ID != want.ID || st.CardsDealt != want.CardsDealt || st.Coup != want.Coup {
+	if st.ID != want.ID || st.CardsDrawn != want.CardsDrawn || st.Coup != want.Coup {
 		t.Fatalf("retained state %+v, want the last one %+v", st.Envelope, want.Envelope)
 	}
 }

@@ -12,7 +12,7 @@ func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 	m := newMosquitto(t, "", "")
 	m.start()
 	sub := newSubscriber(t, m.url(), "surveillance-1", "sabot/T1", "sabot/T1/#", nil)
-	events, _ := shoeEvents(t, "T1", 2)
+	events := shoeEvents(t, "T1")
 	p := startPublisher(t, testOptions("T1", t.TempDir(), m.url()))
 	half := len(events) / 2
 	publishEvents(t, p, events[:half], time.Millisecond)

@@ -56,10 +56,11 @@ type Command struct {
 }
 
 // BacklogAlert reports the outbox crossing BacklogAlertFraction of its
-// limit (Full false → true) or falling back below it.
+// limit (Raised) or falling back below 7/8 of that level (not Raised).
 type BacklogAlert struct {
 	Queued, Max int
-	Raised      bool // true when crossing upwards, false when cleared
+	Raised      bool   // true when crossing upwards, false when cleared
+	Text        string // a human description, for the alert's text
 }
 
 // Options configures a Publisher. Table and StateDir are required; every
@@ -102,11 +103,14 @@ type Options struct {
 	StateDir string
 	// MaxBacklog is the outbox limit in messages (default DefaultMaxBacklog).
 	MaxBacklog int
-	// OnBacklog, if set, is called (from a publisher goroutine) when the
-	// backlog crosses BacklogAlertFraction of MaxBacklog and when it falls
-	// back below. The publisher itself also publishes an outbox-backlog
-	// alert on TopicAlert when crossing upwards; the daemon should show it
-	// locally but not publish it again.
+	// OnBacklog, if set, is called when the backlog crosses
+	// BacklogAlertFraction of MaxBacklog (Raised) and when it falls back
+	// below (not Raised); the daemon feeds a tableau.InputBacklog to its
+	// table, which raises the outbox-backlog alert (journaled, displayed,
+	// published). It is called synchronously from Publish or from the
+	// delivery goroutine, so it must not block nor call Publish: hand the
+	// event to the daemon's loop (a buffered channel). If OnBacklog is nil
+	// the publisher publishes the outbox-backlog alert itself.
 	OnBacklog func(BacklogAlert)
 
 	// Version is the sabotd version published in the status payload.

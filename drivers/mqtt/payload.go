@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // SchemaVersion is the value of the "schema" field of every payload this
@@ -52,12 +54,12 @@ func NewEnvelope(table, id, shoeID string, t time.Time) Envelope {
 	return Envelope{Schema: SchemaVersion, ID: id, Table: table, ShoeID: shoeID, Time: t.UTC().Format(time.RFC3339Nano)}
 }
 
-// EventID returns the canonical event ID "<table>/<shoe-id>/<coup>/<kind>/<n>":
-// kind is "card", "coup", "alert", "ack", "void" or "state"; n counts events of
-// that kind within the coup, from 1 (for a card: its position in the coup;
-// for a coup: 1). Derive every argument from the journal event that caused
-// the message, never from a counter of messages sent, so that ids survive
-// restarts.
+// EventID returns an event ID of the canonical form
+// "<table>/<shoe-id>/<coup>/<kind>/<n>" (the form tableau.Table gives its
+// outputs): kind is "card", "coup", "alert", "void", "state", ...; n counts
+// events of that kind within the coup, from 1. Derive every argument from
+// the journal event that caused the message, never from a counter of
+// messages sent, so that ids survive restarts.
 func EventID(table, shoeID string, coup int, kind string, n int) string {
 	var b strings.Builder
 	b.Grow(len(table) + len(shoeID) + len(kind) + 16)
@@ -96,140 +98,53 @@ func Encode(topic string, retained bool, v any) (Message, error) {
 	return Message{Topic: topic, Payload: b, Retained: retained}, nil
 }
 
-// CheckCoup is a completed coup with exactly the keys and values of a
-// `sabot check` coup line (see tableau and the check contract). Type is
-// "coup"; cards are in canonical form ("9S", or "9" for a rank-only read);
-// Winner is "player", "banker" or "tie".
-type CheckCoup struct {
-	Type        string   `json:"type"`
-	Shoe        int      `json:"shoe"`
-	Coup        int      `json:"coup"`
-	Player      []string `json:"player"`
-	Banker      []string `json:"banker"`
-	PlayerTotal int      `json:"player_total"`
-	BankerTotal int      `json:"banker_total"`
-	Winner      string   `json:"winner"`
-	Natural     bool     `json:"natural"`
-	PlayerPair  bool     `json:"player_pair"`
-	BankerPair  bool     `json:"banker_pair"`
-}
-
-// CheckAlert is an alert with the keys of a `sabot check` alert line: Type
-// "alert", the shoe and coup it belongs to, the kebab-case Code, and the
-// card that caused it where there is one.
-type CheckAlert struct {
-	Type string `json:"type"`
-	Shoe int    `json:"shoe"`
-	Coup int    `json:"coup"`
-	Code string `json:"code"`
-	Card string `json:"card,omitempty"`
-}
-
-// CheckVoid is a voided coup with the keys of a `sabot check` void line.
-type CheckVoid struct {
-	Type string `json:"type"`
-	Shoe int    `json:"shoe"`
-	Coup int    `json:"coup"`
-}
-
-// SideBets are the side-bet facts of a coup, true when the named outcome
-// happened (whatever the table offers).
-type SideBets struct {
-	PlayerPair bool `json:"player_pair"`
-	BankerPair bool `json:"banker_pair"`
-	EitherPair bool `json:"either_pair"`
-	// Super6: the banker wins with a total of 6.
-	Super6 bool `json:"super6"`
-	// Dragon7: the banker wins with a three-card 7 (EZ Baccarat).
-	Dragon7 bool `json:"dragon7"`
-	// Panda8: the player wins with a three-card 8 (EZ Baccarat).
-	Panda8 bool `json:"panda8"`
-}
-
-// BetSettlement is how one bet settles under the table's rules.
-type BetSettlement struct {
-	// Bet is "player", "banker", "tie", "player_pair", "banker_pair",
-	// "either_pair", "super6", "dragon7" or "panda8".
-	Bet string `json:"bet"`
-	// Outcome is "win", "lose" or "push".
-	Outcome string `json:"outcome"`
-	// Net is the net result per unit staked: 1 for an even-money win, 0.95
-	// for a banker win less 5% commission, 8 for a tie at 8 to 1, 0 for a
-	// push, -1 for a loss.
-	Net float64 `json:"net"`
-}
-
-// CoupPayload is published on TopicCoup.
+// CoupPayload is published on TopicCoup for every completed coup: the
+// `sabot check` coup line (tableau.CoupEvent: its contract keys with the
+// same names and values, the side-bet facts dragon7, panda8,
+// banker_wins_on_6, and the settlement of every bet the rules offer) plus
+// the rule profile.
 type CoupPayload struct {
 	Envelope
-	CheckCoup
-	// Rules names the table's rules ("punto-banco", "ez-baccarat", ...).
-	Rules      string          `json:"rules"`
-	SideBets   SideBets        `json:"side_bets"`
-	Settlement []BetSettlement `json:"settlement"`
+	tableau.CoupEvent
+	// Rules is the rule profile: "punto-banco", "super6" or "ez".
+	Rules tableau.Game `json:"rules"`
+	// TiePays is the tie payout n of n:1 (8 or 9).
+	TiePays int `json:"tie_pays"`
 }
 
-// Card positions in CardPayload.Position.
-const (
-	PositionBurn   = "burn"
-	PositionPlayer = "player"
-	PositionBanker = "banker"
-	PositionNone   = "none" // not part of a hand (extra card, card after a void)
-)
-
-// CardPayload is published on TopicCard for every card drawn.
+// CardPayload is published on TopicCard for every card drawn:
+// tableau.CardPlay (card, uid, position, index, running totals, in_shoe)
+// plus the shoe and coup numbers and the card's parts.
 type CardPayload struct {
 	Envelope
 	Shoe int `json:"shoe"`
+	// Coup is the coup the card belongs to (0 for the burn).
 	Coup int `json:"coup"`
-	// Seq is the card's position in the shoe, from 1 (burns included).
-	Seq int `json:"seq"`
-	// Position is PositionBurn, PositionPlayer, PositionBanker or
-	// PositionNone; Index is 1–3 within the hand (0 for burn and none).
-	Position string `json:"position"`
-	Index    int    `json:"index"`
-	// Card is the canonical card ("9S", "9" for a rank-only read); Rank is
-	// "A", "2".."9", "T", "J", "Q", "K"; Suit is "S", "H", "D", "C" or "".
-	Card  string `json:"card"`
+	tableau.CardPlay
+	// Rank is "A", "2".."9", "T", "J", "Q", "K"; Suit "S", "H", "D", "C" or
+	// "" for a rank-only read; Value the baccarat point value 0–9.
 	Rank  string `json:"rank"`
 	Suit  string `json:"suit"`
 	Value int    `json:"value"`
-	// UID is the reader's identifier of the physical card, if any.
-	UID string `json:"uid,omitempty"`
-	// Running hand totals after this card (0–9).
-	PlayerTotal int `json:"player_total"`
-	BankerTotal int `json:"banker_total"`
 }
 
-// Alert severities.
+// Alert severities (tableau's spelling).
 const (
-	SeverityInfo     = "info"
-	SeverityWarning  = "warning"
-	SeverityCritical = "critical"
+	SeverityInfo    = "info"
+	SeverityWarning = "warning"
+	SeverityError   = "error"
 )
 
-// MaxAlertText is the longest alert text, in bytes, NewAlertPayload keeps.
+// MaxAlertText is the longest alert text, in bytes, a payload carries.
 const MaxAlertText = 1024
 
-// AlertPayload is published on TopicAlert.
+// AlertPayload is published on TopicAlert for every alert: the `sabot check`
+// alert line (tableau.AlertEvent: type, shoe, coup, code, card) plus
+// severity, text and awaits_ack (tableau.AlertInfo).
 type AlertPayload struct {
 	Envelope
-	CheckAlert
-	// Severity is SeverityInfo, SeverityWarning or SeverityCritical.
-	Severity string `json:"severity"`
-	// Text is a human message for the pit (at most MaxAlertText bytes).
-	Text string `json:"text"`
-	// AwaitsAck is true when the alert latches until acknowledged.
-	AwaitsAck bool `json:"awaits_ack"`
-}
-
-// NewAlertPayload builds an alert payload, truncating text to MaxAlertText
-// bytes on a UTF-8 boundary.
-func NewAlertPayload(env Envelope, a CheckAlert, severity, text string, awaitsAck bool) AlertPayload {
-	if a.Type == "" {
-		a.Type = "alert"
-	}
-	return AlertPayload{Envelope: env, CheckAlert: a, Severity: severity, Text: truncateUTF8(text, MaxAlertText), AwaitsAck: awaitsAck}
+	tableau.AlertEvent
+	tableau.AlertInfo
 }
 
 func truncateUTF8(s string, n int) string {
@@ -242,60 +157,82 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// AckPayload is published on TopicAlertAck when an alert is acknowledged.
+// AckPayload is published on TopicAlertAck when an alert is acknowledged:
+// tableau.AckInfo (alert_id, code, operator) plus the alert's shoe and coup;
+// the envelope's time is when.
 type AckPayload struct {
 	Envelope
-	// AlertID is the Envelope.ID of the acknowledged alert.
-	AlertID string `json:"alert_id"`
-	Code    string `json:"code"`
-	Shoe    int    `json:"shoe"`
-	Coup    int    `json:"coup"`
-	// Operator is who acknowledged; Source is "key" (table button) or
-	// "mqtt" (command). The time is the envelope's.
-	Operator string `json:"operator"`
-	Source   string `json:"source"`
+	tableau.AckInfo
+	Shoe int `json:"shoe"`
+	Coup int `json:"coup"`
 }
 
-// VoidPayload is published on TopicVoid for every voided coup.
+// VoidPayload is published on TopicVoid for every voided coup: the
+// `sabot check` void line (tableau.VoidEvent) plus whether the coup had
+// already been published on TopicCoup (consumers must then reverse it).
 type VoidPayload struct {
 	Envelope
-	CheckVoid
-	// Published is true when the coup had already been published on
-	// TopicCoup (consumers must reverse it), false for a coup in progress.
-	Published bool   `json:"published"`
-	Operator  string `json:"operator,omitempty"`
-	Reason    string `json:"reason,omitempty"`
+	tableau.VoidEvent
+	Published bool `json:"published"`
 }
 
 // StatePayload is published, retained, on TopicState after every change: a
-// scoreboard that connects late draws the table from it at once.
+// scoreboard that connects late draws the table from it at once. The fields
+// are those of tableau.TableView, minus the road (see Beads).
 type StatePayload struct {
 	Envelope
 	Shoe int `json:"shoe"`
-	// Coup is the number of the coup in progress (or next to be dealt).
+	// Phase is "no-shoe", "burn", "between" or "coup".
+	Phase string `json:"phase"`
+	// Coup is the current (or last) coup number.
 	Coup int `json:"coup"`
-	// Player and Banker are the cards of the coup in progress.
-	Player      []string `json:"player"`
-	Banker      []string `json:"banker"`
-	PlayerTotal int      `json:"player_total"`
-	BankerTotal int      `json:"banker_total"`
-	// Waiting tells what the tableau waits for: "burn", "deal" (first four
-	// cards), "player-third", "banker-third", "coup-end" (no card due), or
-	// "shoe-end".
-	Waiting string `json:"waiting"`
-	// CardsDealt counts cards drawn from this shoe, burns included.
-	CardsDealt int `json:"cards_dealt"`
-	// Remaining counts the cards left in the shoe by rank ("A".."K").
-	Remaining map[string]int `json:"remaining"`
-	// CutCard is true once the cut card has come out.
-	CutCard bool `json:"cut_card"`
-	// OpenAlerts lists the IDs of the alerts awaiting acknowledgement, the
-	// newest MaxStateAlerts of them; OpenAlertCount counts them all.
-	OpenAlerts     []string `json:"open_alerts"`
-	OpenAlertCount int      `json:"open_alert_count"`
+	// Player and Banker are the current coup's cards (the last coup's
+	// between coups).
+	Player      tableau.Hand `json:"player"`
+	Banker      tableau.Hand `json:"banker"`
+	PlayerTotal int          `json:"player_total"`
+	BankerTotal int          `json:"banker_total"`
+	// Waiting is what the tableau waits for: "player", "banker",
+	// "player-third", "banker-third" or "complete".
+	Waiting  string         `json:"waiting"`
+	Complete bool           `json:"complete"`
+	Voided   bool           `json:"voided"`
+	Winner   tableau.Winner `json:"winner,omitzero"`
+	Natural  bool           `json:"natural"`
+	// BurnDrawn of BurnWant burn cards are out.
+	BurnDrawn int  `json:"burn_drawn"`
+	BurnWant  int  `json:"burn_want"`
+	CutCard   bool `json:"cut_card"`
+	// LastCoup is the number of the shoe's last coup once known (cut card).
+	LastCoup   int  `json:"last_coup,omitempty"`
+	IsLastCoup bool `json:"is_last_coup"`
+	// CardsDrawn from this shoe, burns included; CardsRemaining in it;
+	// RemainingByRank by rank "A".."K".
+	CardsDrawn      int            `json:"cards_drawn"`
+	CardsRemaining  int            `json:"cards_remaining"`
+	RemainingByRank map[string]int `json:"remaining_by_rank"`
+	// OpenAlerts are the newest MaxStateAlerts alerts awaiting
+	// acknowledgement; OpenAlertCount counts them all.
+	OpenAlerts     []StateAlert `json:"open_alerts"`
+	OpenAlertCount int          `json:"open_alert_count"`
+	// Offline: the shoe link is down. BetsOpen: live-dealer betting is
+	// open. GateLocked: the shoe gate is locked.
+	Offline    bool `json:"offline"`
+	BetsOpen   bool `json:"bets_open"`
+	GateLocked bool `json:"gate_locked"`
+	// Beads is the shoe's bead plate so far, one letter per completed coup
+	// in order: "P" player, "B" banker, "T" tie (voided coups left out).
+	Beads string `json:"beads"`
 }
 
-// MaxStateAlerts is how many open alert IDs a state payload lists.
+// StateAlert is an alert awaiting acknowledgement, in StatePayload.
+type StateAlert struct {
+	ID   string            `json:"id"`
+	Code tableau.AlertCode `json:"code"`
+	Coup int               `json:"coup"`
+}
+
+// MaxStateAlerts is how many open alerts a state payload lists.
 const MaxStateAlerts = 8
 
 // Status values.
@@ -311,71 +248,117 @@ type StatusPayload struct {
 	Status string `json:"status"`
 	// Version is the sabotd version.
 	Version string `json:"version"`
-	// ShoeState is the shoe driver's state as last reported by the daemon
-	// ("online", "offline", "alarm", or "" when not known).
+	// ShoeState is the shoe link's state as last reported by the daemon
+	// (Publisher.SetShoe: "online", "offline", "alarm"; "" when not known).
 	ShoeState string `json:"shoe_state"`
 }
 
-// CoupMessage, CardMessage, ... encode a payload for its topic.
-
-// CoupMessage encodes p for TopicCoup.
-func CoupMessage(p CoupPayload) (Message, error) {
-	if p.Type == "" {
-		p.Type = "coup"
-	}
-	if p.Player == nil {
-		p.Player = []string{}
-	}
-	if p.Banker == nil {
-		p.Banker = []string{}
-	}
-	if p.Settlement == nil {
-		p.Settlement = []BetSettlement{}
-	}
-	return Encode(TopicCoup, false, p)
+// Builder turns the table controller's outputs and views into messages. It
+// remembers which coups of the current shoe it has built a coup message
+// for, to tell consumers whether a void reverses a published coup; feed it
+// every output in journal order (also when replaying after a restart).
+// Not safe for concurrent use.
+type Builder struct {
+	table     string
+	rules     tableau.Rules
+	shoe      int
+	published map[int]bool // coups of shoe with a coup message
 }
 
-// CardMessage encodes p for TopicCard.
-func CardMessage(p CardPayload) (Message, error) { return Encode(TopicCard, false, p) }
-
-// AlertMessage encodes p for TopicAlert.
-func AlertMessage(p AlertPayload) (Message, error) {
-	if p.Type == "" {
-		p.Type = "alert"
-	}
-	return Encode(TopicAlert, false, p)
+// NewBuilder returns a Builder for the table named table (Options.Table)
+// under rules.
+func NewBuilder(table string, rules tableau.Rules) *Builder {
+	return &Builder{table: table, rules: rules, published: map[int]bool{}}
 }
 
-// AckMessage encodes p for TopicAlertAck.
-func AckMessage(p AckPayload) (Message, error) { return Encode(TopicAlertAck, false, p) }
-
-// VoidMessage encodes p for TopicVoid.
-func VoidMessage(p VoidPayload) (Message, error) {
-	if p.Type == "" {
-		p.Type = "void"
+// Output returns the message for one table output, and false (no message,
+// no error) for outputs that are not published (the gate). Errors: an
+// output that cannot be encoded (invalid card, payload too large).
+func (b *Builder) Output(o tableau.Output) (Message, bool, error) {
+	env := NewEnvelope(b.table, o.ID, o.ShoeID, o.Time)
+	var m Message
+	var err error
+	switch o.Kind {
+	case tableau.OutputCard:
+		c := o.Card.Card
+		m, err = Encode(TopicCard, false, CardPayload{Envelope: env, Shoe: o.Shoe, Coup: o.Coup, CardPlay: o.Card,
+			Rank: c.Rank.String(), Suit: c.Suit.String(), Value: c.Value()})
+	case tableau.OutputCoup:
+		b.seeShoe(o.Shoe)
+		b.published[o.Event.Coup.Coup] = true
+		m, err = Encode(TopicCoup, false, CoupPayload{Envelope: env, CoupEvent: o.Event.Coup, Rules: b.rules.Game, TiePays: tiePays(b.rules)})
+	case tableau.OutputAlert:
+		info := o.Alert
+		info.Text = truncateUTF8(info.Text, MaxAlertText)
+		m, err = Encode(TopicAlert, false, AlertPayload{Envelope: env, AlertEvent: o.Event.Alert, AlertInfo: info})
+	case tableau.OutputVoid:
+		b.seeShoe(o.Shoe)
+		v := o.Event.Void
+		m, err = Encode(TopicVoid, false, VoidPayload{Envelope: env, VoidEvent: v, Published: b.published[v.Coup]})
+	case tableau.OutputAck:
+		m, err = Encode(TopicAlertAck, false, AckPayload{Envelope: env, AckInfo: o.Ack, Shoe: o.Shoe, Coup: o.Coup})
+	default:
+		return Message{}, false, nil
 	}
-	return Encode(TopicVoid, false, p)
+	if err != nil {
+		return Message{}, false, fmt.Errorf("mqtt: output %s: %w", o.ID, err)
+	}
+	return m, true, nil
 }
 
-// StateMessage encodes p for TopicState (retained).
-func StateMessage(p StatePayload) (Message, error) {
-	if p.Player == nil {
-		p.Player = []string{}
+func (b *Builder) seeShoe(shoe int) {
+	if shoe != b.shoe {
+		b.shoe = shoe
+		clear(b.published)
 	}
-	if p.Banker == nil {
-		p.Banker = []string{}
+}
+
+func tiePays(r tableau.Rules) int {
+	if r.TiePays == 0 {
+		return 8
 	}
-	if p.Remaining == nil {
-		p.Remaining = map[string]int{}
+	return r.TiePays
+}
+
+// State returns the retained state message for view v, caused by the
+// journal input with sequence number seq at time t. Its id is
+// "<table>/<shoe-id>/<coup>/state/<seq>".
+func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, error) {
+	id := b.table + "/" + v.ShoeID + "/" + strconv.Itoa(v.Coup) + "/state/" + strconv.FormatUint(seq, 10)
+	p := StatePayload{
+		Envelope: NewEnvelope(b.table, id, v.ShoeID, t),
+		Shoe:     v.Shoe, Phase: v.Phase, Coup: v.Coup, Player: v.Player, Banker: v.Banker,
+		PlayerTotal: v.PlayerTotal, BankerTotal: v.BankerTotal, Waiting: v.Waiting, Complete: v.Complete,
+		Voided: v.Voided, Winner: v.Winner, Natural: v.Natural, BurnDrawn: v.BurnDrawn, BurnWant: v.BurnWant,
+		CutCard: v.CutCard, LastCoup: v.LastCoup, IsLastCoup: v.IsLastCoup, CardsDrawn: v.CardsDrawn,
+		CardsRemaining: v.Remaining, RemainingByRank: v.ByRank, OpenAlertCount: len(v.Alerts),
+		Offline: v.Offline, BetsOpen: v.BetsOpen, GateLocked: v.GateLocked,
 	}
-	if p.OpenAlertCount < len(p.OpenAlerts) {
-		p.OpenAlertCount = len(p.OpenAlerts)
+	if p.RemainingByRank == nil {
+		p.RemainingByRank = map[string]int{}
 	}
-	if len(p.OpenAlerts) > MaxStateAlerts {
-		p.OpenAlerts = p.OpenAlerts[len(p.OpenAlerts)-MaxStateAlerts:]
+	beads := make([]byte, 0, len(v.Results))
+	for _, r := range v.Results {
+		switch r.Winner {
+		case tableau.WinnerPlayer:
+			beads = append(beads, 'P')
+		case tableau.WinnerBanker:
+			beads = append(beads, 'B')
+		case tableau.WinnerTie:
+			beads = append(beads, 'T')
+		}
 	}
-	if p.OpenAlerts == nil {
-		p.OpenAlerts = []string{}
+	p.Beads = string(beads)
+	// List the newest open alerts that fit: MaxStateAlerts, fewer if the
+	// ids are so long the payload would reach MaxPayload.
+	for n := min(len(v.Alerts), MaxStateAlerts); ; n /= 2 {
+		p.OpenAlerts = make([]StateAlert, 0, n)
+		for _, a := range v.Alerts[len(v.Alerts)-n:] {
+			p.OpenAlerts = append(p.OpenAlerts, StateAlert{ID: a.ID, Code: a.Code, Coup: a.Coup})
+		}
+		m, err := Encode(TopicState, true, p)
+		if err == nil || n == 0 {
+			return m, err
+		}
 	}
-	return Encode(TopicState, true, p)
 }

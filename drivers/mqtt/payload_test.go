@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
 var t0 = time.Date(2026, 11, 30, 5, 0, 0, 123456789, time.FixedZone("CET", 3600))
@@ -23,127 +26,148 @@ func TestEnvelopeAndEventID(t *testing.T) {
 	}
 }
 
-// Every `sabot check` line of the contract, embedded in its payload, keeps
-// every key with the same value, and the payload passes its schema.
+// Every `sabot check` line of tableau's samples, published through the
+// table controller and Builder, keeps every key with the same value, and
+// every payload passes its schema.
 func TestPayloadsCarryCheckLines(t *testing.T) {
-	f, err := os.Open("testdata/check-lines.jsonl")
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"clean-8deck", "extra-card", "void"} {
+		t.Run(name, func(t *testing.T) {
+			events := tableEvents(t, "T1", "testdata/"+name+".shoe")
+			var got []map[string]any
+			for _, ev := range events {
+				for _, m := range ev {
+					if err := validatePayload(t, m.Topic, m.Payload); err != nil {
+						t.Errorf("%s: %v\n%s", m.Topic, err, m.Payload)
+					}
+					switch m.Topic {
+					case TopicCoup, TopicAlert, TopicVoid:
+						var v map[string]any
+						if err := json.Unmarshal(m.Payload, &v); err != nil {
+							t.Fatal(err)
+						}
+						got = append(got, v)
+					}
+				}
+			}
+			f, err := os.Open("testdata/" + name + ".expected.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			n := 0
+			for ; sc.Scan(); n++ {
+				var want map[string]any
+				if err := json.Unmarshal(sc.Bytes(), &want); err != nil {
+					t.Fatalf("line %d: %v", n+1, err)
+				}
+				if n >= len(got) {
+					t.Fatalf("check line %d has no payload: %s", n+1, sc.Bytes())
+				}
+				for k, v := range want {
+					if !reflect.DeepEqual(got[n][k], v) {
+						t.Errorf("line %d: key %q = %v, sabot check says %v", n+1, k, got[n][k], v)
+					}
+				}
+			}
+			if n == 0 || n != len(got) {
+				t.Fatalf("%d check lines, %d coup/alert/void payloads", n, len(got))
+			}
+		})
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	kinds := map[string]int{}
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
-		var want map[string]any
-		if err := json.Unmarshal(line, &want); err != nil {
-			t.Fatalf("line %d: %v", n, err)
-		}
-		kind := want["type"].(string)
-		kinds[kind]++
-		env := NewEnvelope("T1", EventID("T1", "s1", int(want["coup"].(float64)), kind, kinds[kind]), "s1", t0)
-		var m Message
-		switch kind {
-		case "coup":
-			var c CheckCoup
-			if err := json.Unmarshal(line, &c); err != nil {
-				t.Fatal(err)
+}
+
+// The void payload tells whether the coup was already published.
+func TestVoidPublishedFlag(t *testing.T) {
+	var voids []VoidPayload
+	for _, ev := range tableEvents(t, "T1", "testdata/void.shoe") {
+		for _, m := range ev {
+			if m.Topic == TopicVoid {
+				var v VoidPayload
+				if err := json.Unmarshal(m.Payload, &v); err != nil {
+					t.Fatal(err)
+				}
+				voids = append(voids, v)
 			}
-			m, err = CoupMessage(CoupPayload{Envelope: env, CheckCoup: c, Rules: "punto-banco",
-				Settlement: []BetSettlement{{Bet: "player", Outcome: "lose", Net: -1}, {Bet: "banker", Outcome: "win", Net: 0.95}}})
-		case "alert":
-			var a CheckAlert
-			if err := json.Unmarshal(line, &a); err != nil {
-				t.Fatal(err)
-			}
-			m, err = AlertMessage(NewAlertPayload(env, a, SeverityCritical, "dealer error: "+a.Code, true))
-		case "void":
-			var v CheckVoid
-			if err := json.Unmarshal(line, &v); err != nil {
-				t.Fatal(err)
-			}
-			m, err = VoidMessage(VoidPayload{Envelope: env, CheckVoid: v, Published: true, Operator: "pit-1"})
-		default:
-			t.Fatalf("line %d: unknown type %q", n, kind)
-		}
-		if err != nil {
-			t.Fatalf("line %d: %v", n, err)
-		}
-		if m.Topic != kind || m.Retained {
-			t.Errorf("line %d: topic %q retained %v", n, m.Topic, m.Retained)
-		}
-		var got map[string]any
-		if err := json.Unmarshal(m.Payload, &got); err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range want {
-			if !reflect.DeepEqual(got[k], v) {
-				t.Errorf("line %d: key %q = %v, check says %v", n, k, got[k], v)
-			}
-		}
-		if got["id"] != env.ID || got["table"] != "T1" || got["shoe_id"] != "s1" {
-			t.Errorf("line %d: envelope lost: %s", n, m.Payload)
-		}
-		if err := validatePayload(t, m.Topic, m.Payload); err != nil {
-			t.Errorf("line %d: %v\n%s", n, err, m.Payload)
 		}
 	}
-	if kinds["coup"] == 0 || kinds["alert"] == 0 || kinds["void"] == 0 {
-		t.Fatalf("contract lines cover %v; want coups, alerts and voids", kinds)
+	// void.shoe: coup 1 voided in progress, coup 2 voided after completing
+	// (its coup line was emitted).
+	if len(voids) != 2 || voids[0].Coup != 1 || voids[0].Published || voids[1].Coup != 2 || !voids[1].Published {
+		t.Fatalf("voids = %+v", voids)
 	}
 }
 
 // The largest payloads the daemon can build stay under MaxPayload.
 func TestWorstCasePayloadSizes(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("x", n) }
-	env := NewEnvelope(long(64), long(256), long(128), t0)
-	bets := []string{"player", "banker", "tie", "player_pair", "banker_pair", "either_pair", "super6", "dragon7", "panda8"}
-	var settle []BetSettlement
-	for _, b := range bets {
-		settle = append(settle, BetSettlement{Bet: b, Outcome: "push", Net: 0.123456789})
+	ts, _ := tableau.ParseCard("TS")
+	hand := tableau.Hand{Cards: [3]tableau.Card{ts, ts, ts}, N: 3}
+	rules := tableau.Rules{Game: tableau.GameEZ, TiePays: 9}
+	b := NewBuilder(long(64), rules)
+	coup := tableau.CoupEvent{Type: tableau.EventCoup, Shoe: 999, Coup: 999, Player: hand, Banker: hand,
+		Winner: tableau.WinnerBanker, Cards: 6}
+	pay := tableau.Payout{Outcome: tableau.Push, Net: 0.123456789}
+	coup.Settlement = tableau.Settlement{Player: pay, Banker: pay, Tie: pay, PlayerPair: pay, BankerPair: pay, Dragon7: pay, Panda8: pay}
+	id, shoeID := long(300), long(128)
+	var msgs []Message
+	add := func(o tableau.Output) {
+		o.ID, o.ShoeID, o.Time = id, shoeID, t0
+		m, ok, err := b.Output(o)
+		if err != nil || !ok {
+			t.Fatalf("%v: %v %v", o.Kind, ok, err)
+		}
+		msgs = append(msgs, m)
 	}
-	coup, err := CoupMessage(CoupPayload{Envelope: env, CheckCoup: CheckCoup{Shoe: 999, Coup: 999,
-		Player: []string{"TS", "TH", "TD"}, Banker: []string{"TS", "TH", "TD"}, Winner: "banker"},
-		Rules: long(32), Settlement: settle})
-	if err != nil {
-		t.Fatal(err)
-	}
-	alert, err := AlertMessage(NewAlertPayload(env, CheckAlert{Code: long(40), Card: "TS"}, SeverityCritical, strings.Repeat("é", 2000), true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
+	add(tableau.Output{Kind: tableau.OutputCoup, Event: tableau.Event{Kind: tableau.EventCoup, Coup: coup}})
+	add(tableau.Output{Kind: tableau.OutputAlert, Event: tableau.Event{Kind: tableau.EventAlert,
+		Alert: tableau.AlertEvent{Type: tableau.EventAlert, Code: tableau.AlertCode(long(40)), Card: ts}},
+		Alert: tableau.AlertInfo{Severity: SeverityError, Text: strings.Repeat("é", 2000), AwaitsAck: true}})
+	add(tableau.Output{Kind: tableau.OutputCard, Card: tableau.CardPlay{Card: ts, UID: long(128), Position: tableau.PositionPlayer, Index: 3}})
+	add(tableau.Output{Kind: tableau.OutputAck, Ack: tableau.AckInfo{AlertID: long(300), Code: "x", Operator: long(64)}})
+	var alerts []tableau.LatchedAlert
 	for range 50 {
-		ids = append(ids, long(256))
+		alerts = append(alerts, tableau.LatchedAlert{ID: long(300), Code: tableau.AlertCode(long(40))})
+	}
+	// Realistic ids: all MaxStateAlerts fit.
+	v := tableau.TableView{Alerts: slices.Clone(alerts[:20])}
+	for i := range v.Alerts {
+		v.Alerts[i].ID = "T1/20261130T040000Z-1/12/alert/1"
+	}
+	if m, err := b.State(v, 1, t0); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(m.Payload, new(StatePayload)); err != nil || !strings.Contains(string(m.Payload), `"open_alert_count":20`) || strings.Count(string(m.Payload), "alert/1") != MaxStateAlerts {
+		t.Fatalf("state with 20 short alert ids: %s", m.Payload)
 	}
 	rem := map[string]int{}
 	for _, r := range "A23456789TJQK" {
 		rem[string(r)] = 32
 	}
-	state, err := StateMessage(StatePayload{Envelope: env, Player: []string{"TS", "TH", "TD"}, Banker: []string{"TS", "TH", "TD"},
-		Waiting: "coup-end", Remaining: rem, OpenAlerts: ids})
+	var results []tableau.CoupResult
+	for range 100 {
+		results = append(results, tableau.CoupResult{Winner: tableau.WinnerTie})
+	}
+	st, err := b.State(tableau.TableView{Table: long(64), ShoeID: shoeID, Player: hand, Banker: hand, ByRank: rem,
+		Alerts: alerts, Results: results, Phase: "coup", Waiting: "complete"}, 1<<60, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	card, err := CardMessage(CardPayload{Envelope: env, Position: PositionPlayer, Index: 3, Card: "TS", Rank: "T", Suit: "S", UID: long(128)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []Message{coup, alert, state, card} {
+	msgs = append(msgs, st)
+	for _, m := range msgs {
 		t.Logf("%s: %d bytes", m.Topic, len(m.Payload))
 		if len(m.Payload) >= MaxPayload {
 			t.Errorf("%s: %d bytes", m.Topic, len(m.Payload))
 		}
 	}
 	var sp StatePayload
-	if err := json.Unmarshal(state.Payload, &sp); err != nil {
+	if err := json.Unmarshal(st.Payload, &sp); err != nil {
 		t.Fatal(err)
 	}
-	if len(sp.OpenAlerts) != MaxStateAlerts || sp.OpenAlertCount != 50 {
-		t.Errorf("state lists %d open alerts, count %d; want %d, 50", len(sp.OpenAlerts), sp.OpenAlertCount, MaxStateAlerts)
+	if len(sp.OpenAlerts) < 4 || sp.OpenAlertCount != 50 || len(sp.Beads) != 100 {
+		t.Errorf("state lists %d open alerts, count %d, %d beads", len(sp.OpenAlerts), sp.OpenAlertCount, len(sp.Beads))
 	}
 	var ap AlertPayload
-	if err := json.Unmarshal(alert.Payload, &ap); err != nil {
+	if err := json.Unmarshal(msgs[1].Payload, &ap); err != nil {
 		t.Fatal(err)
 	}
 	if len(ap.Text) > MaxAlertText || !strings.HasPrefix(ap.Text, "éé") || strings.ContainsRune(ap.Text, '\uFFFD') {

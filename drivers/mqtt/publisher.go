@@ -12,6 +12,7 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // Publisher publishes a table's messages through the durable outbox: every
@@ -182,23 +183,26 @@ func (p *Publisher) checkBacklog(ctx context.Context) {
 	}
 	text := fmt.Sprintf("MQTT outbox holds %d of at most %d undelivered messages; the broker has not acknowledged them. At the limit new messages are refused.", n, p.opts.MaxBacklog)
 	p.opts.Logger.Error("mqtt: outbox backlog alert", "queued", n, "max", p.opts.MaxBacklog, "path", p.box.path)
-	now := p.opts.Now()
-	id := EventID(p.opts.Table, shoeID, 0, AlertOutboxBacklog, int(now.UnixMilli()))
-	a := NewAlertPayload(NewEnvelope(p.opts.Table, id, shoeID, now),
-		CheckAlert{Type: "alert", Code: AlertOutboxBacklog}, SeverityCritical, text, true)
-	if m, err := AlertMessage(a); err == nil {
-		if err := p.box.append(ctx, []Message{m}, true); err != nil {
-			p.opts.Logger.Error("mqtt: cannot queue the outbox-backlog alert", "err", err)
-		}
-	}
 	if p.opts.OnBacklog != nil {
-		p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Raised: true})
+		// The daemon raises the alert through its table (journaled, stable
+		// id, shown on the display) and publishes it.
+		p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Raised: true, Text: text})
+		return
+	}
+	now := p.opts.Now()
+	id := p.opts.Table + "/" + shoeID + "/0/" + string(tableau.AlertOutboxBacklog) + "/" + strconv.FormatInt(now.UnixMilli(), 10)
+	m, err := Encode(TopicAlert, false, AlertPayload{
+		Envelope:   NewEnvelope(p.opts.Table, id, shoeID, now),
+		AlertEvent: tableau.AlertEvent{Type: tableau.EventAlert, Code: tableau.AlertOutboxBacklog},
+		AlertInfo:  tableau.AlertInfo{Severity: SeverityWarning, Text: text, AwaitsAck: true},
+	})
+	if err == nil {
+		err = p.box.append(ctx, []Message{m}, true)
+	}
+	if err != nil {
+		p.opts.Logger.Error("mqtt: cannot queue the outbox-backlog alert", "err", err)
 	}
 }
-
-// AlertOutboxBacklog is the alert code the publisher raises when the outbox
-// is 80% full (the same string as the tableau constant).
-const AlertOutboxBacklog = "outbox-backlog"
 
 // SetShoe records the current shoe id (used in status payloads) and the
 // shoe driver's state ("online", "offline", "alarm"); when either changes

@@ -101,9 +101,10 @@ func TestSchemasCompileAndCoverTopics(t *testing.T) {
 func TestSchemasRejectBadPayloads(t *testing.T) {
 	good := `{"schema":1,"id":"T1/s1/1/coup/1","table":"T1","shoe_id":"s1","time":"2026-11-30T05:00:00Z",
 	"type":"coup","shoe":1,"coup":1,"player":["9S","KD"],"banker":["3H","5C"],"player_total":9,"banker_total":8,
-	"winner":"player","natural":true,"player_pair":false,"banker_pair":false,"rules":"punto-banco",
-	"side_bets":{"player_pair":false,"banker_pair":false,"either_pair":false,"super6":false,"dragon7":false,"panda8":false},
-	"settlement":[{"bet":"player","outcome":"win","net":1}]}`
+	"winner":"player","natural":true,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,
+	"banker_wins_on_6":false,"cards":4,"settlement":{"player":{"result":"win","net":1},"banker":{"result":"lose","net":-1},
+	"tie":{"result":"lose","net":-1},"player_pair":{"result":"lose","net":-1},"banker_pair":{"result":"lose","net":-1}},
+	"rules":"punto-banco","tie_pays":8}`
 	if err := validatePayload(t, TopicCoup, []byte(good)); err != nil {
 		t.Fatalf("good coup rejected: %v", err)
 	}
@@ -114,7 +115,7 @@ func TestSchemasRejectBadPayloads(t *testing.T) {
 		"bad card":        {`"9S","KD"`, `"9S","1D"`},
 		"total 10":        {`"player_total":9`, `"player_total":10`},
 		"bad winner":      {`"winner":"player"`, `"winner":"punto"`},
-		"bad outcome":     {`"outcome":"win"`, `"outcome":"won"`},
+		"bad outcome":     {`{"result":"win"`, `{"result":"won"`},
 		"schema 2":        {`"schema":1`, `"schema":2`},
 		"missing natural": {`"natural":true,`, ``},
 	}

@@ -2,191 +2,108 @@ package mqtt
 
 import (
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
-// This file makes test traffic: a whole shoe dealt from a seeded 8-deck
-// shoe by the punto banco tableau, as the groups of messages the daemon
-// publishes per event (a card with the new state, a coup with the new state,
-// an alert, a void). The same seed gives byte-identical messages in every
-// process, as a daemon replaying its journal would.
-
-const testShoeID = "20261130-1"
+// This file makes test traffic: recorded shoes (testdata/*.shoe, copies of
+// tableau's samples: a clean 8-deck shoe, an extra card, voids) run through
+// the real table controller (tableau.Table) and Builder, as the groups of
+// messages the daemon publishes per input (a card with the new state, a
+// coup, an alert, an acknowledgement, a void). Times derive from the input
+// sequence number, so every process gets byte-identical messages, as a
+// daemon replaying its journal would.
 
 var shoeBase = time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
 
-func cardValue(c string) int {
-	switch c[0] {
-	case 'A':
-		return 1
-	case 'T', 'J', 'Q', 'K':
-		return 0
-	}
-	return int(c[0] - '0')
-}
-
-func handTotal(h []string) int {
-	t := 0
-	for _, c := range h {
-		t += cardValue(c)
-	}
-	return t % 10
-}
-
-// bankerDraws is the punto banco banker rule given the player's third card
-// value (-1 when the player stood).
-func bankerDraws(b, p3 int) bool {
-	if p3 < 0 {
-		return b <= 5
-	}
-	switch b {
-	case 0, 1, 2:
-		return true
-	case 3:
-		return p3 != 8
-	case 4:
-		return p3 >= 2 && p3 <= 7
-	case 5:
-		return p3 >= 4 && p3 <= 7
-	case 6:
-		return p3 == 6 || p3 == 7
-	}
-	return false
-}
-
-// shoeEvents deals a shoe for table and returns its events (groups of
-// messages published together) and, for each event, the coup it belongs to.
-func shoeEvents(t testing.TB, table string, seed uint64) (events [][]Message, coupOf []int) {
+func readTokens(t testing.TB, file string) []tableau.Token {
 	t.Helper()
-	var deck []string
-	for range 8 {
-		for _, s := range "SHDC" {
-			for _, r := range "A23456789TJQK" {
-				deck = append(deck, string(r)+string(s))
-			}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	toks, err := tableau.ParseTranscript(f, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toks
+}
+
+// tableEvents runs the transcripts through a Table and returns, per input,
+// the messages published for it (outputs, then the state if it changed).
+// After each input that raised alerts, an ack input follows.
+func tableEvents(t testing.TB, table string, files ...string) [][]Message {
+	t.Helper()
+	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
+	tbl, err := tableau.NewTable(tableau.TableConfig{Table: table, Fold: tableau.Options{Decks: 8, Rules: rules, Markers: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(table, rules)
+	var inputs []tableau.Input
+	for _, f := range files {
+		for _, tok := range readTokens(t, f) {
+			inputs = append(inputs, tableau.TokenInput(tok))
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x5ab07))
-	rng.Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
-	remaining := map[string]int{}
-	for _, c := range deck {
-		remaining[c[:1]]++
-	}
-	must := func(m Message, err error) Message {
+	var events [][]Message
+	var seq uint64
+	var outs []tableau.Output
+	lastState := ""
+	apply := func(in tableau.Input) (alerts int) {
+		seq++
+		at := shoeBase.Add(time.Duration(seq) * time.Second)
+		outs = tbl.Apply(seq, at, in, outs[:0])
+		var ev []Message
+		for _, o := range outs {
+			m, ok, err := b.Output(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				ev = append(ev, m)
+			}
+			if o.Kind == tableau.OutputAlert {
+				alerts++
+			}
+		}
+		st, err := b.State(tbl.View(), seq, at)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m
-	}
-	seq, coup := 0, 0
-	at := func(n int) time.Time { return shoeBase.Add(time.Duration(n) * time.Second) }
-	var player, banker []string
-	state := func(waiting string) Message {
-		return must(StateMessage(StatePayload{
-			Envelope: NewEnvelope(table, EventID(table, testShoeID, coup, "state", seq), testShoeID, at(seq)),
-			Shoe:     1, Coup: coup, Player: slices.Clone(player), Banker: slices.Clone(banker),
-			PlayerTotal: handTotal(player), BankerTotal: handTotal(banker), Waiting: waiting,
-			CardsDealt: seq, Remaining: maps(remaining),
-		}))
-	}
-	draw := func(pos string, index int, waiting string) string {
-		c := deck[seq]
-		seq++
-		remaining[c[:1]]--
-		n := index
-		if pos == PositionBurn {
-			n = seq
+		// Publish the state only when it changed (its id holds seq).
+		var sp StatePayload
+		json.Unmarshal(st.Payload, &sp)
+		sp.Envelope = Envelope{}
+		key, _ := json.Marshal(sp)
+		if string(key) != lastState {
+			lastState = string(key)
+			ev = append(ev, st)
 		}
-		switch pos {
-		case PositionPlayer:
-			player = append(player, c)
-		case PositionBanker:
-			banker = append(banker, c)
+		if len(ev) > 0 {
+			events = append(events, ev)
 		}
-		card := must(CardMessage(CardPayload{
-			Envelope: NewEnvelope(table, EventID(table, testShoeID, coup, "card-"+pos, n), testShoeID, at(seq)),
-			Shoe:     1, Coup: coup, Seq: seq, Position: pos, Index: index,
-			Card: c, Rank: c[:1], Suit: c[1:], Value: cardValue(c),
-			PlayerTotal: handTotal(player), BankerTotal: handTotal(banker),
-		}))
-		events = append(events, []Message{card, state(waiting)})
-		coupOf = append(coupOf, coup)
-		return c
+		return alerts
 	}
-	burn := draw(PositionBurn, 0, "burn")
-	nb := cardValue(burn)
-	if nb == 0 {
-		nb = 10
-	}
-	for range nb {
-		draw(PositionBurn, 0, "burn")
-	}
-	for len(deck)-seq > 14 {
-		coup++
-		player, banker = nil, nil
-		draw(PositionPlayer, 1, "deal")
-		draw(PositionBanker, 1, "deal")
-		draw(PositionPlayer, 2, "deal")
-		draw(PositionBanker, 2, "deal")
-		p, b := handTotal(player), handTotal(banker)
-		natural := p >= 8 || b >= 8
-		if !natural {
-			p3 := -1
-			if p <= 5 {
-				p3 = cardValue(draw(PositionPlayer, 3, "player-third"))
-			}
-			if bankerDraws(b, p3) {
-				draw(PositionBanker, 3, "banker-third")
-			}
-		}
-		p, b = handTotal(player), handTotal(banker)
-		winner := "tie"
-		if p > b {
-			winner = "player"
-		} else if b > p {
-			winner = "banker"
-		}
-		c := CheckCoup{Type: "coup", Shoe: 1, Coup: coup, Player: slices.Clone(player), Banker: slices.Clone(banker),
-			PlayerTotal: p, BankerTotal: b, Winner: winner, Natural: natural,
-			PlayerPair: player[0][0] == player[1][0], BankerPair: banker[0][0] == banker[1][0]}
-		coupMsg := must(CoupMessage(CoupPayload{
-			Envelope:  NewEnvelope(table, EventID(table, testShoeID, coup, "coup", 1), testShoeID, at(seq)),
-			CheckCoup: c, Rules: "punto-banco",
-			SideBets: SideBets{PlayerPair: c.PlayerPair, BankerPair: c.BankerPair, EitherPair: c.PlayerPair || c.BankerPair,
-				Super6: winner == "banker" && b == 6},
-			Settlement: []BetSettlement{{Bet: "player", Outcome: map[bool]string{true: "win", false: "lose"}[winner == "player"], Net: 1}},
-		}))
-		events = append(events, []Message{coupMsg, state("deal")})
-		coupOf = append(coupOf, coup)
-		if coup%10 == 0 {
-			a := NewAlertPayload(NewEnvelope(table, EventID(table, testShoeID, coup, "alert", 1), testShoeID, at(seq)),
-				CheckAlert{Type: "alert", Shoe: 1, Coup: coup, Code: "extra-card", Card: player[0]}, SeverityCritical,
-				fmt.Sprintf("extra card %s after coup %d", player[0], coup), true)
-			events = append(events, []Message{must(AlertMessage(a))})
-			coupOf = append(coupOf, coup)
-		}
-		if coup%25 == 0 {
-			v := VoidPayload{Envelope: NewEnvelope(table, EventID(table, testShoeID, coup, "void", 1), testShoeID, at(seq)),
-				CheckVoid: CheckVoid{Type: "void", Shoe: 1, Coup: coup}, Published: true, Operator: "pit-1"}
-			events = append(events, []Message{must(VoidMessage(v))})
-			coupOf = append(coupOf, coup)
+	for _, in := range inputs {
+		if apply(in) > 0 {
+			apply(tableau.Input{Kind: tableau.InputAck, Operator: "pit-boss", Source: "gpio"})
 		}
 	}
-	return events, coupOf
+	return events
 }
 
-func maps(m map[string]int) map[string]int {
-	out := make(map[string]int, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+// shoeEvents is the standard test traffic: a full 8-deck shoe, then a shoe
+// with an extra card and one with voids.
+func shoeEvents(t testing.TB, table string) [][]Message {
+	return tableEvents(t, table, "testdata/clean-8deck.shoe", "testdata/extra-card.shoe", "testdata/void.shoe")
 }
 
 // expectedIDs lists, in order, the ids of the non-retained messages of events.
@@ -279,27 +196,25 @@ func containsAll(got, want []string) bool {
 }
 
 func TestShoeEventsAreAFullShoe(t *testing.T) {
-	events, coupOf := shoeEvents(t, "T1", 1)
-	a, b := shoeEvents(t, "T1", 1)
-	if len(a) != len(events) || len(b) != len(coupOf) {
-		t.Fatal("same seed gave a different shoe")
+	events := shoeEvents(t, "T1")
+	again := shoeEvents(t, "T1")
+	if len(again) != len(events) {
+		t.Fatal("the same inputs gave different events")
 	}
-	coups := 0
+	topics := map[string]int{}
 	for i, ev := range events {
 		for j, m := range ev {
-			if string(m.Payload) != string(a[i][j].Payload) {
+			if string(m.Payload) != string(again[i][j].Payload) {
 				t.Fatalf("event %d differs between runs", i)
 			}
 			if err := validatePayload(t, m.Topic, m.Payload); err != nil {
 				t.Fatalf("event %d %s: %v\n%s", i, m.Topic, err, m.Payload)
 			}
-			if m.Topic == TopicCoup {
-				coups++
-			}
+			topics[m.Topic]++
 		}
 	}
-	if coups < 60 || coups > 90 {
-		t.Fatalf("%d coups in an 8-deck shoe", coups)
+	if topics[TopicCoup] < 80 || topics[TopicCard] < 400 || topics[TopicAlert] == 0 || topics[TopicAlertAck] == 0 || topics[TopicVoid] == 0 || topics[TopicState] == 0 {
+		t.Fatalf("traffic by topic: %v", topics)
 	}
 	ids := expectedIDs(t, events)
 	set := map[string]bool{}
@@ -309,5 +224,5 @@ func TestShoeEventsAreAFullShoe(t *testing.T) {
 		}
 		set[id] = true
 	}
-	t.Logf("%d events, %d coups, %d QoS 1 messages", len(events), coups, len(ids))
+	t.Logf("%d events, %d QoS 1 messages: %v", len(events), len(ids), topics)
 }
