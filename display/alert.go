@@ -1,43 +1,49 @@
 package display
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/sabot-table/sabot/tableau"
+)
 
 // The error codes a display shows for each alert code (the kebab-case alert
 // codes of tableau and the daemon). The number is what the dealer reads as
 // "E1", "E2", ...; the table is also in the README ("Displays, lamps and
 // buttons"). Codes are never renumbered: a new alert gets the next number.
 //
-//	E1  extra-card       a card was drawn that the tableau does not allow
-//	E2  missing-card     a third card the tableau requires was not drawn
-//	E3  burn-count       the burn did not match the first card's value
-//	E4  composition      more cards of a rank/suit than the shoe holds
-//	E5  after-cut        a coup was started after the last coup
-//	E6  incomplete-coup  the coup was ended with too few cards
-//	E7  early-draw       a card was drawn before the coup was opened
-//	E8  duplicate-card   the same physical card was read twice
-//	E9  card-mismatch    the card read differs from the card declared
-//	E10 unreadable-card  the shoe could not read a card
-//	E11 shoe-alarm       the shoe reported a fault or tamper alarm
-//	E12 advantage        the shoe's remaining cards favour a side bet
-//	E13 outbox-backlog   MQTT messages are waiting to be published
+//	E1  extra-card       a card arrived after the coup was complete
+//	E2  missing-card     the coup was closed before the tableau was complete
+//	E3  burn-count       the burn had the wrong number of cards
+//	E4  composition      a card the shoe cannot contain (more than the decks hold)
+//	E5  after-cut        a coup started after the shoe's last coup (cut card)
+//	E6  incomplete-coup  the input ended or a new shoe began mid-coup
+//	E7  early-draw       a card drawn before the last coup was closed or bets closed
+//	E8  duplicate-card   the same physical card (reader UID) seen twice in a shoe
+//	E9  card-mismatch    the card reported differs from the card the shoe read
+//	E10 unreadable-card  the shoe saw a card it could not read
+//	E11 shoe-alarm       the shoe reported a fault (tamper, jam, sensor)
+//	E12 advantage        the remaining cards give a bet a positive expectation
+//	E13 outbox-backlog   MQTT messages are queuing up undelivered
+//	E14 shoe-offline     the shoe link was down (shown once it is back,
+//	                     until acknowledged; while it is down: dashes)
 //	E99 (any other code)
 //
-// shoe-offline is shown as dashes, not as a number, and shoe-online clears
-// it; neither has an E code.
+// shoe-online is informational and never shown.
 var errorCodes = map[string]int{
-	"extra-card":      1,
-	"missing-card":    2,
-	"burn-count":      3,
-	"composition":     4,
-	"after-cut":       5,
-	"incomplete-coup": 6,
-	"early-draw":      7,
-	"duplicate-card":  8,
-	"card-mismatch":   9,
-	"unreadable-card": 10,
-	"shoe-alarm":      11,
-	"advantage":       12,
-	"outbox-backlog":  13,
+	string(tableau.AlertExtraCard):      1,
+	string(tableau.AlertMissingCard):    2,
+	string(tableau.AlertBurnCount):      3,
+	string(tableau.AlertComposition):    4,
+	string(tableau.AlertAfterCut):       5,
+	string(tableau.AlertIncompleteCoup): 6,
+	string(tableau.AlertEarlyDraw):      7,
+	string(tableau.AlertDuplicateCard):  8,
+	string(tableau.AlertCardMismatch):   9,
+	string(tableau.AlertUnreadableCard): 10,
+	string(tableau.AlertShoeAlarm):      11,
+	string(tableau.AlertAdvantage):      12,
+	string(tableau.AlertOutboxBacklog):  13,
+	string(tableau.AlertShoeOffline):    14,
 }
 
 // UnknownErrorCode is the number shown for an alert code not in the table.

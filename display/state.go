@@ -47,7 +47,8 @@ type TableState struct {
 	// 9 on the first two cards): the natural marker 'n' is shown.
 	Natural bool
 	// Burning is set during the burn; BurnRemaining is the number of cards
-	// still to burn (0–10), shown as "br" and the count.
+	// still to burn (0–10), shown as "br" and the count, or negative when
+	// not yet known (before the first burn card): "br" alone.
 	Burning       bool
 	BurnRemaining int
 	// LastCoup is set once the cut card has come out: this coup is the
@@ -57,7 +58,7 @@ type TableState struct {
 	// Alert is the code of the alert being shown ("extra-card", ...), ""
 	// for none. It is shown as its error code ("E1", see ErrorCode),
 	// flashing until AlertAcknowledged, then steady until the daemon
-	// clears Alert. "shoe-offline" is shown as dashes like Offline.
+	// clears Alert. "shoe-online" is informational and ignored.
 	Alert             string
 	AlertAcknowledged bool
 	// Offline is set while the shoe is disconnected: every digit shows a
@@ -123,11 +124,12 @@ func Total(cards []tableau.Card) int {
 // Compose returns the frame that shows s on a display with layout l, at
 // brightness b (clamped to 0..MaxBrightness). In order of precedence:
 //
-//   - Offline, or Alert "shoe-offline": every digit '-'.
+//   - Offline: every digit '-'.
 //   - Alert: the error code, left-aligned on narrow displays ("E1  ",
 //     "E12 " on 4 digits) and after "Err" on 7 or more ("Err   E1"), every
 //     digit blinking until AlertAcknowledged.
-//   - Burning: "br" and BurnRemaining right-aligned ("br 3", "br10").
+//   - Burning: "br" and BurnRemaining right-aligned ("br 3", "br10"; "br"
+//     alone while the count is unknown).
 //   - Otherwise the coup: each total (blank while its hand has no cards),
 //     blinking for the Waiting hand; once Result is set the winner
 //     indicator P/b/t and, for a natural, 'n'. The labels 'P' and 'b' of
@@ -146,12 +148,12 @@ func Compose(s TableState, l Layout, b int) Frame {
 		}
 	}
 	switch {
-	case s.Offline || s.Alert == "shoe-offline":
+	case s.Offline:
 		for i := range f.Digits {
 			f.Digits[i].Char = '-'
 		}
 		return f
-	case s.Alert != "":
+	case s.Alert != "" && s.Alert != "shoe-online":
 		text := ErrorText(s.Alert)
 		if l.Width >= 7 {
 			text = "Err" + pad(text, l.Width-3, true)
@@ -164,11 +166,11 @@ func Compose(s TableState, l Layout, b int) Frame {
 		}
 		return f
 	case s.Burning:
-		n := s.BurnRemaining
-		if n < 0 {
-			n = 0
+		count := ""
+		if s.BurnRemaining >= 0 {
+			count = strconv.Itoa(s.BurnRemaining)
 		}
-		writeText(f.Digits, "br"+pad(strconv.Itoa(n), l.Width-2, true))
+		writeText(f.Digits, "br"+pad(count, l.Width-2, true))
 	default:
 		if len(s.Player) > 0 {
 			set(l.PlayerLabel, 'P')

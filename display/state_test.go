@@ -53,13 +53,15 @@ func TestCompose(t *testing.T) {
 		{name: "burn", s: TableState{Burning: true, BurnRemaining: 3}, want4: "br 3", want8: "br     3"},
 		{name: "burn ten", s: TableState{Burning: true, BurnRemaining: 10}, want4: "br10", want8: "br    10"},
 		{name: "burn done", s: TableState{Burning: true}, want4: "br 0", want8: "br     0"},
+		{name: "burn count unknown", s: TableState{Burning: true, BurnRemaining: -1}, want4: "br  ", want8: "br      "},
 		{name: "alert flashing", player: "2H 3S", banker: "4D 5C",
 			s: TableState{Alert: "extra-card"}, want4: "[E][1][ ][ ]", want8: "[E][r][r][ ][ ][ ][E][1]"},
 		{name: "alert acknowledged", s: TableState{Alert: "missing-card", AlertAcknowledged: true}, want4: "E2  ", want8: "Err   E2"},
 		{name: "alert two digits", s: TableState{Alert: "unreadable-card", AlertAcknowledged: true}, want4: "E10 ", want8: "Err  E10"},
 		{name: "alert unknown", s: TableState{Alert: "no-such-alert", AlertAcknowledged: true}, want4: "E99 ", want8: "Err  E99"},
 		{name: "offline", player: "2H", s: TableState{Offline: true, Alert: "extra-card"}, want4: "----", want8: "--------"},
-		{name: "offline alert", s: TableState{Alert: "shoe-offline"}, want4: "----", want8: "--------"},
+		{name: "offline alert after the link is back", s: TableState{Alert: "shoe-offline"}, want4: "[E][1][4][ ]", want8: "[E][r][r][ ][ ][E][1][4]"},
+		{name: "shoe-online never shown", player: "2H", s: TableState{Alert: "shoe-online"}, want4: "2   ", want8: "P2      "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -172,7 +174,7 @@ func TestErrorCodes(t *testing.T) {
 		"extra-card": "E1", "missing-card": "E2", "burn-count": "E3", "composition": "E4",
 		"after-cut": "E5", "incomplete-coup": "E6", "early-draw": "E7", "duplicate-card": "E8",
 		"card-mismatch": "E9", "unreadable-card": "E10", "shoe-alarm": "E11", "advantage": "E12",
-		"outbox-backlog": "E13", "whatever": "E99",
+		"outbox-backlog": "E13", "shoe-offline": "E14", "whatever": "E99",
 	}
 	for code, w := range want {
 		if got := ErrorText(code); got != w {
@@ -180,11 +182,11 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 	codes := AlertCodes()
-	if len(codes) != 13 || codes[0] != "extra-card" || codes[12] != "outbox-backlog" {
+	if len(codes) != 14 || codes[0] != "extra-card" || codes[13] != "shoe-offline" {
 		t.Errorf("AlertCodes = %v", codes)
 	}
-	if _, ok := ErrorCode("shoe-offline"); ok {
-		t.Error("shoe-offline has an E code; it is shown as dashes")
+	if _, ok := ErrorCode("shoe-online"); ok {
+		t.Error("shoe-online has an E code; it is never shown")
 	}
 }
 
@@ -201,5 +203,16 @@ func TestFrameEqual(t *testing.T) {
 	d := Compose(TableState{Player: cards(t, "9H")}, Layout4, 4)
 	if a.Equal(d) {
 		t.Error("different brightness equal")
+	}
+}
+
+// Every alert code of tableau has an E code, except the informational
+// shoe-online.
+func TestEveryTableauAlertHasACode(t *testing.T) {
+	for _, c := range tableau.AlertCodes {
+		_, ok := ErrorCode(string(c))
+		if want := c != tableau.AlertShoeOnline; ok != want {
+			t.Errorf("alert %q: has E code %v, want %v", c, ok, want)
+		}
 	}
 }

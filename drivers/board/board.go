@@ -637,15 +637,15 @@ func Signals(s display.TableState) map[string]Pattern {
 		OutTowerGreen: PatternSteady, OutBuzzer: PatternOff,
 	}
 	switch {
-	case s.Offline || s.Alert == "shoe-offline":
+	case s.Offline:
 		p[OutTowerAmber] = PatternSlowBlink
 		p[OutTowerGreen] = PatternOff
-	case s.Alert != "" && !s.AlertAcknowledged:
+	case s.Alert != "" && s.Alert != "shoe-online" && !s.AlertAcknowledged:
 		p[OutAlarmLamp] = PatternFastBlink
 		p[OutTowerRed] = PatternFastBlink
 		p[OutBuzzer] = Beep(3)
 		p[OutTowerGreen] = PatternOff
-	case s.Alert != "":
+	case s.Alert != "" && s.Alert != "shoe-online":
 		p[OutAlarmLamp] = PatternSteady
 		p[OutTowerRed] = PatternSteady
 		p[OutTowerGreen] = PatternOff

@@ -1,0 +1,68 @@
+package display
+
+import "github.com/sabot-table/sabot/tableau"
+
+// FromView adapts the table controller's snapshot (tableau.Table.View) to
+// the display's input:
+//
+//   - Offline from v.Offline;
+//   - the burn (phase "burn"): BurnRemaining = BurnWant − BurnDrawn, or
+//     unknown (-1, shown as "br" alone) before the first burn card;
+//   - the coup's cards (the current coup's, or the last coup's between
+//     coups), Waiting for "player-third"/"banker-third", the winner and
+//     natural once complete (a voided coup shows its totals without a
+//     winner);
+//   - LastCoup from v.IsLastCoup;
+//   - Alert: the oldest alert latched and awaiting acknowledgement
+//     (flashing); acknowledging clears the latch, and the display returns
+//     to the coup. A shoe outage shows dashes while the link is down, then
+//     E14 until acknowledged.
+//
+// Phase "no-shoe" shows blank.
+func FromView(v tableau.TableView) TableState {
+	s := TableState{Offline: v.Offline, LastCoup: v.IsLastCoup}
+	for _, a := range v.Alerts {
+		if a.Code != tableau.AlertShoeOnline {
+			s.Alert = string(a.Code)
+			break
+		}
+	}
+	switch v.Phase {
+	case "burn":
+		s.Burning = true
+		s.BurnRemaining = -1
+		if v.BurnWant > 0 {
+			s.BurnRemaining = max(v.BurnWant-v.BurnDrawn, 0)
+		}
+		return s
+	case "no-shoe":
+		return s
+	}
+	s.Player = v.Player.Cards[:min(max(v.Player.N, 0), tableau.MaxHandCards)]
+	s.Banker = v.Banker.Cards[:min(max(v.Banker.N, 0), tableau.MaxHandCards)]
+	switch v.Waiting {
+	case "player-third":
+		s.Waiting = HandPlayer
+	case "banker-third":
+		s.Waiting = HandBanker
+	}
+	if v.Voided {
+		s.Waiting = HandNone
+		return s
+	}
+	if v.Complete {
+		switch v.Winner {
+		case tableau.WinnerPlayer:
+			s.Result = ResultPlayer
+		case tableau.WinnerBanker:
+			s.Result = ResultBanker
+		case tableau.WinnerTie:
+			s.Result = ResultTie
+		}
+		s.Natural = v.Natural
+	}
+	return s
+}
+
+// FromAlertCode is ErrorText for a tableau alert code.
+func FromAlertCode(c tableau.AlertCode) string { return ErrorText(string(c)) }

@@ -1,0 +1,63 @@
+package display
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// Drive the real table controller through a shoe and check what the
+// display shows after each input.
+func TestFromViewTable(t *testing.T) {
+	tb, err := tableau.NewTable(tableau.TableConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seq uint64
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	apply := func(in tableau.Input) string {
+		t.Helper()
+		seq++
+		tb.Apply(seq, at, in, nil)
+		return Compose(FromView(tb.View()), Layout4, 7).String()
+	}
+	card := func(s string) tableau.Input {
+		c, err := tableau.ParseCard(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tableau.Input{Kind: tableau.InputCard, Card: c}
+	}
+	steps := []struct {
+		in   tableau.Input
+		want string
+	}{
+		{tableau.Input{Kind: tableau.InputShoe}, "br  "},
+		{card("3H"), "br 3"}, // burn 3: the first card and three more
+		{card("KD"), "br 2"},
+		{card("QD"), "br 1"},
+		{card("JD"), "    "},   // burn done, no coup yet
+		{card("2H"), "2   "},   // P1
+		{card("4D"), "2  4"},   // B1
+		{card("3S"), "5  4"},   // P2
+		{card("2C"), "[5]  6"}, // B2: player 5 must draw
+		{card("6H"), "1  [6]"}, // player's third card 6: banker on 6 draws
+		{card("3C"), "1b 9"},   // banker 9 wins
+		{card("4S"), "4   "},   // next coup: the last coup's totals give way
+		{card("5D"), "4  5"},
+		{card("5S"), "9  5"},
+		{card("3D"), "9Pn8"}, // player natural 9 against 8
+		{tableau.Input{Kind: tableau.InputCut}, "9P.n8"},
+		{tableau.Input{Kind: tableau.InputUnreadable}, "[E][1][0][ ]"},
+		{tableau.Input{Kind: tableau.InputAck}, "9P.n8"},
+		{tableau.Input{Kind: tableau.InputOffline}, "----"},
+		{tableau.Input{Kind: tableau.InputOnline}, "[E][1][4][ ]"}, // the outage awaits acknowledgement
+		{tableau.Input{Kind: tableau.InputAck}, "9P.n8"},
+	}
+	for i, s := range steps {
+		if got := apply(s.in); got != s.want {
+			t.Errorf("step %d (%v %v): display %q, want %q", i, s.in.Kind, s.in.Card, got, s.want)
+		}
+	}
+}
