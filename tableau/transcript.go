@@ -108,8 +108,8 @@ func (e *ParseError) Unwrap() error {
 
 // Lexer reads transcript tokens from a stream, one at a time.
 //
-// The transcript syntax: UTF-8 text; "#" starts a comment to the end of the
-// line; tokens are separated by any white space; case is ignored. Tokens are
+// The transcript syntax: UTF-8 text (a leading byte order mark is
+// skipped); "#" starts a comment to the end of the line; tokens are separated by any white space; case is ignored. Tokens are
 // cards (see ParseCard), "shoe", "|", "cut" and "void".
 type Lexer struct {
 	r    *bufio.Reader
@@ -145,6 +145,10 @@ func (l *Lexer) Next() (Token, error) {
 				return Token{}, io.EOF
 			}
 			return Token{}, &ParseError{File: l.file, Pos: l.pos, Err: err}
+		}
+		if ru == '\uFEFF' && l.pos.Offset == 0 {
+			l.pos.Offset += size // a byte order mark: not a column
+			continue
 		}
 		if ru == '#' {
 			l.advance(ru, size)

@@ -77,8 +77,23 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		cfg.advantage = &v
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
+	// Flags may come before or after FILE ("sabot check shoe.txt --decks 6");
+	// everything after "--" is an argument.
+	var files []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return cfg, err
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		if n := len(rest) - len(left); n > 0 && rest[n-1] == "--" {
+			files = append(files, left...)
+			break
+		}
+		files = append(files, left[0])
+		rest = left[1:]
 	}
 	var errs []error
 	if *decks < 1 || *decks > tableau.MaxDecks {
@@ -102,13 +117,13 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	default:
 		errs = append(errs, fmt.Errorf("--markers %q: want auto, on or off", cfg.markers))
 	}
-	switch fs.NArg() {
+	switch len(files) {
 	case 0:
 		cfg.file = "-"
 	case 1:
-		cfg.file = fs.Arg(0)
+		cfg.file = files[0]
 	default:
-		errs = append(errs, fmt.Errorf("want at most one FILE, got %d arguments", fs.NArg()))
+		errs = append(errs, fmt.Errorf("want at most one FILE, got %d: %s", len(files), strings.Join(files, " ")))
 	}
 	return cfg, errors.Join(errs...)
 }

@@ -263,3 +263,22 @@ func BenchmarkCheck8DeckShoe(b *testing.B) {
 		}
 	}
 }
+
+func TestCheckFlagsAfterFile(t *testing.T) {
+	const path = "../../tableau/testdata/multi-shoe.decks6.shoe"
+	for _, args := range [][]string{
+		{"--decks", "6", path},
+		{path, "--decks", "6"},
+		{"--decks=6", "--", path},
+	} {
+		code, out, errs := runCheckArgs(t, "", args...)
+		if code != 0 || errs != "" || strings.Count(out, "\n") != 2 {
+			t.Errorf("%v: exit %d stderr %q out %q", args, code, errs, out)
+		}
+	}
+	// After "--" even a name starting with "-" is a FILE.
+	code, _, errs := runCheckArgs(t, "", "--", "--decks")
+	if code != 2 || !strings.Contains(errs, "--decks") {
+		t.Errorf("-- --decks: exit %d stderr %q", code, errs)
+	}
+}
