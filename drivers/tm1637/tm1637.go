@@ -24,9 +24,10 @@ import (
 	"github.com/sabot-table/sabot/display"
 )
 
-// DefaultHalfBit is the default time DIO and CLK are held between level
-// changes: 10 µs, a 50 kHz clock, well under the datasheet's 250 kHz
-// maximum and tolerant of the modules' slow RC-loaded lines.
+// DefaultHalfBit is the default time the bus is held after each level
+// change: 10 µs. A bit takes three changes (CLK low, DIO, CLK high), so the
+// clock runs at about 33 kHz, far under the datasheet's 250 kHz maximum and
+// tolerant of the modules' RC-loaded lines.
 const DefaultHalfBit = 10 * time.Microsecond
 
 // ErrNoAck is wrapped by the error returned when the chip does not pull DIO
