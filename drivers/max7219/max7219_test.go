@@ -165,3 +165,14 @@ func TestErrors(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func BenchmarkRender(b *testing.B) {
+	d, _ := max7219.New(&conntest.Discard{}, &max7219.Opts{Chips: 2})
+	f := frame("0123456789Pbt-Er", 15)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.Render(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

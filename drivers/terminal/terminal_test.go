@@ -117,3 +117,14 @@ func TestScreenRedrawsInPlace(t *testing.T) {
 		t.Error("last coup missing")
 	}
 }
+
+func BenchmarkLines(b *testing.B) {
+	f := frame("P9 P.n b6", 15)
+	st := Status{Lamps: []Lamp{{Name: "alarm_lamp"}, {Name: "tower_green", On: true}}, LastCoup: "#12"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(Lines(f, st)) != 13 {
+			b.Fatal("lines")
+		}
+	}
+}
