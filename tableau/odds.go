@@ -22,10 +22,15 @@ import (
 //
 // Method. The drawing rules depend only on point values, so the four-card
 // deal is enumerated by value class (0 = ten and court cards, 1..9), each
-// hand as an unordered pair of classes: 55 × 55 weighted cases at most.
-// Within a case the third cards are counted in closed form from cyclic
-// prefix sums of the remaining value counts, with the card-removal of the
-// player's third card corrected exactly. Pairs depend on ranks: by
+// hand as an unordered pair of classes: 55 × 55 weighted cases at most,
+// the banker's hands grouped by total. Deals that end on four cards are
+// only tallied by totals. When the player draws, the third cards are
+// counted in closed form from cyclic prefix sums of the value counts left
+// after the player's two cards, once per player hand and banker total
+// (drawGroup.init), then corrected exactly for the removal of the banker's
+// two cards and of the player's third card (drawGroup.add): every such sum
+// is at most bilinear in the counts, so the correction takes a constant
+// number of operations. Pairs depend on ranks: by
 // exchangeability of the shuffled shoe, the chance that two given positions
 // (P1, P2 or B1, B2) hold the same rank is Σ n_r(n_r−1) / (N(N−1)) whatever
 // the other positions hold, so pairs are exact in closed form.
@@ -210,91 +215,6 @@ type levelCounts struct {
 	banker, player, tie, super6, dragon7, panda8, total uint64
 }
 
-// analyzeValues fills every field of o except the pairs and Sequences from
-// the counts per point value cv (N cards in all).
-func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
-	c := *cv // working copy, decremented as cards are dealt
-	var l4, l5, l6 levelCounts
-	var natural uint64
-	N4 := N - 4
-
-	for a := uint64(0); a < 10; a++ {
-		if c[a] == 0 {
-			continue
-		}
-		for b := a; b < 10; b++ {
-			var wP uint64
-			if a == b {
-				wP = c[a] * (c[a] - 1)
-			} else {
-				wP = 2 * c[a] * c[b]
-			}
-			if wP == 0 {
-				continue
-			}
-			c[a]--
-			c[b]--
-			pt := mod10[a+b]
-			for d := uint64(0); d < 10; d++ {
-				if c[d] == 0 {
-					continue
-				}
-				for e := d; e < 10; e++ {
-					var wB uint64
-					if d == e {
-						wB = c[d] * (c[d] - 1)
-					} else {
-						wB = 2 * c[d] * c[e]
-					}
-					if wB == 0 {
-						continue
-					}
-					w4 := wP * wB
-					bt := mod10[d+e]
-					if pt >= 8 || bt >= 8 {
-						// A natural: both stand.
-						natural += w4
-						l4.total += w4
-						switch {
-						case bt > pt:
-							l4.banker += w4
-						case bt < pt:
-							l4.player += w4
-						default:
-							l4.tie += w4
-						}
-						continue
-					}
-					c[d]--
-					c[e]--
-					if pt >= 6 {
-						standPlayer(&c, pt, bt, w4, N4, &l4, &l5)
-					} else {
-						drawPlayer(&c, pt, bt, w4, N4, &l5, &l6)
-					}
-					c[d]++
-					c[e]++
-				}
-			}
-			c[a]++
-			c[b]++
-		}
-	}
-
-	k4 := N4 * (N - 5) // six-card sequences per four-card deal
-	k5 := N - 5        // … per five-card deal
-	o.Banker = l4.banker*k4 + l5.banker*k5 + l6.banker
-	o.Player = l4.player*k4 + l5.player*k5 + l6.player
-	o.Tie = l4.tie*k4 + l5.tie*k5 + l6.tie
-	o.Super6 = l4.super6*k4 + l5.super6*k5 + l6.super6
-	o.Dragon7 = l5.dragon7*k5 + l6.dragon7
-	o.Panda8 = l5.panda8*k5 + l6.panda8
-	o.Natural = natural * k4
-	o.Cards4 = l4.total * k4
-	o.Cards5 = l5.total * k5
-	o.Cards6 = l6.total
-}
-
 // standPlayer counts a four-card deal where the player stands on pt (6 or
 // 7) and the banker has bt (0..7); c holds the N4 cards left.
 func standPlayer(c *[10]uint64, pt, bt, w4, N4 uint64, l4, l5 *levelCounts) {
@@ -360,76 +280,4 @@ func init() {
 			}
 		}
 	}
-}
-
-// drawPlayer counts a four-card deal where the player draws on pt (0..5)
-// and the banker has bt (0..7); c holds the N4 cards left.
-func drawPlayer(c *[10]uint64, pt, bt, w4, N4 uint64, l5, l6 *levelCounts) {
-	// R[k]: cards that would bring the banker's two-card total bt to k.
-	// L[k] = R[0] + … + R[k-1].
-	var R [10]uint64
-	var L [11]uint64
-	for k := uint64(0); k < 10; k++ {
-		R[k] = c[mod10[k+10-bt]]
-		L[k+1] = L[k] + R[k]
-	}
-	plan := &drawPlans[pt][bt]
-	// For each third card p3 (n3 of them): if the banker draws, the
-	// banker's third card comes from the N4−1 cards left, which are R
-	// less the player's p3 (it would have brought the banker to bq).
-	var n6, less, eq, ltc, d7, s6, b5, p5 uint64
-	for p3 := range 10 {
-		st := &plan[p3]
-		n3 := c[p3]
-		x := n3 * uint64(st.draw) // banker draws
-		y := n3 - x               // banker stands
-		fp := st.fp
-		n6 += x
-		less += x * L[fp]
-		eq += x * R[fp]
-		ltc += x * uint64(st.ltc)
-		d7 += x * uint64(st.d7)
-		s6 += x * uint64(st.s6)
-		b5 += y * uint64(st.bw)
-		p5 += y * uint64(st.pw)
-	}
-	less -= ltc
-	if bt == pt {
-		eq -= n6 // the player's third card would have tied the banker too
-	}
-	// Dragon 7 (and banker 6): the banker's third card makes 7 (6) and the
-	// player's final total is lower; the player's own third card, if it is
-	// the one that would have made the banker 7 (6), is not available.
-	d7 *= R[7]
-	if q := mod10[17-bt]; plan[q].d7 != 0 {
-		d7 -= c[q]
-	}
-	s6 *= R[6]
-	if q := mod10[16-bt]; plan[q].s6 != 0 {
-		s6 -= c[q]
-	}
-	// Panda 8: the player's third card makes 8 (one value, q).
-	q := mod10[18-pt]
-	var pa5, pa6 uint64
-	if plan[q].draw != 0 {
-		pa6 = c[q] * (L[8] - uint64(plan[q].ltc))
-	} else {
-		pa5 = c[q] // the banker stands on 0–7 and loses to 8
-	}
-	n5 := N4 - n6
-	l5.total += w4 * n5
-	l5.banker += w4 * b5
-	l5.player += w4 * p5
-	l5.tie += w4 * (n5 - b5 - p5)
-	if bt == 6 {
-		l5.super6 += w4 * b5
-	}
-	l5.panda8 += w4 * pa5
-	l6.total += w4 * n6 * (N4 - 1)
-	l6.banker += w4 * (n6*(N4-1) - less - eq)
-	l6.player += w4 * less
-	l6.tie += w4 * eq
-	l6.super6 += w4 * s6
-	l6.dragon7 += w4 * d7
-	l6.panda8 += w4 * pa6
 }
