@@ -133,8 +133,9 @@ func ParseCard(s string) (Card, error) {
 	return c, nil
 }
 
-// parseCard is the allocation-free core of ParseCard.
-func parseCard(s string) (Card, bool) {
+// parseCard is the allocation-free core of ParseCard, for strings and
+// byte slices.
+func parseCard[T ~string | ~[]byte](s T) (Card, bool) {
 	var c Card
 	switch {
 	case len(s) >= 2 && s[0] == '1' && s[1] == '0':

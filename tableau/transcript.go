@@ -200,20 +200,20 @@ func (l *Lexer) Next() (Token, error) {
 		l.buf = utf8.AppendRune(l.buf, ru)
 	}
 	tok := Token{Pos: start}
-	word := string(l.buf)
-	switch strings.ToLower(word) {
-	case "shoe":
+	word := l.buf
+	switch {
+	case keyword(word, "shoe"):
 		tok.Kind = TokShoe
-	case "|":
+	case len(word) == 1 && word[0] == '|':
 		tok.Kind = TokMarker
-	case "cut":
+	case keyword(word, "cut"):
 		tok.Kind = TokCut
-	case "void":
+	case keyword(word, "void"):
 		tok.Kind = TokVoid
 	default:
 		c, ok := parseCard(word)
 		if !ok {
-			return Token{}, &ParseError{File: l.file, Pos: start, Token: word}
+			return Token{}, &ParseError{File: l.file, Pos: start, Token: string(word)}
 		}
 		tok.Kind = TokCard
 		tok.Card = c
@@ -260,4 +260,22 @@ func FormatTranscript(w io.Writer, toks []Token) error {
 		return fmt.Errorf("tableau: writing transcript: %w", err)
 	}
 	return nil
+}
+
+// keyword reports whether word is the lower-case ASCII keyword kw in any
+// ASCII case (no Unicode folding: "ſhoe" is not "shoe").
+func keyword(word []byte, kw string) bool {
+	if len(word) != len(kw) {
+		return false
+	}
+	for i := range word {
+		b := word[i]
+		if b >= 'A' && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if b != kw[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -54,6 +54,7 @@ func TestLexerErrors(t *testing.T) {
 		{"2H|", `f.shoe:1:1: unknown token "2H|"`},
 		{"shoe\n\n   11", `f.shoe:3:4: unknown token "11"`},
 		{"ShoeS", `f.shoe:1:1: unknown token "ShoeS"`},
+		{"\u017fhoe", "f.shoe:1:1: unknown token \"\u017fhoe\""},
 	} {
 		toks, err := tableau.ParseTranscript(strings.NewReader(tc.src), "f.shoe")
 		var pe *tableau.ParseError
