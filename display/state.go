@@ -33,6 +33,8 @@ const (
 // from the table controller (see FromCoup for the adapter from tableau).
 // The zero value is an idle table: nothing shown.
 type TableState struct {
+	// Coup is the coup number (for status lines; not shown on the digits).
+	Coup int
 	// Player and Banker are the cards dealt to each hand in the current
 	// coup, in order (at most three each). A hand with no cards is shown
 	// blank; otherwise its total (sum of card values mod 10) is shown.

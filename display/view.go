@@ -20,7 +20,7 @@ import "github.com/sabot-table/sabot/tableau"
 //
 // Phase "no-shoe" shows blank.
 func FromView(v tableau.TableView) TableState {
-	s := TableState{Offline: v.Offline, LastCoup: v.IsLastCoup}
+	s := TableState{Coup: v.Coup, Offline: v.Offline, LastCoup: v.IsLastCoup}
 	for _, a := range v.Alerts {
 		if a.Code != tableau.AlertShoeOnline {
 			s.Alert = string(a.Code)

@@ -177,6 +177,7 @@ type Board struct {
 	clock    clockwork.Clock
 	debounce time.Duration
 	closers  []io.Closer
+	lastCoup string // the terminal's last-coup line
 }
 
 // Fake holds the fake hardware of backend "fake", for tests and the demo.
@@ -556,9 +557,16 @@ func orDefault(s, d string) string {
 
 // Show composes the frame for s on the board's display and hands it to the
 // scheduler (which animates blinking), and sets the lamps and buzzer to
-// Signals(s). Errors are the devices'.
+// Signals(s). On the terminal display it also updates the last-coup and
+// message lines. Errors are the devices'.
 func (b *Board) Show(s display.TableState) error {
 	var errs []error
+	if b.Terminal != nil {
+		if l, ok := terminal.CoupLine(s); ok {
+			b.lastCoup = l
+		}
+		errs = append(errs, b.Terminal.SetLastCoup(b.lastCoup, terminal.MessageLine(s)))
+	}
 	if b.Display != nil {
 		errs = append(errs, b.Scheduler.SetFrame(display.Compose(s, b.Layout, b.Brightness)))
 	}

@@ -265,6 +265,20 @@ func TestTerminalBoard(t *testing.T) {
 	if !strings.Contains(out, "[#] alarm_lamp") || !strings.Contains(out, "[ ] tower_green") {
 		t.Errorf("lamp line missing in terminal output:\n%s", out)
 	}
+	if !strings.Contains(out, "E1 extra-card\x1b[K") {
+		t.Errorf("message line missing:\n%q", out)
+	}
+	s := display.TableState{Coup: 7, Player: hand(t, "9H"), Banker: hand(t, "8C"), Result: display.ResultPlayer, Natural: true}
+	if err := b.Show(s); err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := b.Show(display.TableState{Coup: 8, Player: hand(t, "2H")}); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "Last coup: #7 player 9 banker 8: player wins (natural)\x1b[K") {
+		t.Errorf("last coup not kept:\n%q", out)
+	}
 }
 
 func TestSignals(t *testing.T) {

@@ -198,3 +198,48 @@ func (s *Screen) draw() error {
 }
 
 var _ display.Renderer = (*Screen)(nil)
+
+// CoupLine describes a finished coup for the last-coup line, e.g.
+// "#12 player 9 banker 8: player wins (natural)"; ok is false while s has
+// no result.
+func CoupLine(s display.TableState) (line string, ok bool) {
+	var who string
+	switch s.Result {
+	case display.ResultPlayer:
+		who = "player wins"
+	case display.ResultBanker:
+		who = "banker wins"
+	case display.ResultTie:
+		who = "tie"
+	default:
+		return "", false
+	}
+	line = fmt.Sprintf("#%d player %d banker %d: %s", s.Coup, display.Total(s.Player), display.Total(s.Banker), who)
+	if s.Natural {
+		line += " (natural)"
+	}
+	return line, true
+}
+
+// MessageLine describes what needs attention, e.g. "E1 extra-card: waiting
+// for the supervisor's acknowledgement", "shoe offline", "burn: 3 cards to
+// go"; "" when nothing does.
+func MessageLine(s display.TableState) string {
+	switch {
+	case s.Offline:
+		return "shoe offline"
+	case s.Alert != "" && s.Alert != "shoe-online":
+		m := display.ErrorText(s.Alert) + " " + s.Alert
+		if !s.AlertAcknowledged {
+			m += ": waiting for the supervisor's acknowledgement"
+		}
+		return m
+	case s.Burning && s.BurnRemaining >= 0:
+		return fmt.Sprintf("burn: %d cards to go", s.BurnRemaining)
+	case s.Burning:
+		return "burn"
+	case s.LastCoup:
+		return "cut card out: last coup of the shoe"
+	}
+	return ""
+}

@@ -6,7 +6,17 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/tableau"
 )
+
+func cardsOf(t *testing.T, ranks ...int) []tableau.Card {
+	t.Helper()
+	var out []tableau.Card
+	for _, r := range ranks {
+		out = append(out, tableau.Card{Rank: tableau.Rank(r)})
+	}
+	return out
+}
 
 func frame(text string, b int) display.Frame {
 	f := display.Blank(len(text), b)
@@ -125,6 +135,36 @@ func BenchmarkLines(b *testing.B) {
 	for b.Loop() {
 		if len(Lines(f, st)) != 13 {
 			b.Fatal("lines")
+		}
+	}
+}
+
+func TestCoupAndMessageLines(t *testing.T) {
+	s := display.TableState{Coup: 12, Result: display.ResultPlayer, Natural: true}
+	s.Player = cardsOf(t, 4, 5)
+	s.Banker = cardsOf(t, 3, 5)
+	if l, ok := CoupLine(s); !ok || l != "#12 player 9 banker 8: player wins (natural)" {
+		t.Errorf("CoupLine = %q, %v", l, ok)
+	}
+	if _, ok := CoupLine(display.TableState{}); ok {
+		t.Error("CoupLine without result")
+	}
+	s = display.TableState{Coup: 3, Result: display.ResultTie, Player: cardsOf(t, 7), Banker: cardsOf(t, 7)}
+	if l, _ := CoupLine(s); l != "#3 player 7 banker 7: tie" {
+		t.Errorf("tie line %q", l)
+	}
+	cases := map[string]display.TableState{
+		"shoe offline": {Offline: true, Alert: "extra-card"},
+		"E1 extra-card: waiting for the supervisor's acknowledgement": {Alert: "extra-card"},
+		"E2 missing-card":                     {Alert: "missing-card", AlertAcknowledged: true},
+		"burn: 4 cards to go":                 {Burning: true, BurnRemaining: 4},
+		"burn":                                {Burning: true, BurnRemaining: -1},
+		"cut card out: last coup of the shoe": {LastCoup: true},
+		"":                                    {Alert: "shoe-online"},
+	}
+	for want, s := range cases {
+		if got := MessageLine(s); got != want {
+			t.Errorf("MessageLine(%+v) = %q, want %q", s, got, want)
 		}
 	}
 }
