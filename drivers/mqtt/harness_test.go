@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -155,7 +157,12 @@ func newSubscriber(t testing.TB, broker, clientID, base, filter string, extra fu
 		SetConnectRetryInterval(100 * time.Millisecond).SetKeepAlive(2 * time.Second).SetPingTimeout(time.Second).
 		SetConnectTimeout(2 * time.Second)
 	o.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) {
-		s.got.add(received{topic: strings.TrimPrefix(m.Topic(), base+"/"), payload: m.Payload(), retained: m.Retained()})
+		// Strip "<prefix>/<table>/".
+		topic := m.Topic()
+		if parts := strings.SplitN(topic, "/", 3); len(parts) == 3 {
+			topic = parts[2]
+		}
+		s.got.add(received{topic: topic, payload: m.Payload(), retained: m.Retained()})
 	})
 	if extra != nil {
 		extra(o)
@@ -304,3 +311,5 @@ func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool)
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func logTo(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }

@@ -1,6 +1,14 @@
 package mqtt
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -27,5 +35,133 @@ func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 	time.Sleep(5*time.Second - time.Since(stopped))
 	m.start()
 	publishEvents(t, p, events[half+100:], time.Millisecond)
+	assertDelivery(t, sub, expectedIDs(t, events), 60*time.Second)
+}
+
+// The publisher starts while the broker is down: it queues (the daemon
+// works meanwhile), keeps retrying, and delivers everything in order once
+// the broker is up. The subscriber's persistent session, created before,
+// holds the messages for it while it reconnects too.
+func TestMosquittoPublisherStartsBeforeBroker(t *testing.T) {
+	m := newMosquitto(t, "", "")
+	m.start()
+	sub := newSubscriber(t, m.url(), "pit-1", "sabot/T1", "sabot/T1/#", nil)
+	m.stop()
+	events := shoeEvents(t, "T1")
+	p := startPublisher(t, testOptions("T1", t.TempDir(), m.url()))
+	third := len(events) / 3
+	publishEvents(t, p, events[:third], 0)
+	waitFor(t, "two failed connection attempts", 10*time.Second, func() bool { return p.Status().ConnectAttempts >= 2 })
+	st := p.Status()
+	if st.Connected || st.Backlog < len(expectedIDs(t, events[:third])) || !strings.Contains(st.LastError, "connection refused") {
+		t.Fatalf("status while the broker is down: %+v", st)
+	}
+	m.start()
+	publishEvents(t, p, events[third:], 0)
+	assertDelivery(t, sub, expectedIDs(t, events), 60*time.Second)
+}
+
+// helperEnv switches the test binary into a publisher process for
+// TestMosquittoPublisherKill9.
+const helperEnv = "SABOT_MQTT_TEST_PUBLISHER"
+
+// TestHelperPublisher is not a test: run by TestMosquittoPublisherKill9 as a
+// child process, it publishes events FROM..TO of the test traffic to BROKER
+// with the outbox in STATE, printing "durable N" once event N is in the
+// outbox, then waits to be killed.
+func TestHelperPublisher(t *testing.T) {
+	if os.Getenv(helperEnv) == "" {
+		t.Skip("helper process for TestMosquittoPublisherKill9")
+	}
+	from, _ := strconv.Atoi(os.Getenv("FROM"))
+	to, _ := strconv.Atoi(os.Getenv("TO"))
+	events := shoeEvents(t, "T1")
+	p, err := New(testOptions("T1", os.Getenv("STATE"), os.Getenv("BROKER")))
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(2)
+	}
+	p.Start(context.Background())
+	for i := from; i < to; i++ {
+		if err := p.Publish(context.Background(), events[i]...); err != nil {
+			fmt.Println("error", err)
+			os.Exit(2)
+		}
+		fmt.Println("durable", i)
+		time.Sleep(2 * time.Millisecond)
+	}
+	fmt.Println("done")
+	select {} // wait for SIGKILL
+}
+
+// runHelper starts a publisher process for events from..to and kills it
+// with SIGKILL once it reports event killAt durable. It returns the last
+// event the child reported durable.
+func runHelper(t *testing.T, state, broker string, from, to, killAt int) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperPublisher$", "-test.count=1", "-test.v=false")
+	cmd.Env = append(os.Environ(), helperEnv+"=1", "STATE="+state, "BROKER="+broker,
+		"FROM="+strconv.Itoa(from), "TO="+strconv.Itoa(to))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	last := -1
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[0] == "durable" {
+			last, _ = strconv.Atoi(f[1])
+			if last >= killAt {
+				break
+			}
+		} else if len(f) > 0 && f[0] == "error" {
+			t.Fatalf("helper: %s", sc.Text())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if last < killAt {
+		t.Fatalf("helper stopped at event %d before %d", last, killAt)
+	}
+	return last
+}
+
+// The publisher process is killed with SIGKILL twice in one shoe, once with
+// the broker up (messages in flight) and once with the broker down (a
+// backlog in the outbox), and restarted on the same state directory: the
+// subscriber gets every message at least once, in order after removing
+// duplicates, and no id with two payloads. The broker publishes the last
+// will "offline" for the killed process.
+func TestMosquittoPublisherKill9(t *testing.T) {
+	m := newMosquitto(t, "", "")
+	m.start()
+	sub := newSubscriber(t, m.url(), "surveillance-2", "sabot/T1", "sabot/T1/#", nil)
+	events := shoeEvents(t, "T1")
+	state := t.TempDir()
+	n := len(events)
+
+	// 1: broker up, killed mid-stream.
+	last := runHelper(t, state, m.url(), 0, n, n/4)
+	waitFor(t, "the last will", 10*time.Second, func() bool { return lastStatus(t, sub.got.snapshot()) == StatusOffline })
+
+	// 2: broker down: the second process only queues, then is killed.
+	m.stop()
+	last = runHelper(t, state, m.url(), last+1, n, n/2)
+
+	// 3: broker up again; a new publisher on the same state directory sends
+	// the backlog of both dead processes first, then the rest of the shoe.
+	m.start()
+	p := startPublisher(t, testOptions("T1", state, m.url()))
+	if b := p.Status().Backlog; b == 0 {
+		t.Fatal("no backlog left by the killed processes")
+	}
+	publishEvents(t, p, events[last+1:], 0)
 	assertDelivery(t, sub, expectedIDs(t, events), 60*time.Second)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // OutboxFile is the name of the outbox database inside the state directory.
@@ -132,7 +133,7 @@ func openOutbox(dir string, max int) (*outbox, error) {
 	path := filepath.Join(dir, OutboxFile)
 	db, err := bolt.Open(path, 0o640, &bolt.Options{Timeout: outboxLockTimeout})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("mqtt: outbox %s is locked by another process (is another sabotd running on this state directory?): %w", path, err)
 		}
 		return nil, fmt.Errorf("mqtt: open outbox %s: %w", path, err)

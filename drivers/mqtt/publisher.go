@@ -328,7 +328,9 @@ func (p *Publisher) clientOptions(lost chan<- error) *paho.ClientOptions {
 	o.SetCleanSession(true) // the outbox, not the session, carries unacknowledged messages
 	o.SetAutoReconnect(false)
 	o.SetConnectRetry(false)
-	o.SetOrderMatters(false)
+	// Handlers run in order on paho's goroutine; the command handler only
+	// hands the message to a channel, so it never blocks the client.
+	o.SetOrderMatters(true)
 	o.SetKeepAlive(p.opts.KeepAlive)
 	o.SetPingTimeout(min(p.opts.KeepAlive, 10*time.Second))
 	o.SetConnectTimeout(p.opts.ConnectTimeout)

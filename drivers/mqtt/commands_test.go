@@ -1,0 +1,165 @@
+package mqtt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+)
+
+// Commands against a Mosquitto with the ACLs the README recommends: valid
+// commands reach OnCommand once and get an accepted reply; malformed,
+// oversized, unknown, retained, duplicate, wrong-table and unauthorised
+// ones are rejected with a reply naming the reason and never reach
+// OnCommand; a client the ACL does not allow cannot command at all.
+func TestMosquittoCommands(t *testing.T) {
+	dir := t.TempDir()
+	passwd := filepath.Join(dir, "passwd")
+	mosquittoPasswd(t, passwd, "sabotd-T1", "d")
+	mosquittoPasswd(t, passwd, "pit", "p")
+	mosquittoPasswd(t, passwd, "rogue", "r")
+	acl := filepath.Join(dir, "acl")
+	if err := os.WriteFile(acl, []byte(aclExample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := newMosquitto(t, "listener %PORT% 127.0.0.1\nallow_anonymous false\npassword_file "+passwd+"\nacl_file "+acl+"\n", "")
+	m.start()
+
+	var mu sync.Mutex
+	var accepted []Command
+	var rejected []string
+	o := testOptions("T1", t.TempDir(), m.url())
+	o.Username, o.Password = "sabotd-T1", "d"
+	o.Commands = true
+	o.Operators = []string{"alice", "bob"}
+	o.OnCommand = func(c Command) error {
+		mu.Lock()
+		defer mu.Unlock()
+		accepted = append(accepted, c)
+		if c.Name == CmdVoid {
+			return errors.New("no coup in progress")
+		}
+		return nil
+	}
+	o.OnCommandRejected = func(c Command, reason string) {
+		mu.Lock()
+		rejected = append(rejected, c.Name+": "+reason)
+		mu.Unlock()
+	}
+	pit := newSubscriber(t, m.url(), "pit-system", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
+		o.SetUsername("pit").SetPassword("p")
+	})
+	send := func(c paho.Client, name, payload string, retained bool) {
+		t.Helper()
+		tok := c.Publish("sabot/T1/cmd/"+name, 1, retained, payload)
+		if !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+			t.Fatalf("publish %s: %v", name, tok.Error())
+		}
+	}
+	// A retained command left on the broker would run again on every
+	// reconnect: the daemon refuses it when it subscribes.
+	send(pit.c, "new-shoe", `{"request_id":"r9","operator":"alice"}`, true)
+	p := startPublisher(t, o)
+	waitFor(t, "publisher connected", 10*time.Second, func() bool { return p.Status().Connected })
+	type want struct {
+		name, payload string
+		retained      bool
+		requestID     string
+		accepted      bool
+		reason        string
+	}
+	cases := []want{
+		{"new-shoe", `{"request_id":"r9","operator":"alice"}`, true, "", false, "retained commands are refused"},
+		{"new-shoe", "", true, "", false, "bad JSON"}, // clearing the retained command
+		{"ack", `{"request_id":"r1","operator":"alice"}`, false, "r1", true, ""},
+		{"ack", `{"request_id":"r1","operator":"alice"}`, false, "r1", false, "duplicate request_id"},
+		{"void", `{"request_id":"r2","operator":"bob","table":"T1"}`, false, "r2", false, "no coup in progress"},
+		{"ack", `not json`, false, "", false, "bad JSON"},
+		{"ack", `{"request_id":"r3","operator":"alice","x":1}`, false, "r3", false, "bad JSON: json: unknown field"},
+		{"ack", `{"request_id":"r4","operator":"alice"}` + strings.Repeat(" ", MaxCommand), false, "", false, "exceeds the 1024-byte limit"},
+		{"ack", `{"request_id":"r5"}`, false, "r5", false, "missing field operator"},
+		{"ack", `{"operator":"alice"}`, false, "", false, "missing field request_id"},
+		{"ack", `{"request_id":"r6","operator":"mallory"}`, false, "r6", false, `operator "mallory" is not authorised`},
+		{"ack", `{"request_id":"r7","operator":"alice","table":"T2"}`, false, "r7", false, `wrong table "T2"`},
+		{"explode", `{"request_id":"r8","operator":"alice"}`, false, "", false, `unknown command "explode"`},
+		{"new-shoe", `{"request_id":"r10","operator":"bob"}`, false, "r10", true, ""},
+	}
+	waitFor(t, "the reply to the retained command", 10*time.Second, func() bool { return len(pit.got.snapshot()) == 1 })
+	for _, c := range cases[1:] {
+		send(pit.c, c.name, c.payload, c.retained)
+	}
+	// A client the ACL does not allow: the broker drops its command.
+	rogue := newSubscriber(t, m.url(), "rogue", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
+		o.SetUsername("rogue").SetPassword("r")
+	})
+	send(rogue.c, "ack", `{"request_id":"r11","operator":"alice"}`, false)
+	send(pit.c, "ack", `{"request_id":"r12","operator":"bob"}`, false)
+	cases = append(cases, want{"ack", "", false, "r12", true, ""})
+
+	var replies []CommandReply
+	waitFor(t, "every reply", 20*time.Second, func() bool {
+		replies = replies[:0]
+		for _, r := range pit.got.snapshot() {
+			if err := validatePayload(t, r.topic, r.payload); err != nil {
+				t.Fatalf("%s: %v\n%s", r.topic, err, r.payload)
+			}
+			var cr CommandReply
+			if err := json.Unmarshal(r.payload, &cr); err != nil {
+				t.Fatal(err)
+			}
+			if r.topic != "cmd/"+cr.Command+"/reply" {
+				t.Fatalf("reply for %s on %s", cr.Command, r.topic)
+			}
+			replies = append(replies, cr)
+		}
+		return len(replies) >= len(cases)
+	})
+	time.Sleep(200 * time.Millisecond) // would a reply to the rogue command arrive?
+	if n := len(pit.got.snapshot()); n != len(cases) {
+		t.Fatalf("%d replies for %d commands", n, len(cases))
+	}
+	for i, c := range cases {
+		r := replies[i]
+		if r.Command != c.name || r.RequestID != c.requestID || r.Accepted != c.accepted || !strings.Contains(r.Reason, c.reason) {
+			t.Errorf("command %d (%s %.40s): reply %+v, want accepted=%v reason containing %q", i, c.name, c.payload, r, c.accepted, c.reason)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var got []string
+	for _, c := range accepted {
+		got = append(got, fmt.Sprintf("%s/%s/%s", c.Name, c.RequestID, c.Operator))
+		if c.Received.IsZero() {
+			t.Errorf("command %s without receive time", c.RequestID)
+		}
+	}
+	if strings.Join(got, " ") != "ack/r1/alice void/r2/bob new-shoe/r10/bob ack/r12/bob" {
+		t.Fatalf("OnCommand saw %v", got)
+	}
+	if len(rejected) != 11 || !strings.Contains(rejected[10], "unknown command") {
+		t.Fatalf("OnCommandRejected saw %v", rejected)
+	}
+}
+
+// aclExample is the broker ACL from README.md, for table T1.
+const aclExample = `# The daemon of table T1 publishes and subscribes under its own prefix only.
+user sabotd-T1
+topic readwrite sabot/T1/#
+
+# The pit system may command every table and read the replies.
+user pit
+topic write sabot/+/cmd/+
+topic read sabot/+/cmd/+/reply
+topic read sabot/#
+
+# Scoreboards and surveillance only read.
+user rogue
+topic read sabot/#
+`
