@@ -8,15 +8,16 @@ import (
 )
 
 // Published figures used below:
-//   - 8 and 6 decks, combinations of ordered six-card sequences and house
-//     edges: Wizard of Odds, "Baccarat" (appendix: combinations for 8 and 6
-//     decks), reproduced e.g. by casinoexploit.com/baccarat.html.
+//   - 8, 6 and 4 decks, combinations of ordered six-card sequences and house
+//     edges: Wizard of Odds, "Baccarat" (combinatorial analysis by number
+//     of decks), reproduced e.g. by casinoexploit.com/baccarat.html.
 //   - 8-deck probabilities to six places, four/five/six cards, pairs,
 //     Super 6, EZ Baccarat banker, Dragon 7 and Panda 8 house edges: Wizard
 //     of Odds, "Baccarat", "Super 6" and "EZ Baccarat" pages (the figures
 //     quoted in issue 3).
 //   - 1 deck: Wizard of Odds, "Baccarat", house edge by number of decks:
-//     banker 1.01%, player 1.29%, tie (8:1) 15.75%.
+//     banker 1.01%, player 1.29%, tie (8:1) 15.75%. The exact 1-deck
+//     counts below are the reference enumeration's (52·51·…·47 sequences).
 
 func mustOdds(t *testing.T, rc RankCounts) Odds {
 	t.Helper()
@@ -43,6 +44,13 @@ func TestOddsEightDecksExact(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
 		}
+	}
+}
+
+func TestOddsFourDecksExact(t *testing.T) {
+	o := mustOdds(t, FullShoe(4))
+	if o.Sequences != 208*207*206*205*204*203 || o.Banker != 34_543_624_867_840 || o.Player != 33_608_344_225_792 {
+		t.Errorf("4 decks: banker %d player %d of %d, want 34543624867840 33608344225792", o.Banker, o.Player, o.Sequences)
 	}
 }
 
