@@ -216,38 +216,6 @@ type levelCounts struct {
 	banker, player, tie, super6, dragon7, panda8, total uint64
 }
 
-// standPlayer counts a four-card deal where the player stands on pt (6 or
-// 7) and the banker has bt (0..7); c holds the N4 cards left.
-func standPlayer(c *[10]uint64, pt, bt, w4, N4 uint64, l4, l5 *levelCounts) {
-	if bt >= 6 { // banker stands too
-		l4.total += w4
-		switch {
-		case bt > pt:
-			l4.banker += w4
-		case bt < pt:
-			l4.player += w4
-		default:
-			l4.tie += w4
-		}
-		return
-	}
-	// Banker draws on 0–5.
-	var banker, tie, dragon uint64
-	for b3 := uint64(0); b3 < 10; b3++ {
-		n := c[b3]
-		bf := mod10[bt+b3]
-		banker += n * b2u(bf > pt)
-		tie += n * b2u(bf == pt)
-		dragon += n * b2u(bf == 7 && pt < 7)
-	}
-	// The banker cannot win with 6 against a standing 6 or 7.
-	l5.total += w4 * N4
-	l5.banker += w4 * banker
-	l5.tie += w4 * tie
-	l5.player += w4 * (N4 - banker - tie)
-	l5.dragon7 += w4 * dragon
-}
-
 // drawStep is the precomputed tableau for one value p3 of the player's
 // third card, given the two-card totals (see drawPlans). Fields other than
 // fp are 0 or 1.

@@ -122,6 +122,43 @@ func (g *drawGroup) add(c1 *[10]uint64, d, e, w4, N4 uint64, l5, l6 *levelCounts
 	l6.panda8 += w4 * pa6
 }
 
+// standGroup holds, for one player hand standing on pt (6 or 7) and one
+// banker total bt (0–5, so the banker draws), the banker's third cards in
+// c1 (the shoe after the player's two cards) that beat, tie, or make a
+// Dragon 7. add corrects them for the removal of the banker's two cards.
+type standGroup struct {
+	pt, bt              uint64
+	banker, tie, dragon uint64
+}
+
+func (sg *standGroup) init(c1 *[10]uint64, pt, bt uint64) {
+	*sg = standGroup{pt: pt, bt: bt}
+	for b3 := uint64(0); b3 < 10; b3++ {
+		sg.banker += c1[b3] * b2u(mod10[bt+b3] > pt)
+	}
+	sg.tie = c1[mod10[pt+10-bt]]
+	if pt == 6 { // a three-card 7 beats a standing 6, never a 7
+		sg.dragon = c1[mod10[17-bt]]
+	}
+}
+
+// add counts the banker hand {d, e} of total bt (weight w4; N4 cards left
+// after it): five-card coups. The banker cannot win with 6 against a
+// standing 6 or 7, so there is no Super 6 and no Panda 8 here.
+func (sg *standGroup) add(d, e, w4, N4 uint64, l5 *levelCounts) {
+	pt := sg.pt
+	sd, se := mod10[d+sg.bt], mod10[e+sg.bt] // where d and e would bring the banker
+	banker := sg.banker - b2u(sd > pt) - b2u(se > pt)
+	tie := sg.tie - b2u(sd == pt) - b2u(se == pt)
+	l5.total += w4 * N4
+	l5.banker += w4 * banker
+	l5.tie += w4 * tie
+	l5.player += w4 * (N4 - banker - tie)
+	if pt == 6 {
+		l5.dragon7 += w4 * (sg.dragon - b2u(sd == 7) - b2u(se == 7))
+	}
+}
+
 // bankerHands lists the 55 unordered two-card hands {d ≤ e} by value,
 // grouped by total: hands bankerStart[t] … bankerStart[t+1]−1 total t.
 var (
@@ -153,6 +190,7 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
 	var natural uint64
 	N4 := N - 4
 	var g drawGroup
+	var sg standGroup
 
 	for a := uint64(0); a < 10; a++ {
 		if c[a] == 0 {
@@ -194,11 +232,11 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
 					}
 					w4 := wP * wB
 					if pt >= 6 {
-						c[d]--
-						c[e]--
-						standPlayer(&c, pt, bt, w4, N4, &l4, &l5)
-						c[d]++
-						c[e]++
+						if !ready {
+							sg.init(&c, pt, bt)
+							ready = true
+						}
+						sg.add(d, e, w4, N4, &l5)
 						continue
 					}
 					if !ready {
