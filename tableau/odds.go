@@ -151,7 +151,7 @@ func AnalyzeOdds(rc *RankCounts) (Odds, error) {
 
 // Analyze sets o to the exact odds of the next coup dealt from rc. It does
 // not allocate, and its time and memory do not depend on the number of
-// cards (about 60 µs for 8 decks on a shared 2-core x86 machine; see
+// cards (about 55 µs for 8 decks on a shared 2-core x86 machine; see
 // BenchmarkAnalyzeOdds). On error
 // (see AnalyzeOdds) o is zeroed.
 func (o *Odds) Analyze(rc *RankCounts) error {
