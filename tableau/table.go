@@ -2,6 +2,7 @@ package tableau
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,11 +109,6 @@ func ParseMisdealPolicy(s string) (MisdealPolicy, error) {
 	return 0, fmt.Errorf("tableau: misdeal policy %q: want alert-only or void", s)
 }
 
-// AdvantageFunc computes the best bet's expectation for the next coup from
-// the shoe's remaining composition: bet name and expected value per unit
-// staked (e.g. 0.012 = +1.2%). It must be a pure function.
-type AdvantageFunc func(remaining *Composition, rules Rules) (bet string, ev float64)
-
 // TableConfig configures a Table.
 type TableConfig struct {
 	// Table is the table's name, the first part of every output ID.
@@ -130,10 +126,10 @@ type TableConfig struct {
 	Registry map[string]Card
 	// Gate: the shoe has a gate to lock whenever the tableau needs no card.
 	Gate bool
-	// Advantage, if set with AdvantageThreshold > 0, is evaluated after
-	// every card; an expectation above the threshold raises advantage (once
-	// per bet until it drops back).
-	Advantage          AdvantageFunc
+	// AdvantageThreshold > 0 runs the advantage check (Advantages, exact
+	// odds of the next coup from the remaining shoe) after every card: a
+	// bet whose expectation for the player exceeds it raises advantage,
+	// once per bet until it drops back below.
 	AdvantageThreshold float64
 }
 
@@ -272,7 +268,8 @@ type Table struct {
 	offline  bool
 	betsOpen bool
 	gate     bool
-	advOn    map[string]bool
+	advOn    map[Bet]bool
+	advBuf   []BetEV
 	results  []CoupResult
 	lastCoup Coup // the last completed or current coup, for the display
 	lastSeq  uint64
@@ -299,7 +296,7 @@ func NewTable(cfg TableConfig) (*Table, error) {
 		uids:     map[string]Card{},
 		counts:   map[countKey]int{},
 		betsOpen: true,
-		advOn:    map[string]bool{},
+		advOn:    map[Bet]bool{},
 	}, nil
 }
 
@@ -421,7 +418,7 @@ func (t *Table) beginShoeIfNew(prevShoe int, seq uint64, at time.Time) {
 		t.inShoe = 0
 		clear(t.uids)
 		t.results = t.results[:0]
-		t.advOn = map[string]bool{}
+		clear(t.advOn)
 		t.lastCoup = Coup{}
 	}
 }
@@ -635,17 +632,24 @@ func (t *Table) afterInput(in Input, seq uint64, at time.Time, out *[]Output) {
 	if coupOver && (in.Kind == InputButton || in.Kind == InputCard || in.Kind == InputVoid) {
 		t.betsOpen = true
 	}
-	if in.Kind == InputCard && t.cfg.Advantage != nil && t.cfg.AdvantageThreshold > 0 && f.Phase() != PhaseNoShoe {
+	if in.Kind == InputCard && t.cfg.AdvantageThreshold > 0 && f.Phase() != PhaseNoShoe {
 		comp := f.Composition()
-		bet, ev := t.cfg.Advantage(&comp, f.Options().Rules)
-		if ev > t.cfg.AdvantageThreshold {
-			if !t.advOn[bet] {
-				t.advOn[bet] = true
-				x := t.daemonAlert(AlertAdvantage, Card{}, fmt.Sprintf("%s bet expectation %+.2f%% for the next coup", bet, 100*ev))
-				*out = t.emitAlert(x.Event.Alert, x.Alert, seq, at, *out)
+		rc := comp.RemainingRanks()
+		var err error
+		t.advBuf, err = Advantages(t.advBuf[:0], &rc, f.Options().Rules, t.cfg.AdvantageThreshold)
+		if err == nil {
+			for b := range t.advOn {
+				if !slices.ContainsFunc(t.advBuf, func(e BetEV) bool { return e.Bet == b }) {
+					delete(t.advOn, b)
+				}
 			}
-		} else {
-			clear(t.advOn)
+			for _, e := range t.advBuf {
+				if !t.advOn[e.Bet] {
+					t.advOn[e.Bet] = true
+					x := t.daemonAlert(AlertAdvantage, Card{}, fmt.Sprintf("%s bet expectation %+.2f%% for the next coup", e.Bet, 100*e.EV))
+					*out = t.emitAlert(x.Event.Alert, x.Alert, seq, at, *out)
+				}
+			}
 		}
 	}
 	if t.cfg.Gate {

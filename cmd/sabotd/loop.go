@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sabot-table/sabot/drivers/journal"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// markPublished is the journal mark: the outputs of every record up to it
+// have been handed to the MQTT outbox (which is itself durable). After a
+// crash, the outputs of later records are published again (same ids, same
+// payloads: both derive from the journal).
+const markPublished = "published"
+
+// inputReq is one input on its way into the main loop.
+type inputReq struct {
+	in   tableau.Input
+	recv time.Time  // when it reached the daemon (journal time; latency start)
+	done chan error // receives the result once journaled and applied; may be nil
+}
+
+// tableOptions builds the tableau options from the configuration.
+func tableOptions(cfg Config) (tableau.Options, error) {
+	g, err := tableau.ParseGame(cfg.Rules)
+	if err != nil {
+		return tableau.Options{}, err
+	}
+	cr, err := tableau.ParseCutRule(cfg.CutRule)
+	if err != nil {
+		return tableau.Options{}, err
+	}
+	return tableau.Options{
+		Decks:   cfg.Decks,
+		Rules:   tableau.Rules{Game: g, TiePays: cfg.TiePays},
+		CutRule: cr,
+		Markers: cfg.markersOn(),
+	}, nil
+}
+
+// newTable builds the table controller from the configuration.
+func newTable(cfg Config, registry map[string]tableau.Card) (*tableau.Table, error) {
+	opts, err := tableOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mp, err := tableau.ParseMisdealPolicy(cfg.Alerts.Misdeal)
+	if err != nil {
+		return nil, err
+	}
+	tc := tableau.TableConfig{
+		Table:              cfg.Table,
+		Fold:               opts,
+		Misdeal:            mp,
+		RequireBetsClosed:  cfg.Alerts.RequireBetsClosed,
+		Registry:           registry,
+		Gate:               cfg.Shoe.Gate,
+		AdvantageThreshold: cfg.Alerts.AdvantageThreshold,
+	}
+	return tableau.NewTable(tc)
+}
+
+// submit hands an input to the main loop and waits until it is journaled
+// and applied (or ctx ends, or the daemon stops).
+func (d *daemon) submit(ctx context.Context, in tableau.Input) error {
+	r := inputReq{in: in, recv: time.Now().UTC().Round(0), done: make(chan error, 1)}
+	select {
+	case d.inputs <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-d.done:
+		return errors.New("sabotd: stopping")
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-d.done:
+		return errors.New("sabotd: stopping")
+	}
+}
+
+// loop is the main loop: the only goroutine that touches the table and
+// appends to the journal.
+func (d *daemon) loop(ctx context.Context) {
+	defer d.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-d.inputs:
+			err := d.process(ctx, r)
+			if r.done != nil {
+				r.done <- err
+			}
+			if err != nil {
+				d.log.Error("stopping: cannot journal an input event", "err", err)
+				d.stop(err)
+				return
+			}
+			d.alive.Store(time.Now().UnixNano())
+		}
+	}
+}
+
+// process applies one input: table, display, journal, then publication.
+// The display is updated before the journal's fsync (it is local and
+// idempotent, and must follow the card within a millisecond); nothing
+// leaves the machine, and the shoe is not acknowledged, before the input is
+// durable.
+func (d *daemon) process(ctx context.Context, r inputReq) error {
+	seq := d.journal.Last() + 1
+	d.outs = d.table.Apply(seq, r.recv, r.in, d.outs[:0])
+	view := d.table.View()
+	d.showView(view, r)
+	data, err := json.Marshal(r.in)
+	if err != nil {
+		return fmt.Errorf("journal: encode input: %w", err)
+	}
+	got, err := d.journal.Append(r.recv, data)
+	if err != nil {
+		return err
+	}
+	if got != seq {
+		return fmt.Errorf("journal: appended record %d, expected %d", got, seq)
+	}
+	d.metrics.journal.Set(float64(seq))
+	d.metrics.events.WithLabelValues(string(r.in.Kind)).Inc()
+	d.afterApply(r.in, d.outs, view, false)
+	if err := d.publish(ctx, d.outs, view, r.recv); err != nil {
+		d.log.Error("mqtt: outputs not queued; they stay in the journal and are published after a restart", "seq", seq, "err", err)
+		d.publishBroken = true
+	} else if !d.publishBroken {
+		d.journal.SetMark(markPublished, seq)
+	}
+	return nil
+}
+
+// afterApply logs, counts and acts on a batch of outputs (lamps, buzzer,
+// gate). During replay it only counts.
+func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tableau.TableView, replay bool) {
+	for i := range outs {
+		o := &outs[i]
+		switch o.Kind {
+		case tableau.OutputCoup:
+			c := o.Event.Coup
+			d.metrics.coups.WithLabelValues(c.Winner.String()).Inc()
+			if !replay {
+				d.log.Info("coup", "shoe", c.Shoe, "coup", c.Coup, "winner", c.Winner.String(),
+					"player", c.Player.String(), "banker", c.Banker.String(),
+					"player_total", c.PlayerTotal, "banker_total", c.BankerTotal, "natural", c.Natural, "id", o.ID)
+				d.coupsSeen.Add(1)
+				if d.demoWatch != nil {
+					d.demoWatch(o)
+				}
+			}
+		case tableau.OutputAlert:
+			a := o.Event.Alert
+			d.metrics.alerts.WithLabelValues(string(a.Code)).Inc()
+			if !replay {
+				attrs := []any{"code", string(a.Code), "shoe", a.Shoe, "coup", a.Coup}
+				if !a.Card.IsZero() {
+					attrs = append(attrs, "card", a.Card.String())
+				}
+				attrs = append(attrs, "text", o.Alert.Text, "id", o.ID)
+				d.log.Info("alert", attrs...)
+				if d.demoWatch != nil {
+					d.demoWatch(o)
+				}
+			}
+		case tableau.OutputVoid:
+			d.metrics.voids.Inc()
+			if !replay {
+				d.log.Info("void", "shoe", o.Event.Void.Shoe, "coup", o.Event.Void.Coup, "operator", in.Operator, "id", o.ID)
+				if d.demoWatch != nil {
+					d.demoWatch(o)
+				}
+			}
+		case tableau.OutputAck:
+			if !replay {
+				d.log.Info("alert acknowledged", "alert", o.Ack.AlertID, "code", string(o.Ack.Code), "operator", o.Ack.Operator)
+			}
+		case tableau.OutputGate:
+			if !replay {
+				d.setGate(o.GateLocked)
+			}
+		}
+	}
+	d.metrics.latchedAlerts.Set(float64(len(view.Alerts)))
+	if !replay {
+		d.setLamps(view, outs)
+	}
+	d.mu.Lock()
+	d.view = view
+	d.mu.Unlock()
+}
+
+// replay rebuilds the table from the journal and returns the outputs of the
+// records after the published mark, to be published again.
+func (d *daemon) replay() (republish []tableau.Output, lastRef string, err error) {
+	mark, err := d.journal.Mark(markPublished)
+	if err != nil {
+		return nil, "", err
+	}
+	var outs []tableau.Output
+	n := 0
+	err = d.journal.Replay(1, func(r journal.Record) error {
+		var in tableau.Input
+		if err := json.Unmarshal(r.Data, &in); err != nil {
+			return fmt.Errorf("journal: record %d: %w", r.Seq, err)
+		}
+		outs = d.table.Apply(r.Seq, r.Time, in, outs[:0])
+		if in.Ref != "" {
+			lastRef = in.Ref
+		}
+		d.afterApply(in, outs, d.table.View(), true)
+		if r.Seq > mark {
+			republish = append(republish, outs...)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if n > 0 {
+		v := d.table.View()
+		d.log.Info("journal replayed", "records", n, "shoe", v.Shoe, "coup", v.Coup, "phase", v.Phase,
+			"republish", len(republish), "unacknowledged_alerts", len(v.Alerts))
+	}
+	return republish, lastRef, nil
+}
+
+// parseRef parses an Input.Ref "boot:seq" (both decimal uint32).
+func parseRef(ref string) (boot, seq uint32, ok bool) {
+	b, s, found := strings.Cut(ref, ":")
+	if !found {
+		return 0, 0, false
+	}
+	bv, err1 := strconv.ParseUint(b, 10, 32)
+	sv, err2 := strconv.ParseUint(s, 10, 32)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return uint32(bv), uint32(sv), true
+}
+
+func logValue(v tableau.TableView) slog.Value {
+	return slog.GroupValue(slog.Int("shoe", v.Shoe), slog.Int("coup", v.Coup), slog.String("phase", v.Phase))
+}
