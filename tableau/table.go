@@ -195,7 +195,7 @@ type CardPlay struct {
 // AlertInfo is what the daemon adds to an alert: severity, a human text and
 // whether it latches until acknowledged.
 type AlertInfo struct {
-	Severity  string `json:"severity"` // "error", "warning" or "info"
+	Severity  string `json:"severity"` // "critical", "warning" or "info"
 	Text      string `json:"text"`
 	AwaitsAck bool   `json:"awaits_ack"`
 }
@@ -225,6 +225,9 @@ type Output struct {
 	Alert      AlertInfo
 	Ack        AckInfo
 	GateLocked bool
+	// VoidsResult is set on OutputVoid when the voided coup's result had
+	// already been output (OutputCoup): consumers must reverse it.
+	VoidsResult bool
 }
 
 // LatchedAlert is an alert waiting for acknowledgement.
@@ -512,7 +515,7 @@ func (t *Table) daemonAlertAt(coup int, code AlertCode, card Card, text string) 
 		Alert: AlertInfo{Severity: severity(code), Text: text, AwaitsAck: latches(code)}}
 }
 
-// severity classifies alert codes: dealer errors and tampering are errors,
+// severity classifies alert codes: dealer errors and tampering are critical,
 // equipment conditions warnings, recoveries info.
 func severity(code AlertCode) string {
 	switch code {
@@ -521,7 +524,7 @@ func severity(code AlertCode) string {
 	case AlertShoeOffline, AlertOutboxBacklog, AlertUnreadableCard, AlertAdvantage:
 		return "warning"
 	}
-	return "error"
+	return "critical"
 }
 
 // latches says whether an alert waits for acknowledgement: all but the
@@ -595,13 +598,15 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 		return append(out, t.outputIn(c.Shoe, OutputCoup, seq, at, c.Coup, func(o *Output) { o.Event = ev }))
 	case EventVoid:
 		v := ev.Void
+		had := false
 		for i := len(t.results) - 1; i >= 0; i-- {
 			if t.results[i].Coup == v.Coup {
 				t.results = append(t.results[:i], t.results[i+1:]...)
+				had = true
 				break
 			}
 		}
-		return append(out, t.outputIn(v.Shoe, OutputVoid, seq, at, v.Coup, func(o *Output) { o.Event = ev }))
+		return append(out, t.outputIn(v.Shoe, OutputVoid, seq, at, v.Coup, func(o *Output) { o.Event = ev; o.VoidsResult = had }))
 	}
 	return out
 }

@@ -45,13 +45,14 @@ type ShoeConfig struct {
 	// (/dev/sabot-shoe from the udev rule, or /dev/serial/by-id/...).
 	// Required.
 	Device string `toml:"device"`
-	// Protocol is "sabot" (firmware-proto) or "beetek" (Bee-Tek ASCII).
+	// Protocol is "sabot" (firmware-proto), "beetek" (Bee-Tek ASCII) or
+	// "lines" (one transcript token per line: bench readers and tests).
 	Protocol string `toml:"protocol"`
-	// Baud defaults to 115200 for "sabot" and 9600 for "beetek".
+	// Baud defaults to 115200 for "sabot", 9600 for "beetek" and "lines".
 	Baud int `toml:"baud"`
 	// Markers says whether the coup button delimits coups (the transcript
-	// "|"): "auto" (on for protocol "sabot" or when [gpio] coup_button is
-	// set), "on" or "off".
+	// "|"): "auto" (on unless the protocol is "beetek", which has no coup
+	// button, and no [gpio] coup_button is set), "on" or "off".
 	Markers string `toml:"markers"`
 	// Gate says the shoe has a gate that the daemon locks whenever the
 	// tableau needs no card (protocol "sabot" only).
@@ -249,7 +250,7 @@ func ParseConfig(data []byte, file string) (Config, error) {
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, &ConfigError{File: file, Line: lineOf(pos, key), Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
-	if !set("shoe.baud") && cfg.Shoe.Protocol == "beetek" {
+	if !set("shoe.baud") && (cfg.Shoe.Protocol == "beetek" || cfg.Shoe.Protocol == "lines") {
 		cfg.Shoe.Baud = 9600
 	}
 	if cfg.Shoe.Baud == 0 {
@@ -297,8 +298,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if c.Shoe.Device == "" {
 		bad("shoe.device", "required (the shoe's serial device, e.g. \"/dev/sabot-shoe\")")
 	}
-	if !oneOf(c.Shoe.Protocol, "sabot", "beetek") {
-		bad("shoe.protocol", "%q: must be \"sabot\" or \"beetek\"", c.Shoe.Protocol)
+	if !oneOf(c.Shoe.Protocol, "sabot", "beetek", "lines") {
+		bad("shoe.protocol", "%q: must be \"sabot\", \"beetek\" or \"lines\"", c.Shoe.Protocol)
 	}
 	if c.Shoe.Baud < 300 || c.Shoe.Baud > 4000000 {
 		bad("shoe.baud", "%d: not a serial baud rate", c.Shoe.Baud)
@@ -389,7 +390,7 @@ func (c *Config) markersOn() bool {
 	case "off":
 		return false
 	}
-	return c.Shoe.Protocol == "sabot" || c.GPIO.CoupButton != ""
+	return c.Shoe.Protocol != "beetek" || c.GPIO.CoupButton != ""
 }
 
 // lineOf returns the line of key, or of its closest parent table that is in

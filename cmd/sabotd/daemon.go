@@ -1,17 +1,25 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/journal"
+	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/sdnotify"
+	"github.com/sabot-table/sabot/drivers/shoe"
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // daemon is a running sabotd: it owns every device and the main loop.
@@ -23,17 +31,41 @@ type daemon struct {
 
 	metrics *metrics
 	journal *journal.Journal
+	table   *tableau.Table
+	rules   tableau.Rules
 	http    *httpServer
-	tempDir string // demo state directory, removed on close
+	broker  *mqtt.EmbeddedBroker
+	pub     *mqtt.Publisher
+	shoe    *shoe.Shoe
+	panel   panel
+	layout  display.Layout
+	fake    *fakeDisplay // display kind "fake"
+	tempDir string       // demo state directory, removed on close
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	inputs chan inputReq
+	ping   chan chan struct{}
+	outs   []tableau.Output // main loop scratch
+
+	// publishBroken: an output batch could not be queued; the published
+	// mark stops advancing so a restart publishes from there.
+	publishBroken bool
+	alive         atomic.Int64
+	coupsSeen     atomic.Int64
+	demoWatch     func(*tableau.Output) // main loop: called for coups, alerts, voids
+	demoRun       *demoRun
+
+	cancel     context.CancelFunc // everything
+	loopCancel context.CancelFunc
+	wg         sync.WaitGroup // loop and helpers
+	shoeWG     sync.WaitGroup // the shoe reader
 
 	done     chan struct{}
 	doneOnce sync.Once
 	mu       sync.Mutex
+	view     tableau.TableView
 	fatal    error
 	closed   bool
+	shoeUp   bool
 }
 
 func newDaemon(cfg Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon, error) {
@@ -44,6 +76,8 @@ func newDaemon(cfg Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon,
 		log:     newLogger(cfg.Log, stderr),
 		metrics: newMetrics(),
 		done:    make(chan struct{}),
+		inputs:  make(chan inputReq),
+		ping:    make(chan chan struct{}),
 	}
 	return d, nil
 }
@@ -64,7 +98,42 @@ func (d *daemon) err() error {
 	return d.fatal
 }
 
-func (d *daemon) start(ctx context.Context) error {
+// loadRegistry reads a UID registry: one "UID CARD" per line, '#' comments.
+func loadRegistry(path string) (map[string]tableau.Card, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("shoe.uid_registry: %w", err)
+	}
+	defer f.Close()
+	reg := map[string]tableau.Card{}
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		text, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Fields(text)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) != 2 {
+			return nil, fmt.Errorf("shoe.uid_registry: %s:%d: want \"UID CARD\", got %q", path, line, strings.TrimSpace(text))
+		}
+		c, err := tableau.ParseCard(fields[1])
+		if err != nil {
+			return nil, fmt.Errorf("shoe.uid_registry: %s:%d: %w", path, line, err)
+		}
+		if prev, dup := reg[fields[0]]; dup {
+			return nil, fmt.Errorf("shoe.uid_registry: %s:%d: UID %s listed twice (%s and %s)", path, line, fields[0], prev, c)
+		}
+		reg[fields[0]] = c
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("shoe.uid_registry: %s: %w", path, err)
+	}
+	return reg, nil
+}
+
+func (d *daemon) start(ctx context.Context) (err error) {
 	ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if d.cfg.State.Dir == "" {
 		dir, err := os.MkdirTemp("", "sabotd-demo-")
@@ -74,12 +143,40 @@ func (d *daemon) start(ctx context.Context) error {
 		d.tempDir = dir
 		d.cfg.State.Dir = dir
 	}
+	var reg map[string]tableau.Card
+	if d.cfg.Shoe.UIDRegistry != "" {
+		if reg, err = loadRegistry(d.cfg.Shoe.UIDRegistry); err != nil {
+			return err
+		}
+	}
+	if d.table, err = newTable(d.cfg, reg); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	d.rules = d.table.Config().Fold.Rules
+
 	j, err := journal.Open(d.cfg.State.Dir, &journal.Options{Logger: d.log})
 	if err != nil {
 		return fmt.Errorf("state.dir: %w", err)
 	}
 	d.journal = j
 	d.metrics.journal.Set(float64(j.Last()))
+	optsJSON, _ := json.Marshal(d.table.Config().Fold)
+	if err := j.SetMeta(journal.MetaTableOptions, optsJSON); err != nil {
+		return fmt.Errorf("state.dir: %w", err)
+	}
+	republish, lastRef, err := d.replay()
+	if err != nil {
+		return fmt.Errorf("state.dir: replaying the journal: %w", err)
+	}
+
+	if d.panel, err = d.openPanel(); err != nil {
+		return err
+	}
+	d.showView(d.table.View(), inputReq{})
+
+	if err := d.startMQTT(ctx, republish); err != nil {
+		return err
+	}
 
 	if d.cfg.HTTP.Addr != "off" {
 		h, err := startHTTP(d.cfg.HTTP.Addr, d.metrics, d.health, d.scoreboard, d.log)
@@ -90,16 +187,256 @@ func (d *daemon) start(ctx context.Context) error {
 		d.log.Info("http listening", "addr", h.addr, "metrics", "http://"+h.addr+"/metrics", "scoreboard", "http://"+h.addr+"/scoreboard")
 	}
 
-	if err := sdnotify.Ready(fmt.Sprintf("table %s", d.cfg.Table)); err != nil {
+	loopCtx, loopCancel := context.WithCancel(ctx)
+	d.loopCancel = loopCancel
+	d.wg.Add(1)
+	go d.loop(loopCtx)
+
+	if d.demo.Enabled {
+		if err := d.startDemo(ctx); err != nil {
+			return err
+		}
+	}
+	if err := d.startShoe(ctx, lastRef); err != nil {
+		return err
+	}
+	if err := d.startButtons(ctx); err != nil {
+		return err
+	}
+
+	if err := sdnotify.Ready(fmt.Sprintf("table %s, journal %d records", d.cfg.Table, j.Last())); err != nil {
 		d.log.Warn("systemd notify", "err", err)
 	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		sdnotify.RunWatchdog(ctx, func() bool { return true })
+		sdnotify.RunWatchdog(ctx, d.loopResponsive)
 	}()
-	d.log.Info("sabotd started", "version", Version(), "table", d.cfg.Table, "state", d.cfg.State.Dir, "journal_records", j.Last())
+	d.mu.Lock()
+	v := d.view
+	d.mu.Unlock()
+	d.log.Info("sabotd started", "version", Version(), "table", d.cfg.Table, "state", d.cfg.State.Dir,
+		"journal_records", j.Last(), "shoe", v.Shoe, "coup", v.Coup, "phase", v.Phase)
 	return nil
+}
+
+// loopResponsive is the watchdog's health check: the main loop answers a
+// ping within a second.
+func (d *daemon) loopResponsive() bool {
+	c := make(chan struct{})
+	select {
+	case d.ping <- c:
+	case <-time.After(time.Second):
+		return false
+	}
+	select {
+	case <-c:
+		return true
+	case <-time.After(time.Second):
+		return false
+	}
+}
+
+func (d *daemon) startMQTT(ctx context.Context, republish []tableau.Output) error {
+	brokers := d.cfg.MQTT.Brokers
+	if len(brokers) == 0 {
+		b, err := mqtt.StartEmbeddedBroker(d.cfg.MQTT.EmbeddedAddr, d.log.With("component", "broker"))
+		if err != nil {
+			return fmt.Errorf("mqtt.embedded_addr: %w", err)
+		}
+		d.broker = b
+		brokers = []string{b.URL()}
+		d.log.Info("embedded MQTT broker listening", "url", b.URL())
+	}
+	opts := mqtt.Options{
+		Table:        d.cfg.Table,
+		TopicPrefix:  d.cfg.MQTT.TopicPrefix,
+		Brokers:      brokers,
+		Username:     d.cfg.MQTT.Username,
+		PasswordFile: d.cfg.MQTT.PasswordFile,
+		TLS: mqtt.TLSOptions{CAFile: d.cfg.MQTT.TLSCA, CertFile: d.cfg.MQTT.TLSCert,
+			KeyFile: d.cfg.MQTT.TLSKey, ServerName: d.cfg.MQTT.TLSServerName},
+		StateDir:   d.cfg.State.Dir,
+		MaxBacklog: d.cfg.MQTT.BacklogLimit,
+		Version:    Version(),
+		Commands:   d.cfg.MQTT.Commands,
+		OnCommand:  d.onCommand,
+		OnBacklog: func(b mqtt.BacklogAlert) {
+			d.metrics.backlog.Set(float64(b.Queued))
+		},
+		Logger: d.log.With("component", "mqtt"),
+	}
+	if d.cfg.MQTT.PasswordFile == "" && os.Getenv("SABOT_MQTT_PASSWORD") != "" {
+		opts.PasswordEnv = "SABOT_MQTT_PASSWORD"
+	}
+	p, err := mqtt.New(opts)
+	if err != nil {
+		return fmt.Errorf("mqtt: %w", err)
+	}
+	d.pub = p
+	if len(republish) > 0 {
+		msgs, err := messages(d.cfg.Table, d.rules, republish, d.table.View(), republish[len(republish)-1].Time)
+		if err != nil {
+			return err
+		}
+		if err := p.Publish(ctx, msgs...); err != nil {
+			return fmt.Errorf("mqtt: republishing after restart: %w", err)
+		}
+		d.journal.SetMark(markPublished, d.journal.Last())
+		d.log.Info("republished outputs of journal records after the last published mark", "messages", len(msgs))
+	}
+	p.Start(ctx)
+	return nil
+}
+
+// onCommand carries out an MQTT command: it journals it as an input.
+func (d *daemon) onCommand(c mqtt.Command) error {
+	in := tableau.Input{Source: "mqtt", Operator: c.Operator, Ref: "cmd:" + c.RequestID}
+	switch c.Name {
+	case mqtt.CmdAck:
+		in.Kind = tableau.InputAck
+	case mqtt.CmdVoid:
+		in.Kind = tableau.InputVoid
+	case mqtt.CmdNewShoe:
+		in.Kind = tableau.InputShoe
+	case "bets-open":
+		in.Kind = tableau.InputBetsOpen
+	case "bets-closed":
+		in.Kind = tableau.InputBetsClosed
+	default:
+		return fmt.Errorf("unknown command %q", c.Name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return d.submit(ctx, in)
+}
+
+// shoeInput maps a shoe event onto the table's input (the transcript's
+// semantics: coup button "|", cut card "cut", void key "void", new shoe
+// "shoe"). ok is false for events the table does not take (button
+// releases, the burn switch, state reports).
+func shoeInput(ev shoe.Event) (in tableau.Input, ok bool) {
+	in.Source = "shoe"
+	if ev.BootID != 0 || ev.Seq != 0 {
+		in.Ref = fmt.Sprintf("%d:%d", ev.BootID, ev.Seq)
+	}
+	switch ev.Kind {
+	case shoe.KindCard:
+		in.Kind, in.Card, in.UID = tableau.InputCard, ev.Card, ev.Card.UID
+		in.Card.UID = ""
+	case shoe.KindUnreadable:
+		in.Kind = tableau.InputUnreadable
+	case shoe.KindButton:
+		if !ev.Pressed {
+			return in, false
+		}
+		switch ev.Button {
+		case shoe.ButtonCoup:
+			in.Kind = tableau.InputButton
+		case shoe.ButtonVoid:
+			in.Kind = tableau.InputVoid
+		case shoe.ButtonNewShoe:
+			in.Kind = tableau.InputShoe
+		default:
+			return in, false
+		}
+	case shoe.KindCutCard:
+		in.Kind = tableau.InputCut
+	case shoe.KindAlarm:
+		in.Kind, in.Code, in.Text = tableau.InputAlarm, ev.Alarm.Code, ev.Alarm.Text
+		if ev.Alarm.Warning {
+			in.Text = strings.TrimSpace("warning " + in.Text)
+		}
+	case shoe.KindOnline:
+		in.Kind = tableau.InputOnline
+	case shoe.KindOffline:
+		in.Kind, in.Text = tableau.InputOffline, ev.Reason
+	default:
+		return in, false
+	}
+	return in, true
+}
+
+func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
+	opts := shoe.Options{
+		Path:     d.cfg.Shoe.Device,
+		Protocol: d.cfg.Shoe.Protocol,
+		Baud:     d.cfg.Shoe.Baud,
+		Logger:   d.log.With("component", "shoe"),
+	}
+	if d.demoRun != nil {
+		opts.Path = d.demoRun.ptyPath
+	}
+	if boot, seq, ok := parseRef(lastRef); ok {
+		opts.Resume = shoe.Position{BootID: boot, Seq: seq}
+	}
+	s, err := shoe.New(opts)
+	if err != nil {
+		return fmt.Errorf("shoe: %w", err)
+	}
+	d.shoe = s
+	d.mu.Lock()
+	gate := d.view.GateLocked
+	d.mu.Unlock()
+	if gate {
+		d.setGate(true)
+	}
+	d.shoeWG.Add(1)
+	go func() {
+		defer d.shoeWG.Done()
+		err := s.Run(ctx, func(ev shoe.Event) error {
+			switch ev.Kind {
+			case shoe.KindOnline:
+				d.setShoeUp(true)
+			case shoe.KindOffline:
+				d.setShoeUp(false)
+			}
+			in, ok := shoeInput(ev)
+			if !ok {
+				d.log.Debug("shoe event not used", "event", ev.String())
+				return nil
+			}
+			return d.submit(ctx, in)
+		})
+		if err != nil && ctx.Err() == nil && !errors.Is(err, shoe.ErrClosed) {
+			d.log.Error("shoe reader stopped", "err", err)
+			d.stop(fmt.Errorf("shoe: %w", err))
+		}
+	}()
+	return nil
+}
+
+func (d *daemon) setShoeUp(up bool) {
+	d.mu.Lock()
+	d.shoeUp = up
+	d.mu.Unlock()
+	if up {
+		d.metrics.shoeOnline.Set(1)
+	} else {
+		d.metrics.shoeOnline.Set(0)
+	}
+	if d.pub != nil {
+		state := "offline"
+		if up {
+			state = "online"
+		}
+		d.pub.SetShoe(d.currentShoeID(), state)
+	}
+}
+
+func (d *daemon) currentShoeID() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.view.ShoeID
+}
+
+func (d *daemon) setGate(locked bool) {
+	if d.shoe == nil {
+		return
+	}
+	if err := d.shoe.Gate(locked); err != nil && !errors.Is(err, shoe.ErrOffline) {
+		d.log.Warn("shoe gate", "locked", locked, "err", err)
+	}
 }
 
 func (d *daemon) health() health {
@@ -107,11 +444,23 @@ func (d *daemon) health() health {
 	if d.journal != nil {
 		h.Journal = d.journal.Last()
 	}
+	d.mu.Lock()
+	h.ShoeOnline = d.shoeUp
+	d.mu.Unlock()
+	if d.pub != nil {
+		st := d.pub.Status()
+		h.Broker, h.Backlog = st.Connected, st.Backlog
+		d.metrics.backlog.Set(float64(st.Backlog))
+	}
+	switch {
+	case d.err() != nil:
+		h.OK, h.Problem = false, d.err().Error()
+	case !h.ShoeOnline:
+		h.Problem = "shoe offline"
+	case !h.Broker:
+		h.Problem = "broker not connected"
+	}
 	return h
-}
-
-func (d *daemon) scoreboard() any {
-	return map[string]any{"Table": d.cfg.Table}
 }
 
 func (d *daemon) close() error {
@@ -123,18 +472,47 @@ func (d *daemon) close() error {
 	d.closed = true
 	d.mu.Unlock()
 	sdnotify.Stopping()
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	var errs []error
+	// 1. Stop reading: the shoe and the keys.
+	if d.demoRun != nil {
+		d.demoRun.stop()
+	}
+	if d.shoe != nil {
+		if err := d.shoe.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	d.stopButtons()
+	waitCtx(ctx, &d.shoeWG)
+	// 2. Let the main loop finish what it holds, then stop it.
+	if d.loopCancel != nil {
+		d.loopCancel()
+	}
 	if d.cancel != nil {
 		d.cancel()
 	}
-	waited := make(chan struct{})
-	go func() { d.wg.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		errs = append(errs, errors.New("stop: goroutines did not finish in time"))
+	if !waitCtx(ctx, &d.wg) {
+		errs = append(errs, errors.New("stop: main loop did not finish in time"))
+	}
+	// 3. Flush the outbox for a few seconds and publish offline.
+	if d.pub != nil {
+		fctx, fcancel := context.WithTimeout(ctx, 4*time.Second)
+		if err := d.pub.Close(fctx); err != nil {
+			errs = append(errs, err)
+		}
+		fcancel()
+	}
+	if d.broker != nil {
+		d.broker.Close()
+	}
+	// 4. Release the display, lamps and GPIO.
+	if d.panel != nil {
+		if err := d.panel.Close(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := d.http.close(ctx); err != nil {
 		errs = append(errs, err)
@@ -147,8 +525,19 @@ func (d *daemon) close() error {
 	if d.tempDir != "" {
 		os.RemoveAll(d.tempDir)
 	}
-	d.log.Info("sabotd stopped")
+	d.log.Info("sabotd stopped", "took", time.Since(start).Round(time.Millisecond))
 	d.doneOnce.Do(func() { close(d.done) })
-	_ = time.Now
 	return errors.Join(errs...)
+}
+
+// waitCtx waits for wg or ctx; it reports whether wg finished.
+func waitCtx(ctx context.Context, wg *sync.WaitGroup) bool {
+	c := make(chan struct{})
+	go func() { wg.Wait(); close(c) }()
+	select {
+	case <-c:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -1,5 +1,7 @@
 package main
 
+import "context"
+
 // demoConfig is the configuration --demo runs with: no file, no hardware,
 // no external broker. The state directory is a temporary one (removed on
 // exit), the embedded broker and the HTTP server take free loopback ports.
@@ -12,3 +14,10 @@ func demoConfig() Config {
 	c.State.Dir = ""
 	return c
 }
+
+type demoRun struct {
+	ptyPath string
+	stop    func()
+}
+
+func (d *daemon) startDemo(ctx context.Context) error { return nil }

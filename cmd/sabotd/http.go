@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -147,3 +149,61 @@ table{border-collapse:collapse}td{width:1.6em;height:1.6em;text-align:center;bor
 <table>{{range .BeadRows}}<tr>{{range .}}<td class="{{.}}">{{if eq . "player"}}P{{else if eq . "banker"}}B{{else if eq . "tie"}}T{{end}}</td>{{end}}</tr>{{end}}</table>
 </body></html>
 `))
+
+// scoreboardData is /scoreboard.json and the page's data: the table's
+// current view, the shoe's results, wins per side and the bead plate
+// (results column by column, six rows).
+type scoreboardData struct {
+	Table       string                            `json:"table"`
+	Shoe        int                               `json:"shoe"`
+	ShoeID      string                            `json:"shoe_id"`
+	Coup        int                               `json:"coup"`
+	PlayerTotal int                               `json:"player_total"`
+	BankerTotal int                               `json:"banker_total"`
+	Waiting     string                            `json:"waiting,omitempty"`
+	Alerts      []string                          `json:"alerts"`
+	Wins        struct{ Player, Banker, Tie int } `json:"wins"`
+	Results     []tableau.CoupResult              `json:"results"`
+	BeadRows    [][]string                        `json:"bead_plate"`
+	Display     string                            `json:"display,omitempty"`
+	View        tableau.TableView                 `json:"view"`
+}
+
+func (d *daemon) scoreboard() any {
+	d.mu.Lock()
+	v := d.view
+	d.mu.Unlock()
+	s := scoreboardData{Table: d.cfg.Table, Shoe: v.Shoe, ShoeID: v.ShoeID, Coup: v.Coup,
+		PlayerTotal: v.PlayerTotal, BankerTotal: v.BankerTotal, Results: v.Results, View: v}
+	if v.Phase == "coup" && !v.Complete {
+		s.Waiting = v.Waiting
+	}
+	s.Alerts = []string{}
+	for _, a := range v.Alerts {
+		s.Alerts = append(s.Alerts, string(a.Code))
+	}
+	if s.Results == nil {
+		s.Results = []tableau.CoupResult{}
+	}
+	const rows = 6
+	s.BeadRows = make([][]string, rows)
+	cols := (len(v.Results) + rows - 1) / rows
+	for r := range s.BeadRows {
+		s.BeadRows[r] = make([]string, cols)
+	}
+	for i, res := range v.Results {
+		s.BeadRows[i%rows][i/rows] = res.Winner.String()
+		switch res.Winner {
+		case tableau.WinnerPlayer:
+			s.Wins.Player++
+		case tableau.WinnerBanker:
+			s.Wins.Banker++
+		case tableau.WinnerTie:
+			s.Wins.Tie++
+		}
+	}
+	if d.fake != nil {
+		s.Display = d.fake.Last().String()
+	}
+	return s
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -96,6 +95,8 @@ func (d *daemon) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case c := <-d.ping:
+			close(c)
 		case r := <-d.inputs:
 			err := d.process(ctx, r)
 			if r.done != nil {
@@ -253,6 +254,9 @@ func parseRef(ref string) (boot, seq uint32, ok bool) {
 	return uint32(bv), uint32(sv), true
 }
 
-func logValue(v tableau.TableView) slog.Value {
-	return slog.GroupValue(slog.Int("shoe", v.Shoe), slog.Int("coup", v.Coup), slog.String("phase", v.Phase))
+// currentView returns the view after the last applied input.
+func (d *daemon) currentView() tableau.TableView {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.view
 }

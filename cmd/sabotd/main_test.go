@@ -72,6 +72,7 @@ func TestBootHTTP(t *testing.T) {
 	os.WriteFile(path, []byte(`table = "BAC-1"
 [shoe]
 device = "`+filepath.Join(dir, "no-shoe")+`"
+protocol = "lines"
 [mqtt]
 brokers = ["tcp://127.0.0.1:1"]
 [display]
@@ -81,16 +82,7 @@ dir = "`+filepath.Join(dir, "state")+`"
 [http]
 addr = "127.0.0.1:0"
 `), 0o600)
-	m := NewMain()
-	var logs bytes.Buffer
-	m.Stderr = &logs
-	if err := m.ParseFlags(context.Background(), []string{"--config", path}); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m, logs := bootDaemon(t, string(mustRead(t, path)))
 	addr := m.d.http.addr
 	if !strings.Contains(logs.String(), "addr="+addr) {
 		t.Fatalf("listening address %s not logged:\n%s", addr, logs.String())
@@ -120,4 +112,13 @@ addr = "127.0.0.1:0"
 	if _, err := os.Stat(filepath.Join(dir, "state", "journal.db")); err != nil {
 		t.Fatalf("journal not in the state dir: %v", err)
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

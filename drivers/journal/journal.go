@@ -27,6 +27,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // FileName is the journal's file name inside the state directory.
@@ -105,7 +106,7 @@ func Open(dir string, opts *Options) (*Journal, error) {
 	}
 	db, err := bolt.Open(path, 0o640, &bolt.Options{Timeout: o.LockTimeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("%w: %s (is another sabotd running with this state directory?)", ErrLocked, path)
 		}
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/sabot-table/sabot/drivers/mqtt"
+)
+
+// received collects the coup, alert and void payloads a subscriber gets,
+// keyed by id (checking that an id never carries two payloads).
+type received struct {
+	mu    sync.Mutex
+	byID  map[string]string
+	order []map[string]any // coup/alert/void payloads in arrival order, first copy of each id
+	all   map[string][]map[string]any
+	dupes []string
+}
+
+func newReceived() *received {
+	return &received{byID: map[string]string{}, all: map[string][]map[string]any{}}
+}
+
+func (r *received) handle(topic string, payload []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(payload, &m); err != nil {
+		return err
+	}
+	kind := topic[strings.LastIndex(topic, "/")+1:]
+	switch {
+	case strings.Contains(topic, "/cmd/"):
+		kind = "cmd"
+	case strings.HasSuffix(topic, "alert/ack"):
+		kind = "ack"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.all[kind] = append(r.all[kind], m)
+	id, _ := m["id"].(string)
+	if kind == "state" || kind == "status" || kind == "cmd" {
+		return nil
+	}
+	if prev, seen := r.byID[id]; seen {
+		// Compare payloads as JSON values.
+		if prev != canonical(m) {
+			r.dupes = append(r.dupes, fmt.Sprintf("id %s: %s vs %s", id, prev, canonical(m)))
+		}
+		return nil
+	}
+	r.byID[id] = canonical(m)
+	if kind == "coup" || kind == "alert" || kind == "void" {
+		r.order = append(r.order, m)
+	}
+	return nil
+}
+
+func (r *received) kind(k string) []map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]map[string]any(nil), r.all[k]...)
+}
+
+func canonical(m map[string]any) string { b, _ := json.Marshal(m); return string(b) }
+
+func (r *received) events() []map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]map[string]any(nil), r.order...)
+}
+
+// subscribe connects a paho subscriber to url for prefix/#.
+func subscribe(t *testing.T, url, prefix string, r *received) paho.Client {
+	t.Helper()
+	o := paho.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("test-sub-%d", time.Now().UnixNano())).
+		SetCleanSession(true).SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond)
+	o.SetOnConnectHandler(func(c paho.Client) {
+		c.Subscribe(prefix+"/#", 1, func(_ paho.Client, m paho.Message) {
+			if err := r.handle(m.Topic(), m.Payload()); err != nil {
+				t.Errorf("bad payload on %s: %v", m.Topic(), err)
+			}
+		})
+	})
+	c := paho.NewClient(o)
+	tok := c.Connect()
+	if !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscriber connect: %v", tok.Error())
+	}
+	t.Cleanup(func() { c.Disconnect(100) })
+	return c
+}
+
+// matchEvents compares received payloads with `sabot check` lines: every
+// expected key equal, extra keys allowed.
+func matchEvents(t *testing.T, got []map[string]any, wantJSONL string) {
+	t.Helper()
+	var want []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(wantJSONL), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, m)
+	}
+	if len(got) != len(want) {
+		var b bytes.Buffer
+		for _, g := range got {
+			fmt.Fprintln(&b, canonical(g))
+		}
+		t.Fatalf("received %d events, want %d:\n%s", len(got), len(want), b.String())
+	}
+	for i := range want {
+		for k, v := range want[i] {
+			if canonical(map[string]any{"v": got[i][k]}) != canonical(map[string]any{"v": v}) {
+				t.Errorf("event %d: %s = %v, want %v\n got %v", i+1, k, got[i][k], v, got[i])
+			}
+		}
+		if _, has := got[i]["card"]; has && want[i]["card"] == nil {
+			t.Errorf("event %d has a card, want none: %v", i+1, got[i])
+		}
+	}
+}
+
+// bootDaemon starts an in-process sabotd from a config file body.
+func bootDaemon(t *testing.T, conf string) (*Main, *syncBuffer) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sabotd.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain()
+	logs := &syncBuffer{}
+	m.Stderr = logs
+	if err := m.ParseFlags(context.Background(), []string{"--config", path}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s := time.Now(); m.Close(); t.Logf("close took %v", time.Since(s)) })
+	return m, logs
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.Buffer.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.Buffer.String()
+}
+
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestDaemonLinesShoe runs the daemon on a pty speaking the "lines" shoe
+// protocol with the embedded broker: the coups, alerts and voids it
+// publishes for the contract transcripts equal `sabot check`'s expected
+// lines; a restart continues the shoe mid-coup.
+func TestDaemonLinesShoe(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	state := t.TempDir()
+	conf := fmt.Sprintf(`table = "T-1"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:0"
+commands = true
+[display]
+kind = "fake"
+[state]
+dir = %q
+`, tty.Name(), state)
+	m, logs := bootDaemon(t, conf)
+	r := newReceived()
+	subscribe(t, m.d.broker.URL(), "sabot/T-1", r)
+
+	src, _ := os.ReadFile("../../tableau/testdata/contract/check-void.shoe")
+	want, _ := os.ReadFile("../../tableau/testdata/contract/check-void.expected.jsonl")
+	for _, tok := range strings.Fields(string(src)) {
+		fmt.Fprintf(ptmx, "%s\r\n", tok)
+	}
+	waitFor(t, "4 events", 5*time.Second, func() bool { return len(r.events()) >= 4 })
+	matchEvents(t, r.events(), string(want))
+	if !strings.Contains(logs.String(), "msg=coup") || !strings.Contains(logs.String(), "code=extra-card") {
+		t.Fatalf("no coup/alert log lines:\n%s", logs.String())
+	}
+	// The extra card's alert latches: the display shows its code and the
+	// lamp is lit until the supervisor acknowledges it.
+	if got := m.d.fake.Last().String(); got != "Err   E1" || !m.d.fake.lampOn() {
+		t.Errorf("display shows %q, lamp %v", got, m.d.fake.lampOn())
+	}
+	sub := subscribe(t, m.d.broker.URL(), "sabot/T-1/cmd/ack/reply", newReceived())
+	sub.Publish("sabot/T-1/cmd/ack", 1, false, `{"request_id":"r1","operator":"sup-7"}`).WaitTimeout(time.Second)
+	waitFor(t, "the ack", 5*time.Second, func() bool { return len(r.kind("ack")) == 1 })
+	if a := r.kind("ack")[0]; a["operator"] != "sup-7" || a["code"] != "extra-card" || a["source"] != "mqtt" {
+		t.Fatalf("ack payload %v", a)
+	}
+	// Now the display shows the last coup: a natural tie, 8 and 8.
+	waitFor(t, "the display", time.Second, func() bool { return m.d.fake.Last().String() == "P8 tn b8" })
+	if m.d.fake.lampOn() {
+		t.Error("lamp still lit after the ack")
+	}
+	if len(r.dupes) > 0 {
+		t.Fatalf("ids with two payloads: %v", r.dupes)
+	}
+}
+
+// TestDaemonRestartMidCoup stops the daemon in the middle of a coup and
+// starts it again on the same state directory: the shoe continues where it
+// was, and the union of what was published, de-duplicated by id, is what
+// `sabot check` says for the whole transcript.
+func TestDaemonRestartMidCoup(t *testing.T) {
+	b, err := mqtt.StartEmbeddedBroker("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	r := newReceived()
+	subscribe(t, b.URL(), "sabot/T-2", r)
+	state := t.TempDir()
+	src, _ := os.ReadFile("../../tableau/testdata/contract/check-markers-errors.shoe")
+	want, _ := os.ReadFile("../../tableau/testdata/contract/check-markers-errors.expected.jsonl")
+	toks := strings.Fields(stripComments(string(src)))
+	cut := len(toks) / 2 // in the middle of coup 2
+	run := func(part []string) *Main {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ptmx.Close(); tty.Close() })
+		m, logs := bootDaemon(t, fmt.Sprintf(`table = "T-2"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+brokers = [%q]
+[display]
+kind = "fake"
+[state]
+dir = %q
+`, tty.Name(), b.URL(), state))
+		t.Cleanup(func() { t.Log(logs.String()) })
+		before := m.d.journal.Last()
+		for _, tok := range part {
+			fmt.Fprintf(ptmx, "%s\n", tok)
+		}
+		waitFor(t, "the inputs", 5*time.Second, func() bool {
+			// Journal records: the shoe's online event plus one per token.
+			return m.d.journal.Last() >= before+uint64(len(part))
+		})
+		return m
+	}
+	m := run(toks[:cut])
+	mid := m.d.currentView()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m = run(toks[cut:])
+	after := m.d.currentView()
+	if mid.Shoe != 1 || after.Shoe != 1 || after.Coup != 3 {
+		t.Fatalf("shoe/coup mid %d/%d after %d/%d", mid.Shoe, mid.Coup, after.Shoe, after.Coup)
+	}
+	waitFor(t, "6 events", 5*time.Second, func() bool { return len(r.events()) >= 6 })
+	matchEvents(t, r.events(), string(want))
+	if len(r.dupes) > 0 {
+		t.Fatalf("ids with two payloads: %v", r.dupes)
+	}
+}
+
+func stripComments(s string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
