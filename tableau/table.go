@@ -2,7 +2,6 @@ package tableau
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,10 +125,11 @@ type TableConfig struct {
 	Registry map[string]Card
 	// Gate: the shoe has a gate to lock whenever the tableau needs no card.
 	Gate bool
-	// AdvantageThreshold > 0 runs the advantage check (Advantages, exact
-	// odds of the next coup from the remaining shoe) after every card: a
-	// bet whose expectation for the player exceeds it raises advantage,
-	// once per bet until it drops back below.
+	// AdvantageThreshold > 0 runs the advantage check of `sabot check
+	// --advantage` (Fold.FeedAdvantages): on the first card of each coup,
+	// every offered bet whose exact expectation for the player on that
+	// coup exceeds the threshold raises advantage. Advantage alerts are for
+	// surveillance: they do not latch.
 	AdvantageThreshold float64
 }
 
@@ -195,7 +195,7 @@ type CardPlay struct {
 // AlertInfo is what the daemon adds to an alert: severity, a human text and
 // whether it latches until acknowledged.
 type AlertInfo struct {
-	Severity  string `json:"severity"` // "critical", "warning" or "info"
+	Severity  string `json:"severity"` // "error", "warning" or "info"
 	Text      string `json:"text"`
 	AwaitsAck bool   `json:"awaits_ack"`
 }
@@ -271,8 +271,6 @@ type Table struct {
 	offline  bool
 	betsOpen bool
 	gate     bool
-	advOn    map[Bet]bool
-	advBuf   []BetEV
 	results  []CoupResult
 	lastCoup Coup // the last completed or current coup, for the display
 	lastSeq  uint64
@@ -299,7 +297,6 @@ func NewTable(cfg TableConfig) (*Table, error) {
 		uids:     map[string]Card{},
 		counts:   map[countKey]int{},
 		betsOpen: true,
-		advOn:    map[Bet]bool{},
 	}, nil
 }
 
@@ -337,7 +334,11 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 			break
 		}
 		before := t.snapshot()
-		evs = t.fold.Card(card, evs)
+		if t.cfg.AdvantageThreshold > 0 {
+			evs = t.fold.FeedAdvantages(Token{Kind: TokCard, Card: card}, t.cfg.AdvantageThreshold, evs)
+		} else {
+			evs = t.fold.Card(card, evs)
+		}
 		t.beginShoeIfNew(prevShoe, seq, at)
 		play := t.place(before, card)
 		out = append(out, t.output(OutputCard, seq, at, play.coup, func(o *Output) { o.Card = play.CardPlay }))
@@ -421,7 +422,6 @@ func (t *Table) beginShoeIfNew(prevShoe int, seq uint64, at time.Time) {
 		t.inShoe = 0
 		clear(t.uids)
 		t.results = t.results[:0]
-		clear(t.advOn)
 		t.lastCoup = Coup{}
 	}
 }
@@ -515,7 +515,7 @@ func (t *Table) daemonAlertAt(coup int, code AlertCode, card Card, text string) 
 		Alert: AlertInfo{Severity: severity(code), Text: text, AwaitsAck: latches(code)}}
 }
 
-// severity classifies alert codes: dealer errors and tampering are critical,
+// severity classifies alert codes: dealer errors and tampering are errors,
 // equipment conditions warnings, recoveries info.
 func severity(code AlertCode) string {
 	switch code {
@@ -524,12 +524,17 @@ func severity(code AlertCode) string {
 	case AlertShoeOffline, AlertOutboxBacklog, AlertUnreadableCard, AlertAdvantage:
 		return "warning"
 	}
-	return "critical"
+	return "error"
 }
 
 // latches says whether an alert waits for acknowledgement: all but the
-// informational shoe-online.
-func latches(code AlertCode) bool { return code != AlertShoeOnline }
+// informational shoe-online and the surveillance-only advantage.
+func latches(code AlertCode) bool { return code != AlertShoeOnline && code != AlertAdvantage }
+
+// AdvantageFunc is the shape of a pluggable advantage valuation
+// (BestAdvantage): the best bet's key and expectation for the next coup
+// from the remaining shoe.
+type AdvantageFunc func(remaining *Composition, rules Rules) (bet string, ev float64)
 
 // alertText is the human text for the fold's alerts.
 func alertText(a AlertEvent) string {
@@ -548,6 +553,10 @@ func alertText(a AlertEvent) string {
 		return fmt.Sprintf("coup %d was left incomplete", a.Coup)
 	case AlertUnreadableCard:
 		return "the shoe could not read a card"
+	case AlertAdvantage:
+		if a.AdvantageBet != nil {
+			return fmt.Sprintf("%s bet expectation %+.2f%% on coup %d", a.AdvantageBet.Bet, 100*a.AdvantageBet.EV, a.Coup)
+		}
 	}
 	return string(a.Code)
 }
@@ -636,26 +645,6 @@ func (t *Table) afterInput(in Input, seq uint64, at time.Time, out *[]Output) {
 	coupOver := f.Phase() == PhaseBetween || (f.Phase() == PhaseCoup && (f.Voided() || cur.Complete()) && !f.Options().Markers)
 	if coupOver && (in.Kind == InputButton || in.Kind == InputCard || in.Kind == InputVoid) {
 		t.betsOpen = true
-	}
-	if in.Kind == InputCard && t.cfg.AdvantageThreshold > 0 && f.Phase() != PhaseNoShoe {
-		comp := f.Composition()
-		rc := comp.RemainingRanks()
-		var err error
-		t.advBuf, err = Advantages(t.advBuf[:0], &rc, f.Options().Rules, t.cfg.AdvantageThreshold)
-		if err == nil {
-			for b := range t.advOn {
-				if !slices.ContainsFunc(t.advBuf, func(e BetEV) bool { return e.Bet == b }) {
-					delete(t.advOn, b)
-				}
-			}
-			for _, e := range t.advBuf {
-				if !t.advOn[e.Bet] {
-					t.advOn[e.Bet] = true
-					x := t.daemonAlert(AlertAdvantage, Card{}, fmt.Sprintf("%s bet expectation %+.2f%% for the next coup", e.Bet, 100*e.EV))
-					*out = t.emitAlert(x.Event.Alert, x.Alert, seq, at, *out)
-				}
-			}
-		}
 	}
 	if t.cfg.Gate {
 		locked := t.gateShouldLock()

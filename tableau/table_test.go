@@ -427,3 +427,56 @@ func BenchmarkTableCard(b *testing.B) {
 		out = tb.Apply(uint64(i), t0, tableau.TokenInput(toks[i%len(toks)]), out[:0])
 	}
 }
+
+// TestTableAdvantage feeds the EZ sample shoe whose Dragon 7 turns in the
+// player's favour late in the shoe: the Table raises the same advantage
+// alerts, at the same places, as `sabot check --advantage` (the fold's
+// FeedAdvantages), and they do not latch.
+func TestTableAdvantage(t *testing.T) {
+	src, err := os.ReadFile("../cmd/sabot/testdata/ez-late-dragon7.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, err := tableau.ParseTranscript(bytes.NewReader(src), "ez")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := tableau.Options{Markers: true, Rules: tableau.Rules{Game: tableau.GameEZ}}
+	const threshold = 1e-9
+	f, _ := tableau.NewFold(opts)
+	var want []tableau.Event
+	for _, tok := range toks {
+		want = f.FeedAdvantages(tok, threshold, want)
+	}
+	r := newTableRun(t, tableau.TableConfig{Fold: opts, AdvantageThreshold: threshold})
+	for _, tok := range toks {
+		r.apply(tableau.TokenInput(tok))
+	}
+	got := events(r.out)
+	nAdv := 0
+	for _, e := range want {
+		if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertAdvantage {
+			nAdv++
+		}
+	}
+	if nAdv == 0 {
+		t.Fatal("the sample shoe raised no advantage alert")
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d events, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].String() != want[i].String() {
+			t.Fatalf("event %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	for _, o := range r.out {
+		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertAdvantage &&
+			(o.Alert.AwaitsAck || !strings.Contains(o.Alert.Text, " bet expectation +")) {
+			t.Fatalf("advantage output %+v", o.Alert)
+		}
+	}
+	if len(r.tb.Latched()) != 0 {
+		t.Fatalf("advantage alerts latched: %v", r.tb.Latched())
+	}
+}

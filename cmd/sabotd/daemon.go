@@ -36,6 +36,7 @@ type daemon struct {
 	http    *httpServer
 	broker  *mqtt.EmbeddedBroker
 	pub     *mqtt.Publisher
+	builder *mqtt.Builder
 	shoe    *shoe.Shoe
 	panel   panel
 	layout  display.Layout
@@ -153,6 +154,7 @@ func (d *daemon) start(ctx context.Context) (err error) {
 		return fmt.Errorf("config: %w", err)
 	}
 	d.rules = d.table.Config().Fold.Rules
+	d.builder = mqtt.NewBuilder(d.cfg.Table, d.rules)
 
 	j, err := journal.Open(d.cfg.State.Dir, &journal.Options{Logger: d.log})
 	if err != nil {
@@ -237,7 +239,7 @@ func (d *daemon) loopResponsive() bool {
 	}
 }
 
-func (d *daemon) startMQTT(ctx context.Context, republish []tableau.Output) error {
+func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error {
 	brokers := d.cfg.MQTT.Brokers
 	if len(brokers) == 0 {
 		b, err := mqtt.StartEmbeddedBroker(d.cfg.MQTT.EmbeddedAddr, d.log.With("component", "broker"))
@@ -275,10 +277,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []tableau.Output) erro
 	}
 	d.pub = p
 	if len(republish) > 0 {
-		msgs, err := messages(d.cfg.Table, d.rules, republish, d.table.View(), republish[len(republish)-1].Time)
-		if err != nil {
-			return err
-		}
+		msgs := republish
 		if err := p.Publish(ctx, msgs...); err != nil {
 			return fmt.Errorf("mqtt: republishing after restart: %w", err)
 		}

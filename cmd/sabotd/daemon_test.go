@@ -227,7 +227,7 @@ dir = %q
 	sub := subscribe(t, m.d.broker.URL(), "sabot/T-1/cmd/ack/reply", newReceived())
 	sub.Publish("sabot/T-1/cmd/ack", 1, false, `{"request_id":"r1","operator":"sup-7"}`).WaitTimeout(time.Second)
 	waitFor(t, "the ack", 5*time.Second, func() bool { return len(r.kind("ack")) == 1 })
-	if a := r.kind("ack")[0]; a["operator"] != "sup-7" || a["code"] != "extra-card" || a["source"] != "mqtt" {
+	if a := r.kind("ack")[0]; a["operator"] != "sup-7" || a["code"] != "extra-card" {
 		t.Fatalf("ack payload %v", a)
 	}
 	// Now the display shows the last coup: a natural tie, 8 and 8.

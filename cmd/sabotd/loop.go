@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/journal"
+	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -136,7 +137,7 @@ func (d *daemon) process(ctx context.Context, r inputReq) error {
 	d.metrics.journal.Set(float64(seq))
 	d.metrics.events.WithLabelValues(string(r.in.Kind)).Inc()
 	d.afterApply(r.in, d.outs, view, false)
-	if err := d.publish(ctx, d.outs, view, r.recv); err != nil {
+	if err := d.publish(ctx, d.outs, view, seq, r.recv); err != nil {
 		d.log.Error("mqtt: outputs not queued; they stay in the journal and are published after a restart", "seq", seq, "err", err)
 		d.publishBroken = true
 	} else if !d.publishBroken {
@@ -204,9 +205,10 @@ func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tablea
 	d.mu.Unlock()
 }
 
-// replay rebuilds the table from the journal and returns the outputs of the
-// records after the published mark, to be published again.
-func (d *daemon) replay() (republish []tableau.Output, lastRef string, err error) {
+// replay rebuilds the table (and the message builder) from the journal and
+// returns the messages of the records after the published mark, to be
+// published again.
+func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) {
 	mark, err := d.journal.Mark(markPublished)
 	if err != nil {
 		return nil, "", err
@@ -222,9 +224,14 @@ func (d *daemon) replay() (republish []tableau.Output, lastRef string, err error
 		if in.Ref != "" {
 			lastRef = in.Ref
 		}
-		d.afterApply(in, outs, d.table.View(), true)
+		view := d.table.View()
+		d.afterApply(in, outs, view, true)
+		msgs, err := messages(d.builder, outs, view, r.Seq, r.Time, r.Seq > mark)
+		if err != nil {
+			return err
+		}
 		if r.Seq > mark {
-			republish = append(republish, outs...)
+			republish = append(republish, msgs...)
 		}
 		n++
 		return nil
