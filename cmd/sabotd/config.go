@@ -104,24 +104,37 @@ type DisplayConfig struct {
 	// 7-bit address (default 0x70).
 	I2C     string `toml:"i2c"`
 	Address int    `toml:"address"`
-	// Brightness 0–15 (scaled to the chip's range).
+	// Brightness 1–15 (scaled to the chip's range).
 	Brightness int `toml:"brightness"`
+	// Digits is the display's width; 0: the module's usual (TM1637 and
+	// HT16K33 4, MAX7219 8, terminal 8).
+	Digits int `toml:"digits"`
 }
 
 // GPIOConfig is the [gpio] table: pin names (gpioreg, e.g. "GPIO17") of the
 // lamp, buzzer and keys. Empty means not fitted.
 type GPIOConfig struct {
+	// Backend is "gpio" (real pins through periph) or "fake" (gpiotest
+	// pins: a laptop, the demo, tests).
+	Backend    string `toml:"backend"`
 	Lamp       string `toml:"lamp"`
 	Buzzer     string `toml:"buzzer"`
+	TowerRed   string `toml:"tower_red"`
+	TowerAmber string `toml:"tower_amber"`
+	TowerGreen string `toml:"tower_green"`
+	// OutputsActiveLow: outputs are on at a low level (most relay boards).
+	OutputsActiveLow bool `toml:"outputs_active_low"`
+	// InputsActiveHigh: keys pull the pin high; the default is keys to
+	// ground with the pull-up enabled.
+	InputsActiveHigh bool `toml:"inputs_active_high"`
+	// DebounceMS is the key debounce time (0: 30 ms).
+	DebounceMS int    `toml:"debounce_ms"`
 	AckKey     string `toml:"ack_key"`
 	VoidKey    string `toml:"void_key"`
 	CoupButton string `toml:"coup_button"`
-	// BetsKey is the live-dealer bets-closed key: pressed = bets closed,
-	// released = betting open.
+	// BetsKey is the live-dealer bets-closed key: a press closes betting
+	// (it reopens when the coup ends).
 	BetsKey string `toml:"bets_key"`
-	// Chip is the GPIO character device ("" = the platform default);
-	// overridable for tests.
-	Chip string `toml:"chip"`
 }
 
 // StateConfig is the [state] table.
@@ -173,6 +186,7 @@ func DefaultConfig() Config {
 		Shoe:    ShoeConfig{Protocol: "sabot", Markers: "auto"},
 		MQTT:    MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
 		Display: DisplayConfig{Kind: "none", CLK: "GPIO23", DIO: "GPIO24", SPI: "/dev/spidev0.0", Address: 0x70, Brightness: 7},
+		GPIO:    GPIOConfig{Backend: "gpio"},
 		State:   StateConfig{Dir: "/var/lib/sabot"},
 		HTTP:    HTTPConfig{Addr: "127.0.0.1:0"},
 		Alerts:  AlertsConfig{Misdeal: "alert-only", BuzzerSeconds: 5},
@@ -346,8 +360,17 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if c.Display.Address < 0x08 || c.Display.Address > 0x77 {
 		bad("display.address", "%#x: not a 7-bit I²C address", c.Display.Address)
 	}
-	if c.Display.Brightness < 0 || c.Display.Brightness > 15 {
-		bad("display.brightness", "%d: must be 0–15", c.Display.Brightness)
+	if c.Display.Brightness < 1 || c.Display.Brightness > 15 {
+		bad("display.brightness", "%d: must be 1–15", c.Display.Brightness)
+	}
+	if c.Display.Digits < 0 || c.Display.Digits > 64 {
+		bad("display.digits", "%d: not a display width", c.Display.Digits)
+	}
+	if !oneOf(c.GPIO.Backend, "gpio", "fake") {
+		bad("gpio.backend", "%q: must be \"gpio\" or \"fake\"", c.GPIO.Backend)
+	}
+	if c.GPIO.DebounceMS < 0 || c.GPIO.DebounceMS > 1000 {
+		bad("gpio.debounce_ms", "%d: must be 0–1000", c.GPIO.DebounceMS)
 	}
 	if c.State.Dir == "" {
 		bad("state.dir", "required")

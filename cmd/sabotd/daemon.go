@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/sdnotify"
@@ -38,10 +38,9 @@ type daemon struct {
 	pub     *mqtt.Publisher
 	builder *mqtt.Builder
 	shoe    *shoe.Shoe
-	panel   panel
-	layout  display.Layout
-	fake    *fakeDisplay // display kind "fake"
-	tempDir string       // demo state directory, removed on close
+	board   *board.Board
+	betsKey *board.Button // gpio.bets_key, watched beside the board's keys
+	tempDir string        // demo state directory, removed on close
 
 	inputs chan inputReq
 	ping   chan chan struct{}
@@ -171,7 +170,7 @@ func (d *daemon) start(ctx context.Context) (err error) {
 		return fmt.Errorf("state.dir: replaying the journal: %w", err)
 	}
 
-	if d.panel, err = d.openPanel(); err != nil {
+	if err := d.openBoard(); err != nil {
 		return err
 	}
 	d.showView(d.table.View(), inputReq{})
@@ -202,9 +201,7 @@ func (d *daemon) start(ctx context.Context) (err error) {
 	if err := d.startShoe(ctx, lastRef); err != nil {
 		return err
 	}
-	if err := d.startButtons(ctx); err != nil {
-		return err
-	}
+	d.runBoard(loopCtx)
 
 	if err := sdnotify.Ready(fmt.Sprintf("table %s, journal %d records", d.cfg.Table, j.Last())); err != nil {
 		d.log.Warn("systemd notify", "err", err)
@@ -484,7 +481,6 @@ func (d *daemon) close() error {
 			errs = append(errs, err)
 		}
 	}
-	d.stopButtons()
 	waitCtx(ctx, &d.shoeWG)
 	// 2. Let the main loop finish what it holds, then stop it.
 	if d.loopCancel != nil {
@@ -508,10 +504,8 @@ func (d *daemon) close() error {
 		d.broker.Close()
 	}
 	// 4. Release the display, lamps and GPIO.
-	if d.panel != nil {
-		if err := d.panel.Close(); err != nil {
-			errs = append(errs, err)
-		}
+	if err := d.closeBoard(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := d.http.close(ctx); err != nil {
 		errs = append(errs, err)

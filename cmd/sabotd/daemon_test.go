@@ -202,6 +202,9 @@ embedded_addr = "127.0.0.1:0"
 commands = true
 [display]
 kind = "fake"
+[gpio]
+lamp = "GPIO17"
+ack_key = "GPIO5"
 [state]
 dir = %q
 `, tty.Name(), state)
@@ -221,8 +224,8 @@ dir = %q
 	}
 	// The extra card's alert latches: the display shows its code and the
 	// lamp is lit until the supervisor acknowledges it.
-	if got := m.d.fake.Last().String(); got != "Err   E1" || !m.d.fake.lampOn() {
-		t.Errorf("display shows %q, lamp %v", got, m.d.fake.lampOn())
+	if got := m.d.fakeFrame(); got != "[E][r][r][ ][ ][ ][E][1]" || !m.d.lampOn() {
+		t.Errorf("display shows %q, lamp %v", got, m.d.lampOn())
 	}
 	sub := subscribe(t, m.d.broker.URL(), "sabot/T-1/cmd/ack/reply", newReceived())
 	sub.Publish("sabot/T-1/cmd/ack", 1, false, `{"request_id":"r1","operator":"sup-7"}`).WaitTimeout(time.Second)
@@ -231,9 +234,23 @@ dir = %q
 		t.Fatalf("ack payload %v", a)
 	}
 	// Now the display shows the last coup: a natural tie, 8 and 8.
-	waitFor(t, "the display", time.Second, func() bool { return m.d.fake.Last().String() == "P8 tn b8" })
-	if m.d.fake.lampOn() {
+	waitFor(t, "the display", time.Second, func() bool { return m.d.fakeFrame() == "P8 tn b8" })
+	if m.d.lampOn() {
 		t.Error("lamp still lit after the ack")
+	}
+	// A natural, then a surplus card before the coup button: extra-card
+	// again, acknowledged
+	// this time with the supervisor's key on the table.
+	for _, c := range []string{"9C", "9D", "9H", "9S", "2C"} {
+		fmt.Fprintf(ptmx, "%s\r\n", c)
+	}
+	waitFor(t, "the alert", 5*time.Second, func() bool { return len(r.events()) >= 6 })
+	if err := m.d.board.Fake.Press("ack_key"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the key's ack", 5*time.Second, func() bool { return len(r.kind("ack")) == 2 })
+	if a := r.kind("ack")[1]; a["operator"] != "ack-key" || a["alert_id"] != r.events()[5]["id"] {
+		t.Fatalf("key ack payload %v", a)
 	}
 	if len(r.dupes) > 0 {
 		t.Fatalf("ids with two payloads: %v", r.dupes)

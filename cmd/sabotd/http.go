@@ -202,8 +202,6 @@ func (d *daemon) scoreboard() any {
 			s.Wins.Tie++
 		}
 	}
-	if d.fake != nil {
-		s.Display = d.fake.Last().String()
-	}
+	s.Display = d.fakeFrame()
 	return s
 }

@@ -197,9 +197,6 @@ func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tablea
 		}
 	}
 	d.metrics.latchedAlerts.Set(float64(len(view.Alerts)))
-	if !replay {
-		d.setLamps(view, outs)
-	}
 	d.mu.Lock()
 	d.view = view
 	d.mu.Unlock()

@@ -1,184 +1,98 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/tableau"
+	"periph.io/x/conn/v3/gpio/gpioreg"
+	"periph.io/x/host/v3"
 )
 
-// panel is the dealer-facing hardware: the totals display, the alarm lamp
-// and the buzzer. Show gets every new frame (the panel animates blinking
-// digits itself); Lamps gets the alarm state after every input.
-type panel interface {
-	Show(f display.Frame) error
-	Lamps(alarm bool, beep bool) error
-	Close() error
-}
-
-// renderer is a display that shows frames (every chip driver, the terminal
-// display, the fake display). Digits, if implemented, gives its width.
-type renderer interface {
-	Render(f display.Frame) error
-}
-
-type digitser interface{ Digits() int }
-
-// lampSink drives the lamp and buzzer outputs (GPIO or the terminal).
-type lampSink interface {
-	SetLamp(on bool) error
-	Beep(d time.Duration) error
-	Close() error
-}
-
-// framePanel shows frames on a renderer, redrawing every half blink period
-// while a frame blinks, and drives lamps through an optional lampSink.
-type framePanel struct {
-	r      renderer
-	lamps  lampSink
-	buzz   time.Duration
-	mu     sync.Mutex
-	frame  display.Frame
-	since  time.Time
-	last   display.Frame // what the renderer shows now (blink phase applied)
-	stop   chan struct{}
-	done   chan struct{}
-	closed bool
-	closer func() error
-}
-
-func newFramePanel(r renderer, lamps lampSink, buzz time.Duration, closer func() error) *framePanel {
-	p := &framePanel{r: r, lamps: lamps, buzz: buzz, stop: make(chan struct{}), done: make(chan struct{}), closer: closer}
-	go p.blink()
-	return p
-}
-
-func (p *framePanel) Show(f display.Frame) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil
+// boardConfig translates [display] and [gpio] into the board's config.
+// Display kind "fake" (or gpio.backend "fake") gives the fake board: every
+// pin from gpiotest and a fake chip (an 8-digit MAX7219 for kind "fake").
+func boardConfig(c Config) board.Config {
+	g, dc := c.GPIO, c.Display
+	bc := board.Config{
+		Backend:          g.Backend,
+		AlarmLamp:        g.Lamp,
+		TowerRed:         g.TowerRed,
+		TowerAmber:       g.TowerAmber,
+		TowerGreen:       g.TowerGreen,
+		Buzzer:           g.Buzzer,
+		OutputsActiveLow: g.OutputsActiveLow,
+		CoupButton:       g.CoupButton,
+		AckKey:           g.AckKey,
+		VoidKey:          g.VoidKey,
+		InputsActiveHigh: g.InputsActiveHigh,
+		DebounceMS:       g.DebounceMS,
+		Display: board.DisplayConfig{
+			Digits: dc.Digits, Brightness: dc.Brightness, CLK: dc.CLK, DIO: dc.DIO,
+			SPI: dc.SPI, I2C: dc.I2C, Addr: dc.Address,
+		},
 	}
-	p.frame, p.since = f, time.Now()
-	return p.renderLocked(f.At(0))
-}
-
-func (p *framePanel) renderLocked(f display.Frame) error {
-	if f.Equal(p.last) {
-		return nil
-	}
-	p.last = f
-	return p.r.Render(f)
-}
-
-// blink redraws blinking frames at each half period.
-func (p *framePanel) blink() {
-	defer close(p.done)
-	t := time.NewTicker(display.BlinkPeriod / 2)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-			p.mu.Lock()
-			if p.frame.Blinking() && !p.closed {
-				p.renderLocked(p.frame.At(time.Since(p.since)))
-			}
-			p.mu.Unlock()
+	switch dc.Kind {
+	case "none":
+		bc.Display.Chip = board.ChipNone
+	case "fake":
+		bc.Backend = board.BackendFake
+		bc.Display.Chip = board.ChipMAX7219
+		bc.Display.SPI = "fake"
+		if bc.Display.Digits == 0 {
+			bc.Display.Digits = 8
 		}
+	case "terminal":
+		bc.Display.Chip = board.ChipTerminal
+		if bc.Display.Digits == 0 {
+			bc.Display.Digits = 8
+		}
+	default:
+		bc.Display.Chip = dc.Kind
 	}
+	return bc
 }
 
-func (p *framePanel) Lamps(alarm, beep bool) error {
-	if p.lamps == nil {
-		return nil
-	}
-	err := p.lamps.SetLamp(alarm)
-	if beep {
-		err = errors.Join(err, p.lamps.Beep(p.buzz))
-	}
-	return err
-}
+// boardKeys maps the board's config key names onto sabotd's.
+var boardKeys = strings.NewReplacer(
+	`"board.display.chip"`, `"display.kind"`,
+	`"board.display.addr"`, `"display.address"`,
+	`"board.display.`, `"display.`,
+	`"board.alarm_lamp"`, `"gpio.lamp"`,
+	`"board.`, `"gpio.`,
+)
 
-func (p *framePanel) Close() error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil
+// openBoard opens the display, lamps and keys.
+func (d *daemon) openBoard() error {
+	opts := &board.Options{Logger: d.log.With("component", "board"), Terminal: d.stdout}
+	b, err := board.Open(boardConfig(d.cfg), opts)
+	if err != nil {
+		return errors.New(boardKeys.Replace(err.Error()))
 	}
-	p.closed = true
-	p.mu.Unlock()
-	close(p.stop)
-	<-p.done
-	var errs []error
-	if p.lamps != nil {
-		errs = append(errs, p.lamps.SetLamp(false), p.lamps.Close())
+	d.board = b
+	if name := d.cfg.GPIO.BetsKey; name != "" && d.cfg.GPIO.Backend != board.BackendFake && d.cfg.Display.Kind != "fake" {
+		if _, err := host.Init(); err != nil {
+			return fmt.Errorf("gpio.bets_key: periph host init: %w", err)
+		}
+		p := gpioreg.ByName(name)
+		if p == nil {
+			return fmt.Errorf("gpio.bets_key: no GPIO pin named %q", name)
+		}
+		d.betsKey = &board.Button{Name: "bets_key", Pin: p, ActiveHigh: d.cfg.GPIO.InputsActiveHigh}
 	}
-	if p.closer != nil {
-		errs = append(errs, p.closer())
-	}
-	return errors.Join(errs...)
-}
-
-// fakeDisplay records frames in memory: display kind "fake", for tests and
-// benches (the last frame shows in /scoreboard.json).
-type fakeDisplay struct {
-	mu     sync.Mutex
-	frames []display.Frame
-	lamp   bool
-	beeps  int
-}
-
-func (f *fakeDisplay) Render(fr display.Frame) error {
-	f.mu.Lock()
-	f.frames = append(f.frames, fr)
-	if len(f.frames) > 1000 {
-		f.frames = append(f.frames[:0], f.frames[len(f.frames)-100:]...)
-	}
-	f.mu.Unlock()
 	return nil
 }
 
-func (f *fakeDisplay) Digits() int { return 8 }
-
-func (f *fakeDisplay) Last() display.Frame {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.frames) == 0 {
-		return display.Frame{}
-	}
-	return f.frames[len(f.frames)-1]
-}
-
-func (f *fakeDisplay) SetLamp(on bool) error {
-	f.mu.Lock()
-	f.lamp = on
-	f.mu.Unlock()
-	return nil
-}
-
-func (f *fakeDisplay) lampOn() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.lamp
-}
-
-func (f *fakeDisplay) Beep(time.Duration) error {
-	f.mu.Lock()
-	f.beeps++
-	f.mu.Unlock()
-	return nil
-}
-
-func (f *fakeDisplay) Close() error { return nil }
-
-// displayState converts the table's view into what the totals display shows.
+// displayState converts the table's view into what the totals display and
+// the lamps show.
 func displayState(v tableau.TableView) display.TableState {
 	s := display.TableState{
+		Coup:     v.Coup,
 		Player:   v.Player.Slice(),
 		Banker:   v.Banker.Slice(),
 		LastCoup: v.IsLastCoup,
@@ -201,8 +115,9 @@ func displayState(v tableau.TableView) display.TableState {
 		}
 		s.Natural = v.Natural
 	}
-	if v.Phase == "burn" {
+	if v.Phase == "burn" || v.Phase == "no-shoe" && v.Shoe > 0 {
 		s.Burning = true
+		s.BurnRemaining = -1
 		if v.BurnWant > 0 {
 			s.BurnRemaining = max(v.BurnWant-v.BurnDrawn, 0)
 		}
@@ -217,14 +132,13 @@ func displayState(v tableau.TableView) display.TableState {
 	return s
 }
 
-// showView composes the frame for view and shows it; for a card it records
+// showView shows the view on the display and lamps; for a card it records
 // the card → display latency.
 func (d *daemon) showView(view tableau.TableView, r inputReq) {
-	if d.panel == nil {
+	if d.board == nil {
 		return
 	}
-	f := display.Compose(displayState(view), d.layout, d.cfg.Display.Brightness)
-	if err := d.panel.Show(f); err != nil {
+	if err := d.board.Show(displayState(view)); err != nil {
 		d.log.Warn("display", "err", err)
 	}
 	if r.in.Kind == tableau.InputCard && !r.recv.IsZero() {
@@ -232,75 +146,78 @@ func (d *daemon) showView(view tableau.TableView, r inputReq) {
 	}
 }
 
-// setLamps lights the alarm lamp while alerts await acknowledgement and
-// sounds the buzzer for each new one.
-func (d *daemon) setLamps(view tableau.TableView, outs []tableau.Output) {
-	if d.panel == nil {
-		return
-	}
-	beep := false
-	for i := range outs {
-		if outs[i].Kind == tableau.OutputAlert && outs[i].Alert.AwaitsAck {
-			beep = true
-		}
-	}
-	if err := d.panel.Lamps(len(view.Alerts) > 0, beep); err != nil {
-		d.log.Warn("lamps", "err", err)
-	}
-}
-
-// openPanel opens the configured display and lamps.
-func (d *daemon) openPanel() (panel, error) {
-	buzz := time.Duration(d.cfg.Alerts.BuzzerSeconds) * time.Second
-	if buzz == 0 {
-		buzz = time.Hour // until acknowledged: the lamp off stops it
-	}
-	var r renderer
-	var lamps lampSink
-	var closer func() error
-	switch d.cfg.Display.Kind {
-	case "none":
-		var err error
-		if lamps, err = d.openLamps(); err != nil {
-			return nil, err
-		}
-		if lamps == nil {
-			return nil, nil
-		}
-		r = discardRenderer{}
-	case "fake":
-		fd := &fakeDisplay{}
-		d.fake = fd
-		r, lamps = fd, fd
-	case "terminal":
-		var err error
-		if r, lamps, closer, err = d.openTerminal(); err != nil {
-			return nil, err
-		}
-	default:
-		var err error
-		if r, closer, err = d.openChip(); err != nil {
-			return nil, err
-		}
-		if lamps, err = d.openLamps(); err != nil {
-			if closer != nil {
-				closer()
+// runBoard drives the lamps and display animation and turns key presses
+// into inputs, until ctx ends.
+func (d *daemon) runBoard(ctx context.Context) {
+	events := make(chan board.Event, 16)
+	if d.betsKey != nil {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			deb := time.Duration(d.cfg.GPIO.DebounceMS) * time.Millisecond
+			if err := board.Watch(ctx, *d.betsKey, events, board.InputOpts{Debounce: deb}); err != nil && ctx.Err() == nil {
+				d.log.Error("gpio.bets_key stopped", "err", err)
 			}
-			return nil, err
+		}()
+	}
+	d.wg.Add(2)
+	go func() {
+		defer d.wg.Done()
+		if err := d.board.Run(ctx, events); err != nil && ctx.Err() == nil {
+			d.log.Error("board inputs stopped", "err", err)
 		}
-	}
-	width := 8
-	if ds, ok := r.(digitser); ok && ds.Digits() > 0 {
-		width = ds.Digits()
-	}
-	l, err := display.LayoutFor(width)
-	if err != nil {
-		return nil, fmt.Errorf("display.kind %s: %w", d.cfg.Display.Kind, err)
-	}
-	d.layout = l
-	return newFramePanel(r, lamps, buzz, closer), nil
+	}()
+	go func() {
+		defer d.wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev := <-events:
+				in := tableau.Input{Source: "gpio"}
+				switch ev.Button {
+				case board.InCoupButton:
+					in.Kind = tableau.InputButton
+				case board.InAckKey:
+					in.Kind, in.Operator = tableau.InputAck, "ack-key"
+				case board.InVoidKey:
+					in.Kind, in.Operator = tableau.InputVoid, "void-key"
+				case "bets_key":
+					in.Kind = tableau.InputBetsClosed
+				default:
+					continue
+				}
+				if err := d.submit(ctx, in); err != nil && ctx.Err() == nil {
+					d.log.Warn("key press not applied", "key", ev.Button, "err", err)
+				}
+			}
+		}
+	}()
 }
 
-type discardRenderer struct{}
+// fakeFrame is the fake board's display as a string (tests, scoreboard).
+func (d *daemon) fakeFrame() string {
+	if d.board == nil || d.board.Fake == nil || d.board.Display == nil {
+		return ""
+	}
+	return d.board.Scheduler.Frame().String()
+}
 
-func (discardRenderer) Render(display.Frame) error { return nil }
+// lampOn reports whether the alarm lamp's pattern is not off.
+func (d *daemon) lampOn() bool {
+	if d.board == nil {
+		return false
+	}
+	p, ok := d.board.Scheduler.Pattern(board.OutAlarmLamp)
+	return ok && p != board.PatternOff
+}
+
+func (d *daemon) closeBoard() error {
+	if d.board == nil {
+		return nil
+	}
+	if err := d.board.Close(); err != nil {
+		return fmt.Errorf("board: %w", err)
+	}
+	return nil
+}
