@@ -29,6 +29,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -528,7 +529,7 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 		b.Scheduler.SetObserver(func(ls []LampState) {
 			lamps := make([]terminal.Lamp, len(ls))
 			for i, l := range ls {
-				lamps[i] = terminal.Lamp{Name: l.Name, On: l.On, Pattern: l.Pattern.String()}
+				lamps[i] = terminal.Lamp{Name: shortName(l.Name), On: l.On, Pattern: l.Pattern.String()}
 			}
 			if err := t.SetLamps(lamps); err != nil {
 				o.Logger.Error("board: terminal", "err", err)
@@ -546,6 +547,13 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 	b.Display = r
 	b.Scheduler.SetDisplay(r)
 	return nil
+}
+
+// shortName is the terminal's label for an output: "alarm", "red",
+// "amber", "green", "buzzer".
+func shortName(n string) string {
+	n = strings.TrimPrefix(n, "tower_")
+	return strings.TrimSuffix(n, "_lamp")
 }
 
 func orDefault(s, d string) string {

@@ -262,7 +262,7 @@ func TestTerminalBoard(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if !strings.Contains(out, "[#] alarm_lamp") || !strings.Contains(out, "[ ] tower_green") {
+	if !strings.Contains(out, "Lamps: [#] alarm [#] red [ ] amber [ ] green [ ] buzzer\x1b[K") {
 		t.Errorf("lamp line missing in terminal output:\n%s", out)
 	}
 	if !strings.Contains(out, "E1 extra-card\x1b[K") {

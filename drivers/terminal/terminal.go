@@ -10,8 +10,8 @@
 //	line 0      title
 //	line 2..8   the digits, 7 rows high, 9 columns per digit
 //	line 10     the lamps: "[#]" lit, "[ ]" dark, and each one's pattern
-//	line 11     "Last coup: ..."
-//	line 12     the message
+//	            (wrapped onto more lines if they do not fit 80 columns)
+//	then        "Last coup: ..." and the message
 package terminal
 
 import (
@@ -89,22 +89,7 @@ func Lines(f display.Frame, st Status) []string {
 		lines = append(lines, strings.TrimRight(rows[i].String(), " "))
 	}
 	lines = append(lines, "")
-	var lb strings.Builder
-	lb.WriteString("Lamps:")
-	if len(st.Lamps) == 0 {
-		lb.WriteString(" none")
-	}
-	for _, l := range st.Lamps {
-		mark := "[ ]"
-		if l.On {
-			mark = "[#]"
-		}
-		fmt.Fprintf(&lb, " %s %s", mark, l.Name)
-		if l.Pattern != "" && l.Pattern != "off" && l.Pattern != "steady" {
-			fmt.Fprintf(&lb, " (%s)", l.Pattern)
-		}
-	}
-	lines = append(lines, lb.String())
+	lines = append(lines, lampLines(st.Lamps)...)
 	last := st.LastCoup
 	if last == "" {
 		last = "-"
@@ -118,6 +103,33 @@ func Lines(f display.Frame, st Status) []string {
 		}
 	}
 	return lines
+}
+
+// lampLines renders the lamps, wrapped at 80 columns with the continuation
+// lines indented under the first lamp.
+func lampLines(lamps []Lamp) []string {
+	const prefix = "Lamps:"
+	if len(lamps) == 0 {
+		return []string{prefix + " none"}
+	}
+	var out []string
+	cur := prefix
+	for _, l := range lamps {
+		mark := "[ ]"
+		if l.On {
+			mark = "[#]"
+		}
+		item := " " + mark + " " + l.Name
+		if l.Pattern != "" && l.Pattern != "off" && l.Pattern != "steady" {
+			item += " (" + l.Pattern + ")"
+		}
+		if len(cur)+len(item) > 80 && cur != prefix {
+			out = append(out, cur)
+			cur = strings.Repeat(" ", len(prefix))
+		}
+		cur += item
+	}
+	return append(out, cur)
 }
 
 // ANSI sequences used by Screen.

@@ -94,6 +94,25 @@ func TestLinesEightDigitsFit(t *testing.T) {
 	}
 }
 
+func TestLampsWrap(t *testing.T) {
+	lamps := []Lamp{
+		{Name: "alarm", On: true, Pattern: "fast-blink"}, {Name: "red", On: true, Pattern: "fast-blink"},
+		{Name: "amber", Pattern: "slow-blink"}, {Name: "green"}, {Name: "buzzer", On: true, Pattern: "beep:3"},
+		{Name: "spare_lamp_one", Pattern: "slow-blink"}, {Name: "spare_lamp_two"},
+	}
+	lines := Lines(display.Blank(4, 1), Status{Lamps: lamps})
+	want := []string{
+		"Lamps: [#] alarm (fast-blink) [#] red (fast-blink) [ ] amber (slow-blink)",
+		"       [ ] green [#] buzzer (beep:3) [ ] spare_lamp_one (slow-blink)",
+		"       [ ] spare_lamp_two",
+		"Last coup: -",
+		"",
+	}
+	if got := lines[10:]; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestScreenRedrawsInPlace(t *testing.T) {
 	var buf bytes.Buffer
 	s := New(&buf)
