@@ -21,9 +21,9 @@ func TestDecoderResyncAfterGarbage(t *testing.T) {
 	ack := mustFrame(t, Frame{Boot: 7, Msg: &Ack{Seq: 1}})
 	var s []byte
 	s = append(s, "\x13\x11garbage\r\n"...) // no delimiter: glued to the next frame
-	s = append(s, card...)                   // so the first "frame" is garbage+card: an error
-	s = append(s, card...)                   // this one decodes
-	s = append(s, 0, 0, 0)                   // empty frames are skipped
+	s = append(s, card...)                  // so the first "frame" is garbage+card: an error
+	s = append(s, card...)                  // this one decodes
+	s = append(s, 0, 0, 0)                  // empty frames are skipped
 	s = append(s, bytes.Repeat([]byte{0x55}, 1000)...)
 	s = append(s, 0) // oversize
 	s = append(s, ack...)

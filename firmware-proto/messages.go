@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"time"
 )
 
 // Type is a message type, the second byte of every frame.
@@ -65,6 +66,14 @@ func ParseType(s string) (Type, bool) {
 // SHOE_STATE, ALARM). A HELLO or SHOE_STATE sent with sequence 0 (a reply to
 // STATUS_REQUEST) is informational and not acknowledged.
 func (t Type) Sequenced() bool { return t >= TypeHello && t <= TypeAlarm }
+
+// Timing and buffering of this version (PROTOCOL.md, "Reliability").
+const (
+	RingSize          = 64                     // events a shoe keeps unacknowledged, at least
+	RetransmitTimeout = 250 * time.Millisecond // a shoe resends unacknowledged events after this (doubling on each timeout, up to 2 s)
+	HeartbeatInterval = 1 * time.Second        // a shoe sends HEARTBEAT at least this often
+	HostTimeout       = 3 * time.Second        // a host declares the shoe offline after this long without a valid frame
+)
 
 // Limits of this version of the protocol (PROTOCOL.md, "Frame").
 const (
@@ -146,21 +155,19 @@ const (
 )
 
 // Hello is sent by a shoe as the first event of every boot (sequence 1) and,
-// unsequenced (sequence 0), in reply to STATUS_REQUEST.
+// unsequenced (sequence 0), in reply to STATUS_REQUEST or to a NAK naming a
+// sequence the shoe no longer holds.
 type Hello struct {
-	Minor     uint8        `json:"minor"`      // protocol minor version (0 for this specification)
-	Caps      Capabilities `json:"caps"`       // capability bits
-	LastAcked uint32       `json:"last_acked"` // highest sequence of this boot the shoe has had acknowledged
-	PrevBoot  uint32       `json:"prev_boot"`  // boot id of the previous boot, 0 if unknown
-	Lost      uint16       `json:"lost"`       // unacknowledged events of the previous boot that were lost; 0xFFFF unknown
-	Model     string       `json:"model"`      // ≤ MaxString bytes
-	Serial    string       `json:"serial"`     // ≤ MaxString bytes
-	Firmware  string       `json:"firmware"`   // ≤ MaxString bytes
-	Ext       HexBytes     `json:"ext,omitempty"`
+	Minor       uint8        `json:"minor"`         // protocol minor version (0 for this specification)
+	Caps        Capabilities `json:"caps"`          // capability bits
+	LastAcked   uint32       `json:"last_acked"`    // highest sequence of this boot the shoe has had acknowledged
+	PrevBoot    uint32       `json:"prev_boot"`     // boot id of the previous boot, 0 if unknown
+	PrevLastSeq uint32       `json:"prev_last_seq"` // last sequence assigned in the previous boot, 0 if unknown
+	Model       string       `json:"model"`         // ≤ MaxString bytes
+	Serial      string       `json:"serial"`        // ≤ MaxString bytes
+	Firmware    string       `json:"firmware"`      // ≤ MaxString bytes
+	Ext         HexBytes     `json:"ext,omitempty"`
 }
-
-// LostUnknown is Hello.Lost when the shoe cannot tell how many events it lost.
-const LostUnknown = 0xFFFF
 
 // Card reports one card drawn and read.
 type Card struct {
@@ -195,7 +202,7 @@ type CardUnreadable struct {
 const (
 	ButtonCoup       = 1 // the dealer's coup button: Position 1 = pressed
 	ButtonBurn       = 2 // burn-mode switch: Position 1 = on (cards are burns), 0 = off
-	ButtonSupervisor = 3 // supervisor key: Position 0 = normal, 1 = void the current coup
+	ButtonSupervisor = 3 // supervisor key: Position 1 = turned to void (void the current coup), 0 = back to normal
 )
 
 // Supervisor key positions.
@@ -465,7 +472,7 @@ func (m *Hello) AppendPayload(b []byte) []byte {
 	b = app16(b, uint16(m.Caps))
 	b = app32(b, m.LastAcked)
 	b = app32(b, m.PrevBoot)
-	b = app16(b, m.Lost)
+	b = app32(b, m.PrevLastSeq)
 	b = appStr(b, m.Model)
 	b = appStr(b, m.Serial)
 	b = appStr(b, m.Firmware)
@@ -484,7 +491,7 @@ func (m *Hello) check() error {
 
 func (m *Hello) decode(p []byte) error {
 	r := reader{p: p}
-	*m = Hello{Minor: r.u8(), Caps: Capabilities(r.u16()), LastAcked: r.u32(), PrevBoot: r.u32(), Lost: r.u16()}
+	*m = Hello{Minor: r.u8(), Caps: Capabilities(r.u16()), LastAcked: r.u32(), PrevBoot: r.u32(), PrevLastSeq: r.u32()}
 	m.Model = string(r.bytes("model", MaxString))
 	m.Serial = string(r.bytes("serial", MaxString))
 	m.Firmware = string(r.bytes("firmware", MaxString))
