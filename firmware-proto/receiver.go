@@ -174,5 +174,9 @@ func (r *Receiver) Damaged(err error) Verdict {
 	if fe.HeaderValid && errors.Is(err, ErrUnknownType) && fe.Seq != 0 && fe.Type < TypeAck {
 		return r.sequenced(fe.Boot, fe.Seq, nil)
 	}
+	if fe.HeaderValid && errors.Is(err, ErrBadPayload) && fe.Seq != 0 {
+		// The shoe sent a malformed event: resending will not help.
+		return Verdict{Action: Damaged, Reply: nak(fe.Boot, fe.Seq, NakBadPayload)}
+	}
 	return Verdict{Action: Damaged, Reply: nak(r.Current(), 0, NakBadFrame)}
 }

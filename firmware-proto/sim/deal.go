@@ -23,8 +23,8 @@ import (
 // The transcript has no alerts when folded with tableau's default rules
 // (a test checks this), so a host following the tableau sees proper coups.
 func DealShoes(seed uint64, decks, shoes int) ([]tableau.Token, error) {
-	if decks < 1 || decks > 16 {
-		return nil, fmt.Errorf("sim: decks %d out of range 1..16", decks)
+	if decks < 1 || decks > tableau.MaxDecks {
+		return nil, fmt.Errorf("sim: decks %d out of range 1..%d", decks, tableau.MaxDecks)
 	}
 	if shoes < 1 {
 		return nil, fmt.Errorf("sim: shoes %d, need at least 1", shoes)

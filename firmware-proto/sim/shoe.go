@@ -307,7 +307,11 @@ func (s *Shoe) Run(ctx context.Context, link Link) error {
 		if s.conn != nil {
 			s.conn.Close()
 		}
-		s.readers.Wait()
+		if !isStream(link) {
+			// A Stream cannot be closed: its reader ends when the
+			// stream does.
+			s.readers.Wait()
+		}
 	}()
 	if err := s.open(ctx, link, time.Now()); err != nil {
 		return err
