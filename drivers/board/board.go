@@ -178,6 +178,7 @@ type Board struct {
 	clock    clockwork.Clock
 	debounce time.Duration
 	closers  []io.Closer
+	showMu   sync.Mutex
 	lastCoup string // the terminal's last-coup line
 }
 
@@ -568,6 +569,8 @@ func orDefault(s, d string) string {
 // Signals(s). On the terminal display it also updates the last-coup and
 // message lines. Errors are the devices'.
 func (b *Board) Show(s display.TableState) error {
+	b.showMu.Lock()
+	defer b.showMu.Unlock()
 	var errs []error
 	if b.Terminal != nil {
 		if l, ok := terminal.CoupLine(s); ok {

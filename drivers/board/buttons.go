@@ -58,7 +58,8 @@ type InputOpts struct {
 // character-device driver treats a timeout of 0 as "wait forever" and -1 as
 // "already expired" (older docs say otherwise), so neither is ever passed:
 // an idle input costs one wake-up per Poll, and cancellation is seen within
-// Poll.
+// Poll. A WaitForEdge that returns false early (a driver error) is followed
+// by a wait for the rest of Poll, so it cannot spin either.
 //
 // After an edge the watcher waits until no edge has come for Debounce,
 // then reads the level: a press is reported when the level is "pressed"
@@ -88,7 +89,17 @@ func Watch(ctx context.Context, b Button, events chan<- Event, o InputOpts) erro
 	isPressed := func() bool { return (b.Pin.Read() == gpio.High) == b.ActiveHigh }
 	pressed := isPressed()
 	for ctx.Err() == nil {
+		start := o.Clock.Now()
 		if !b.Pin.WaitForEdge(o.Poll) {
+			// A driver that returns at once (periph's gpioioctl does on an
+			// error) must not turn this into a busy loop: wait out the rest
+			// of the poll period.
+			if el := o.Clock.Since(start); el < o.Poll/2 {
+				select {
+				case <-o.Clock.After(o.Poll - el):
+				case <-ctx.Done():
+				}
+			}
 			continue
 		}
 		for i := 0; i < maxBounces && ctx.Err() == nil && b.Pin.WaitForEdge(o.Debounce); i++ {

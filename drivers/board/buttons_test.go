@@ -80,6 +80,45 @@ func TestWatchIdleNoBusyLoop(t *testing.T) {
 	}
 }
 
+// brokenPin's WaitForEdge fails at once, as periph's gpioioctl does when the
+// line cannot be read.
+type brokenPin struct {
+	gpiotest.Pin
+	calls atomic.Int64
+}
+
+func (p *brokenPin) In(gpio.Pull, gpio.Edge) error { return nil }
+func (p *brokenPin) WaitForEdge(time.Duration) bool {
+	p.calls.Add(1)
+	return false
+}
+
+func TestWatchFailingWaitDoesNotSpin(t *testing.T) {
+	fc := clockwork.NewFakeClockAt(t0)
+	pin := &brokenPin{Pin: gpiotest.Pin{N: "GPIO7"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error)
+	go func() { done <- Watch(ctx, Button{Name: InCoupButton, Pin: pin}, nil, InputOpts{Clock: fc}) }()
+	const periods = 10
+	for k := int64(1); k <= periods; k++ {
+		waitFor(t, "WaitForEdge call", func() bool { return pin.calls.Load() >= k })
+		if err := fc.BlockUntilContext(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		fc.Advance(DefaultPoll)
+	}
+	waitFor(t, "the next call", func() bool { return pin.calls.Load() >= periods+1 })
+	time.Sleep(20 * time.Millisecond)
+	if n := pin.calls.Load(); n != periods+1 {
+		t.Errorf("%d WaitForEdge calls over %d poll periods, want %d", n, periods, periods+1)
+	}
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("Watch returned %v", err)
+	}
+}
+
 // A bouncing press gives exactly one event, stamped after the debounce; the
 // bouncing release gives none.
 func TestWatchOnePressOneEvent(t *testing.T) {

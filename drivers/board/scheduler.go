@@ -269,10 +269,14 @@ func (s *Scheduler) poke() {
 	}
 }
 
+// RetryInterval is how soon Run retries after an output or display error.
+const RetryInterval = time.Second
+
 // Run keeps outputs and the display up to date until ctx is done: it sleeps
 // until the next level change, or until Set or SetFrame changes something.
-// Output and display errors are logged (once per distinct error) and do not
-// stop it: a broken lamp must not blank the totals. It returns ctx.Err().
+// Output and display errors are logged (once per distinct error) and
+// retried every RetryInterval; they do not stop it: a broken lamp must not
+// blank the totals. It returns ctx.Err().
 func (s *Scheduler) Run(ctx context.Context) error {
 	for {
 		s.mu.Lock()
@@ -282,6 +286,10 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		}
 		if err != nil {
 			s.lastErr = err.Error()
+			// Retry a failed device even when nothing is due to change.
+			if retry := s.clock.Now().Add(RetryInterval); !ok || retry.Before(next) {
+				next, ok = retry, true
+			}
 		} else {
 			s.lastErr = ""
 		}

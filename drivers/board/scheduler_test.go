@@ -2,9 +2,13 @@ package board
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -188,4 +192,58 @@ func TestSchedulerBlinksDisplay(t *testing.T) {
 	if bus.Text(4) != "   7" {
 		t.Errorf("shown %q", bus.Text(4))
 	}
+}
+
+type flakyDisplay struct {
+	fail  atomic.Bool
+	calls atomic.Int64
+	last  atomic.Value
+}
+
+func (d *flakyDisplay) Render(f display.Frame) error {
+	d.calls.Add(1)
+	if d.fail.Load() {
+		return errors.New("display unplugged")
+	}
+	d.last.Store(f.String())
+	return nil
+}
+
+// A display that fails is retried every RetryInterval, even with a steady
+// frame, until it works again.
+func TestSchedulerRetriesDisplay(t *testing.T) {
+	fc := clockwork.NewFakeClockAt(t0)
+	s := NewScheduler(fc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	d := &flakyDisplay{}
+	d.fail.Store(true)
+	s.SetDisplay(d)
+	f := display.Blank(4, 5)
+	f.Digits[0].Char = '8'
+	if err := s.SetFrame(f); err == nil {
+		t.Fatal("SetFrame on a failing display returned nil")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error)
+	go func() { done <- s.Run(ctx) }()
+	if err := fc.BlockUntilContext(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Retries while the display fails.
+	before := d.calls.Load()
+	waitFor(t, "a retry", func() bool {
+		fc.Advance(RetryInterval)
+		return d.calls.Load() > before+2
+	})
+	d.fail.Store(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for d.last.Load() == nil && time.Now().Before(deadline) {
+		fc.Advance(RetryInterval)
+		time.Sleep(time.Millisecond)
+	}
+	if got := d.last.Load(); got != "8   " {
+		t.Errorf("after retry the display shows %v", got)
+	}
+	cancel()
+	<-done
 }
