@@ -258,6 +258,15 @@ func FoldTokens(opts Options, toks []Token) ([]Event, error) {
 	return f.End(out), nil
 }
 
+// open starts the implicit first shoe if no token has started one yet, so
+// that every kind of first token opens shoe 1 ("shoe" is implicit before
+// the first token if absent).
+func (f *Fold) open() {
+	if f.phase == PhaseNoShoe {
+		f.begin()
+	}
+}
+
 // begin starts a new shoe (the caller has finished the previous one).
 func (f *Fold) begin() {
 	comp, _ := NewComposition(f.opts.Decks) // Decks validated by NewFold
@@ -305,9 +314,7 @@ func (f *Fold) draw(card Card, coup int, out []Event) []Event {
 // Card folds one card drawn from the shoe. An invalid card (bad rank or
 // suit) raises unreadable-card and is not used.
 func (f *Fold) Card(card Card, out []Event) []Event {
-	if f.phase == PhaseNoShoe {
-		f.begin()
-	}
+	f.open()
 	if !card.Valid() {
 		return append(out, alertEvent(f.shoe, f.coupNum, AlertUnreadableCard, Card{}))
 	}
@@ -366,13 +373,11 @@ func (f *Fold) emitCoup(out []Event) []Event {
 
 // Marker folds the dealer's coup button ("|"). Ignored without markers.
 func (f *Fold) Marker(out []Event) []Event {
+	f.open()
 	if !f.opts.Markers {
 		return out
 	}
 	switch f.phase {
-	case PhaseNoShoe:
-		f.begin()
-		fallthrough
 	case PhaseBurn:
 		if f.burnN == 0 || f.burnN != f.burnWant {
 			out = append(out, alertEvent(f.shoe, 0, AlertBurnCount, Card{}))
@@ -393,9 +398,7 @@ func (f *Fold) Marker(out []Event) []Event {
 // after it; between coups (or during the burn, or after a complete or
 // voided coup) the next coup under both rules.
 func (f *Fold) Cut(out []Event) []Event {
-	if f.phase == PhaseNoShoe {
-		f.begin()
-	}
+	f.open()
 	if f.cut {
 		return out
 	}
@@ -411,6 +414,7 @@ func (f *Fold) Cut(out []Event) []Event {
 // progress, or complete and still current) and emits a void event;
 // otherwise it is ignored.
 func (f *Fold) Void(out []Event) []Event {
+	f.open()
 	if f.phase != PhaseCoup || f.voided {
 		return out
 	}

@@ -170,6 +170,24 @@ func TestFoldBurn(t *testing.T) {
 	})
 }
 
+// Whatever the first token, it opens the implicit shoe 1: "shoe" is
+// implicit before the first token if absent, so a following "shoe" starts
+// shoe 2.
+func TestFoldImplicitShoe(t *testing.T) {
+	const rest = " shoe 2H 3C 4D 9S 9H 9C 9D"
+	runFoldCases(t, []foldCase{
+		{"card first", noMarkers, "2H 3C 4D 9S 9H 9C 9D", []string{"1/1 coup 9S 9C / 9H 9D 8-8 tie"}},
+		{"shoe first", noMarkers, "shoe 2H 3C 4D 9S 9H 9C 9D", []string{"1/1 coup 9S 9C / 9H 9D 8-8 tie"}},
+		{"cut first", noMarkers, "cut" + rest, []string{"2/1 coup 9S 9C / 9H 9D 8-8 tie"}},
+		{"void first", noMarkers, "void" + rest, []string{"2/1 coup 9S 9C / 9H 9D 8-8 tie"}},
+		{"| first, markers off", noMarkers, "|" + rest, []string{"2/1 coup 9S 9C / 9H 9D 8-8 tie"}},
+		{"| first, markers on: an empty burn", markers, "| shoe 2H 3C 4D | 9S 9H 9C 9D |", []string{
+			"1/0 burn-count",
+			"2/1 coup 9S 9C / 9H 9D 8-8 tie",
+		}},
+	})
+}
+
 func TestFoldMarkers(t *testing.T) {
 	const tr = "shoe 2H 3C 4D | 9S 3H KD 5C 7H 8H | | 3S 6H |  AH 2C 3S KD 4S 4C |"
 	runFoldCases(t, []foldCase{

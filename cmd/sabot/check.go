@@ -54,6 +54,10 @@ type checkConfig struct {
 	advantage *float64
 }
 
+// errFlagsReported marks a flag syntax error that the flag package has
+// already printed, with the usage, to stderr.
+var errFlagsReported = errors.New("bad flags")
+
 // parseCheckFlags parses the arguments of `sabot check`. It returns
 // flag.ErrHelp for -h.
 func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
@@ -82,7 +86,11 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	var files []string
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
-			return cfg, err
+			if errors.Is(err, flag.ErrHelp) {
+				return cfg, err
+			}
+			// The flag package has printed the error and the usage.
+			return cfg, fmt.Errorf("%w: %w", errFlagsReported, err)
 		}
 		left := fs.Args()
 		if len(left) == 0 {
@@ -112,10 +120,11 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--cut-rule %q: want last-coup or one-more", *cut))
 	}
+	given := cfg.markers
 	switch cfg.markers = strings.ToLower(cfg.markers); cfg.markers {
 	case "auto", "on", "off":
 	default:
-		errs = append(errs, fmt.Errorf("--markers %q: want auto, on or off", cfg.markers))
+		errs = append(errs, fmt.Errorf("--markers %q: want auto, on or off", given))
 	}
 	switch len(files) {
 	case 0:
@@ -134,6 +143,9 @@ func runCheck(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 	cfg, err := parseCheckFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, errFlagsReported) {
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sabot check: %v\n", err)
