@@ -53,6 +53,7 @@ type daemon struct {
 	coupsSeen     atomic.Int64
 	demoWatch     func(*tableau.Output) // main loop: called for coups, alerts, voids
 	demoRun       *demoRun
+	demoScreen    *demoScreen
 
 	cancel     context.CancelFunc // everything
 	loopCancel context.CancelFunc
@@ -78,6 +79,14 @@ func newDaemon(cfg Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon,
 		done:    make(chan struct{}),
 		inputs:  make(chan inputReq),
 		ping:    make(chan chan struct{}),
+	}
+	if demo.Enabled {
+		d.log = demoLogger(stderr)
+		if demo.Rate == "fast" || !isTerminal(stdout) {
+			d.cfg.Display.Kind = "none" // plain lines, no screen
+		} else {
+			d.demoScreen = &demoScreen{w: stdout}
+		}
 	}
 	return d, nil
 }
@@ -239,7 +248,10 @@ func (d *daemon) loopResponsive() bool {
 func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error {
 	brokers := d.cfg.MQTT.Brokers
 	if len(brokers) == 0 {
-		b, err := mqtt.StartEmbeddedBroker(d.cfg.MQTT.EmbeddedAddr, d.log.With("component", "broker"))
+		// The broker logs at warning level every client that goes away;
+		// keep its errors only.
+		blog := slog.New(errorsOnly{d.log.Handler()}).With("component", "broker")
+		b, err := mqtt.StartEmbeddedBroker(d.cfg.MQTT.EmbeddedAddr, blog)
 		if err != nil {
 			return fmt.Errorf("mqtt.embedded_addr: %w", err)
 		}
@@ -534,3 +546,15 @@ func waitCtx(ctx context.Context, wg *sync.WaitGroup) bool {
 		return false
 	}
 }
+
+// errorsOnly passes only error records to its handler.
+type errorsOnly struct{ slog.Handler }
+
+func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError && h.Handler.Enabled(ctx, l)
+}
+
+func (h errorsOnly) WithAttrs(as []slog.Attr) slog.Handler {
+	return errorsOnly{h.Handler.WithAttrs(as)}
+}
+func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.Handler.WithGroup(name)} }

@@ -70,6 +70,9 @@ var boardKeys = strings.NewReplacer(
 // openBoard opens the display, lamps and keys.
 func (d *daemon) openBoard() error {
 	opts := &board.Options{Logger: d.log.With("component", "board"), Terminal: d.stdout}
+	if d.demoScreen != nil {
+		opts.Terminal = d.demoScreen
+	}
 	b, err := board.Open(boardConfig(d.cfg), opts)
 	if err != nil {
 		return errors.New(boardKeys.Replace(err.Error()))
