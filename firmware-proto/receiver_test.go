@@ -1,0 +1,97 @@
+package fwproto
+
+import (
+	"fmt"
+	"testing"
+)
+
+func reply(v Verdict) string {
+	switch m := v.Reply.Msg.(type) {
+	case *Ack:
+		return fmt.Sprintf("ACK %x/%d", v.Reply.Boot, m.Seq)
+	case *Nak:
+		return fmt.Sprintf("NAK %x/%d r%d", v.Reply.Boot, m.Seq, m.Reason)
+	case nil:
+		return "-"
+	}
+	return "?"
+}
+
+func TestReceiverRules(t *testing.T) {
+	card := &Card{Rank: 1}
+	steps := []struct {
+		f      Frame
+		action Action
+		reply  string
+		lost   uint32
+	}{
+		{Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}, Deliver, "ACK a/1", 0},
+		{Frame{Boot: 0xA, Seq: 2, Msg: card}, Deliver, "ACK a/2", 0},
+		{Frame{Boot: 0xA, Seq: 2, Msg: card}, Duplicate, "ACK a/2", 0}, // retransmission
+		{Frame{Boot: 0xA, Seq: 4, Msg: card}, Gap, "NAK a/3 r1", 0},   // 3 lost
+		{Frame{Boot: 0xA, Msg: &Heartbeat{LastSeq: 4}}, Info, "-", 0},
+		{Frame{Boot: 0xA, Seq: 3, Msg: card}, Deliver, "ACK a/3", 0},
+		{Frame{Boot: 0xA, Seq: 4, Msg: card}, Deliver, "ACK a/4", 0},
+		// Reboot of a persistent shoe with event 5 of boot A still pending:
+		// the HELLO is held until 5 arrives.
+		{Frame{Boot: 0xB, Seq: 1, Msg: &Hello{Caps: CapPersist, PrevBoot: 0xA, PrevLastSeq: 5}}, Hold, "NAK a/5 r1", 0},
+		{Frame{Boot: 0xA, Seq: 5, Msg: card}, Deliver, "ACK a/5", 0},
+		{Frame{Boot: 0xB, Seq: 1, Msg: &Hello{Caps: CapPersist, PrevBoot: 0xA, PrevLastSeq: 5}}, Deliver, "ACK b/1", 0},
+		{Frame{Boot: 0xB, Seq: 2, Msg: card}, Deliver, "ACK b/2", 0},
+		// A shoe without a persistent ring reboots having lost 3 events.
+		{Frame{Boot: 0xC, Seq: 1, Msg: &Hello{PrevBoot: 0xB, PrevLastSeq: 5}}, Deliver, "ACK c/1", 3},
+		// A boot never seen, first event not HELLO (host restarted): ask for 1.
+		{Frame{Boot: 0xD, Seq: 7, Msg: card}, Gap, "NAK d/1 r1", 0},
+		// The shoe answers with its status: 6 was acknowledged before.
+		{Frame{Boot: 0xD, Seq: 0, Msg: &Hello{LastAcked: 6}}, Info, "-", 0},
+		{Frame{Boot: 0xD, Seq: 7, Msg: card}, Deliver, "ACK d/7", 0},
+		{Frame{Boot: 0xD, Seq: 0, Msg: &Ack{Seq: 3}}, Info, "-", 0}, // the shoe acknowledging a command
+	}
+	var r Receiver
+	for i, s := range steps {
+		v := r.Receive(s.f)
+		if v.Action != s.action || reply(v) != s.reply || v.Lost != s.lost {
+			t.Fatalf("step %d %v: got %v %s lost %d, want %v %s lost %d", i, s.f, v.Action, reply(v), v.Lost, s.action, s.reply, s.lost)
+		}
+	}
+	if last, ok := r.Last(0xA); !ok || last != 5 {
+		t.Fatalf("Last(A) = %d %v", last, ok)
+	}
+	if r.Current() != 0xD {
+		t.Fatalf("Current = %x", r.Current())
+	}
+}
+
+func TestReceiverDamaged(t *testing.T) {
+	var r Receiver
+	r.Restore(0xA, 9)
+	for _, c := range []struct {
+		err    error
+		action Action
+		reply  string
+	}{
+		{&FrameError{Kind: ErrBadCRC}, Damaged, "NAK a/0 r2"},
+		{&FrameError{Kind: ErrUnknownType, HeaderValid: true, Type: 0x09, Boot: 0xA, Seq: 10}, Skip, "ACK a/10"},
+		{&FrameError{Kind: ErrUnknownType, HeaderValid: true, Type: 0x09, Boot: 0xA, Seq: 10}, Duplicate, "ACK a/10"},
+		{&FrameError{Kind: ErrBadPayload, HeaderValid: true, Type: TypeCard, Boot: 0xA, Seq: 11}, Damaged, "NAK a/11 r4"},
+		{fmt.Errorf("read: %w", ErrBadCRC), 0, "-"},
+	} {
+		v := r.Damaged(c.err)
+		if v.Action != c.action || reply(v) != c.reply {
+			t.Errorf("%v: %v %s, want %v %s", c.err, v.Action, reply(v), c.action, c.reply)
+		}
+	}
+}
+
+func TestReceiverForgetsOldBoots(t *testing.T) {
+	var r Receiver
+	for b := uint32(1); b <= MaxBoots+2; b++ {
+		r.Receive(Frame{Boot: b, Seq: 1, Msg: &Hello{}})
+	}
+	if _, ok := r.Last(1); ok {
+		t.Fatal("boot 1 still remembered")
+	}
+	if l, ok := r.Last(MaxBoots + 2); !ok || l != 1 {
+		t.Fatal("latest boot forgotten")
+	}
+}
