@@ -111,6 +111,10 @@ type Config struct {
 	// default is keys to ground with the pull-up enabled.
 	InputsActiveHigh bool `toml:"inputs_active_high"`
 	DebounceMS       int  `toml:"debounce_ms"` // 0: 30 ms
+	// AlertBuzzer is the buzzer pattern for an unacknowledged alert (see
+	// ParsePattern): "" means "beep:3"; "slow-blink" beeps until the
+	// acknowledgement. BeepFor gives one from a duration.
+	AlertBuzzer string `toml:"alert_buzzer"`
 
 	Display DisplayConfig `toml:"display"`
 }
@@ -173,6 +177,9 @@ type Board struct {
 	Buttons []Button
 	// Fake is set for backend "fake".
 	Fake *Fake
+	// AlertBuzzer is the buzzer pattern Show uses for an unacknowledged
+	// alert (from Config.AlertBuzzer; may be changed before Run).
+	AlertBuzzer Pattern
 
 	log      *slog.Logger
 	clock    clockwork.Clock
@@ -278,7 +285,14 @@ func Open(cfg Config, opts *Options) (*Board, error) {
 	if o.Terminal == nil {
 		o.Terminal = os.Stdout
 	}
-	b := &Board{log: o.Logger, clock: o.Clock, Scheduler: NewScheduler(o.Clock, o.Logger)}
+	b := &Board{log: o.Logger, clock: o.Clock, Scheduler: NewScheduler(o.Clock, o.Logger), AlertBuzzer: Beep(3)}
+	if cfg.AlertBuzzer != "" {
+		p, err := ParsePattern(cfg.AlertBuzzer)
+		if err != nil {
+			return nil, fmt.Errorf("board: config key %q: %w", o.KeyPrefix+"alert_buzzer", err)
+		}
+		b.AlertBuzzer = p
+	}
 	b.debounce = time.Duration(cfg.DebounceMS) * time.Millisecond
 	if cfg.DebounceMS < 0 {
 		return nil, fmt.Errorf("board: config key %q: %d ms is negative", o.KeyPrefix+"debounce_ms", cfg.DebounceMS)
@@ -585,7 +599,7 @@ func (b *Board) Show(s display.TableState) error {
 	for _, l := range b.Scheduler.Lamps() {
 		fitted[l.Name] = true
 	}
-	for name, p := range Signals(s) {
+	for name, p := range SignalsWith(s, b.AlertBuzzer) {
 		if fitted[name] {
 			errs = append(errs, b.Scheduler.Set(name, p))
 		}
@@ -642,15 +656,19 @@ func (b *Board) Close() error {
 	return errors.Join(errs...)
 }
 
-// Signals returns the lamp and buzzer patterns for a table state:
+// Signals returns the lamp and buzzer patterns for a table state, with
+// three beeps for an alert: SignalsWith(s, Beep(3)).
+func Signals(s display.TableState) map[string]Pattern { return SignalsWith(s, Beep(3)) }
+
+// SignalsWith returns the lamp and buzzer patterns for a table state:
 //
 //   - unacknowledged alert: alarm lamp and tower red fast blink, buzzer
-//     three beeps, green off;
+//     alertBuzzer, green off;
 //   - acknowledged alert: alarm lamp and tower red steady, buzzer off;
 //   - shoe offline: tower amber slow blink, alarm lamp off, green off;
 //   - last coup (cut card out): tower amber steady, green steady;
 //   - otherwise: tower green steady, everything else off.
-func Signals(s display.TableState) map[string]Pattern {
+func SignalsWith(s display.TableState, alertBuzzer Pattern) map[string]Pattern {
 	p := map[string]Pattern{
 		OutAlarmLamp: PatternOff, OutTowerRed: PatternOff, OutTowerAmber: PatternOff,
 		OutTowerGreen: PatternSteady, OutBuzzer: PatternOff,
@@ -662,7 +680,7 @@ func Signals(s display.TableState) map[string]Pattern {
 	case s.Alert != "" && s.Alert != "shoe-online" && !s.AlertAcknowledged:
 		p[OutAlarmLamp] = PatternFastBlink
 		p[OutTowerRed] = PatternFastBlink
-		p[OutBuzzer] = Beep(3)
+		p[OutBuzzer] = alertBuzzer
 		p[OutTowerGreen] = PatternOff
 	case s.Alert != "" && s.Alert != "shoe-online":
 		p[OutAlarmLamp] = PatternSteady

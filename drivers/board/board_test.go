@@ -86,6 +86,7 @@ func TestOpenConfigErrors(t *testing.T) {
 		{Config{Display: DisplayConfig{Chip: "ht16k33", Layout: "round"}}, `"board.display.layout"`},
 		{Config{Display: DisplayConfig{Chip: "terminal", Brightness: 16}}, `"board.display.brightness"`},
 		{Config{DebounceMS: -1}, `"board.debounce_ms"`},
+		{Config{AlertBuzzer: "siren"}, `"board.alert_buzzer": board: unknown pattern "siren"`},
 	}
 	for _, c := range cases {
 		_, err := Open(c.cfg, seams(pins))
@@ -168,6 +169,9 @@ func TestFakeBoard(t *testing.T) {
 	}
 	if !b.OutputOn(OutAlarmLamp) {
 		t.Error("OutputOn(alarm) false")
+	}
+	if p, _ := b.Scheduler.Pattern(OutBuzzer); p != Beep(3) {
+		t.Errorf("buzzer %v, want beep:3", p)
 	}
 	// The alert flashes: after half a blink period the digits are dark.
 	fc.Advance(display.BlinkPeriod / 2)
@@ -299,5 +303,26 @@ func TestSignals(t *testing.T) {
 				t.Errorf("Signals(%+v)[%s] = %v, want %s", c.s, k, got[k], w)
 			}
 		}
+	}
+}
+
+func TestAlertBuzzerConfigured(t *testing.T) {
+	b, err := Open(Config{Backend: BackendFake, AlertBuzzer: "slow-blink"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Show(display.TableState{Alert: "extra-card"}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := b.Scheduler.Pattern(OutBuzzer); p != PatternSlowBlink {
+		t.Errorf("buzzer %v, want slow-blink until acknowledged", p)
+	}
+	b.AlertBuzzer = BeepFor(5 * time.Second)
+	if err := b.Show(display.TableState{Alert: "missing-card"}); err != nil {
+		t.Fatal(err)
+	}
+	// Same alert state shape: the pattern changes to the new buzzer setting.
+	if p, _ := b.Scheduler.Pattern(OutBuzzer); p != Beep(17) {
+		t.Errorf("buzzer %v, want beep:17", p)
 	}
 }

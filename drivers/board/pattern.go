@@ -27,8 +27,8 @@ const (
 	BeepOff  = 150 * time.Millisecond
 )
 
-// MaxBeeps bounds a beep count.
-const MaxBeeps = 20
+// MaxBeeps bounds a beep count (one minute of beeping).
+const MaxBeeps = 200
 
 // Pattern is what an output (lamp, tower light segment, buzzer) does over
 // time, counted from the moment it is set.
@@ -48,6 +48,18 @@ var (
 // Beep returns the pattern of n beeps (clamped to 1..MaxBeeps).
 func Beep(n int) Pattern {
 	return Pattern{Kind: Beeps, Count: min(max(n, 1), MaxBeeps)}
+}
+
+// BeepFor returns the buzzer pattern for sounding about d: as many beeps as
+// fit in d (at least one, at most MaxBeeps), or, for d <= 0, beeping until
+// the pattern is changed (SlowBlink: 0.5 s on, 0.5 s off), e.g. until the
+// alert is acknowledged.
+func BeepFor(d time.Duration) Pattern {
+	if d <= 0 {
+		return PatternSlowBlink
+	}
+	period := BeepOn + BeepOff
+	return Beep(int((d + period - 1) / period))
 }
 
 // On reports whether the output is on at time t after the pattern was set.

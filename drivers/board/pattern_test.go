@@ -68,7 +68,7 @@ func TestPatternNext(t *testing.T) {
 }
 
 func TestParsePattern(t *testing.T) {
-	for _, s := range []string{"off", "steady", "slow-blink", "fast-blink", "beep", "beep:3", "beep:20"} {
+	for _, s := range []string{"off", "steady", "slow-blink", "fast-blink", "beep", "beep:3", "beep:200"} {
 		p, err := ParsePattern(s)
 		if err != nil {
 			t.Errorf("ParsePattern(%q): %v", s, err)
@@ -78,12 +78,32 @@ func TestParsePattern(t *testing.T) {
 			t.Errorf("ParsePattern(%q).String() = %q", s, p.String())
 		}
 	}
-	for _, s := range []string{"", "blink", "beep:0", "beep:21", "beep:x", "Steady"} {
+	for _, s := range []string{"", "blink", "beep:0", "beep:201", "beep:x", "Steady"} {
 		if _, err := ParsePattern(s); err == nil {
 			t.Errorf("ParsePattern(%q) accepted", s)
 		}
 	}
-	if Beep(0).Count != 1 || Beep(99).Count != MaxBeeps {
+	if Beep(0).Count != 1 || Beep(999).Count != MaxBeeps {
 		t.Error("Beep does not clamp")
+	}
+}
+
+func TestBeepFor(t *testing.T) {
+	cases := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "slow-blink"},
+		{-time.Second, "slow-blink"},
+		{time.Millisecond, "beep"},
+		{300 * ms, "beep"},
+		{301 * ms, "beep:2"},
+		{5 * time.Second, "beep:17"},
+		{time.Hour, "beep:200"},
+	}
+	for _, c := range cases {
+		if got := BeepFor(c.d).String(); got != c.want {
+			t.Errorf("BeepFor(%v) = %s, want %s", c.d, got, c.want)
+		}
 	}
 }
