@@ -28,7 +28,7 @@ func TestReceiverRules(t *testing.T) {
 		{Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}, Deliver, "ACK a/1", 0},
 		{Frame{Boot: 0xA, Seq: 2, Msg: card}, Deliver, "ACK a/2", 0},
 		{Frame{Boot: 0xA, Seq: 2, Msg: card}, Duplicate, "ACK a/2", 0}, // retransmission
-		{Frame{Boot: 0xA, Seq: 4, Msg: card}, Gap, "NAK a/3 r1", 0},   // 3 lost
+		{Frame{Boot: 0xA, Seq: 4, Msg: card}, Gap, "NAK a/3 r1", 0},    // 3 lost
 		{Frame{Boot: 0xA, Msg: &Heartbeat{LastSeq: 4}}, Info, "-", 0},
 		{Frame{Boot: 0xA, Seq: 3, Msg: card}, Deliver, "ACK a/3", 0},
 		{Frame{Boot: 0xA, Seq: 4, Msg: card}, Deliver, "ACK a/4", 0},
