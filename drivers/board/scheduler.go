@@ -297,7 +297,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		var timer clockwork.Timer
 		var fire <-chan time.Time
 		if ok {
-			timer = s.clock.NewTimer(max(s.clock.Until(next), time.Millisecond))
+			d := s.clock.Until(next)
+			if d <= 0 {
+				continue // already due: the clock moved on during update
+			}
+			timer = s.clock.NewTimer(d)
 			fire = timer.Chan()
 		}
 		select {
