@@ -326,3 +326,12 @@ func TestAlertBuzzerConfigured(t *testing.T) {
 		t.Errorf("buzzer %v, want beep:17", p)
 	}
 }
+
+// The real path: periph host.Init, then gpioreg. No machine has a pin by
+// this name, so the error must name the config key and the pin.
+func TestOpenRealHostUnknownPin(t *testing.T) {
+	_, err := Open(Config{AckKey: "SABOT_NO_SUCH_PIN_999"}, nil)
+	if err == nil || !strings.Contains(err.Error(), `config key "board.ack_key": no GPIO pin named "SABOT_NO_SUCH_PIN_999"`) {
+		t.Errorf("Open: %v", err)
+	}
+}
