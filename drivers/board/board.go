@@ -646,7 +646,7 @@ func (b *Board) Run(ctx context.Context, events chan<- Event) error {
 }
 
 // Close switches the outputs off, blanks the display and closes the SPI and
-// I²C devices.
+// I²C devices. Call it after Run has returned.
 func (b *Board) Close() error {
 	errs := []error{b.Scheduler.Halt()}
 	for _, c := range b.closers {
