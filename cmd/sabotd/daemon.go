@@ -307,9 +307,9 @@ func (d *daemon) onCommand(c mqtt.Command) error {
 		in.Kind = tableau.InputVoid
 	case mqtt.CmdNewShoe:
 		in.Kind = tableau.InputShoe
-	case "bets-open":
+	case mqtt.CmdBetsOpen:
 		in.Kind = tableau.InputBetsOpen
-	case "bets-closed":
+	case mqtt.CmdBetsClosed:
 		in.Kind = tableau.InputBetsClosed
 	default:
 		return fmt.Errorf("unknown command %q", c.Name)

@@ -328,3 +328,67 @@ func stripComments(s string) string {
 	}
 	return b.String()
 }
+
+// TestDaemonBetsClosed: with require_bets_closed, a coup dealt after the
+// pit's bets-closed command is clean, and the next coup, dealt while
+// betting is open again, raises early-draw on its cards.
+func TestDaemonBetsClosed(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	m, _ := bootDaemon(t, fmt.Sprintf(`table = "T-3"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:0"
+commands = true
+[state]
+dir = %q
+[alerts]
+require_bets_closed = true
+`, tty.Name(), t.TempDir()))
+	r := newReceived()
+	sub := subscribe(t, m.d.broker.URL(), "sabot/T-3", r)
+	send := func(words string) {
+		for _, w := range strings.Fields(words) {
+			fmt.Fprintf(ptmx, "%s\n", w)
+		}
+	}
+	send("2H 3C 4D |")
+	waitFor(t, "the burn", 5*time.Second, func() bool { return m.d.currentView().Phase == "between" })
+	sub.Publish("sabot/T-3/cmd/bets-closed", 1, false, `{"request_id":"b1","operator":"studio"}`).WaitTimeout(time.Second)
+	waitFor(t, "bets closed", 5*time.Second, func() bool { return !m.d.currentView().BetsOpen })
+	send("9S 9H 9C 9D | 5S 5H")
+	waitFor(t, "4 events", 5*time.Second, func() bool { return len(r.events()) >= 3 })
+	matchEvents(t, r.events(), `{"type":"coup","shoe":1,"coup":1,"winner":"tie"}
+{"type":"alert","shoe":1,"coup":2,"code":"early-draw","card":"5S"}
+{"type":"alert","shoe":1,"coup":2,"code":"early-draw","card":"5H"}`)
+}
+
+func TestLoadRegistry(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "cards.txt")
+	os.WriteFile(good, []byte("# UID card\n04A1B2C3D4E5F6 AS\n04A1B2C3D4E5F7 10h # a ten\n\n"), 0o600)
+	reg, err := loadRegistry(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reg) != 2 || reg["04A1B2C3D4E5F6"].String() != "AS" || reg["04A1B2C3D4E5F7"].String() != "TH" {
+		t.Fatalf("registry %v", reg)
+	}
+	for body, want := range map[string]string{
+		"04A1 AS\n04A2 ZZ\n":   "cards.txt:2:",
+		"04A1 AS extra\n":      "cards.txt:1: want \"UID CARD\"",
+		"04A1 AS\n04A1 KD\n":   "cards.txt:2: UID 04A1 listed twice",
+		"# only a comment\n04": "cards.txt:2:",
+	} {
+		os.WriteFile(good, []byte(body), 0o600)
+		if _, err := loadRegistry(good); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "shoe.uid_registry") {
+			t.Errorf("%q: error %v, want %q", body, err, want)
+		}
+	}
+}

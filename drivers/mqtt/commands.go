@@ -18,6 +18,10 @@ const (
 	CmdAck     = "ack"      // acknowledge the current alert
 	CmdVoid    = "void"     // void the current coup
 	CmdNewShoe = "new-shoe" // start a new shoe
+	// Live-dealer tables (sabotd [alerts] require_bets_closed): betting
+	// closed, cards may be drawn; betting open again.
+	CmdBetsClosed = "bets-closed"
+	CmdBetsOpen   = "bets-open"
 )
 
 // MaxCommand is the largest command payload accepted, in bytes.
@@ -107,9 +111,9 @@ func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
 func (p *Publisher) validateCommand(name string, payload []byte, retained bool) (Command, string) {
 	cmd := Command{Name: name, Received: p.opts.Now()}
 	switch name {
-	case CmdAck, CmdVoid, CmdNewShoe:
+	case CmdAck, CmdVoid, CmdNewShoe, CmdBetsClosed, CmdBetsOpen:
 	default:
-		return cmd, fmt.Sprintf("unknown command %q (want ack, void or new-shoe)", truncateUTF8(name, 64))
+		return cmd, fmt.Sprintf("unknown command %q (want ack, void, new-shoe, bets-closed or bets-open)", truncateUTF8(name, 64))
 	}
 	if len(payload) > MaxCommand {
 		return cmd, fmt.Sprintf("payload of %d bytes exceeds the %d-byte limit", len(payload), MaxCommand)
