@@ -6,12 +6,14 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/drivers/testenv"
 	fwproto "github.com/sabot-table/sabot/firmware-proto"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 )
@@ -150,5 +152,62 @@ func TestShoeSimWriteTranscript(t *testing.T) {
 	var cout, cerr bytes.Buffer
 	if c := run(context.Background(), []string{"check", "--decks", "1", out}, nil, &cout, &cerr); c != 0 {
 		t.Fatalf("check exit %d: %s %s", c, cout.String(), cerr.String())
+	}
+}
+
+// TestShoeSimSerialPort drives --port: socat makes a linked pair of
+// pseudo-terminals; shoe-sim opens one end through go.bug.st/serial, the
+// test plays the host on the other.
+func TestShoeSimSerialPort(t *testing.T) {
+	socat := testenv.NeedProgram(t, "socat")
+	dir := t.TempDir()
+	shoeEnd, hostEnd := filepath.Join(dir, "shoe"), filepath.Join(dir, "host")
+	cmd := exec.Command(socat, "pty,raw,echo=0,link="+shoeEnd, "pty,raw,echo=0,link="+hostEnd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	for i := 0; ; i++ {
+		_, e1 := os.Stat(shoeEnd)
+		_, e2 := os.Stat(hostEnd)
+		if e1 == nil && e2 == nil {
+			break
+		}
+		if i > 200 {
+			t.Fatal("socat did not create the pty pair")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	host, err := os.OpenFile(hostEnd, os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	sim.MakeRaw(host)
+	go func() {
+		var rcv fwproto.Receiver
+		d, e := fwproto.NewDecoder(host), fwproto.NewEncoder(host)
+		for {
+			f, err := d.Decode()
+			var v fwproto.Verdict
+			if err != nil {
+				if !fwproto.IsFrameError(err) {
+					return
+				}
+				v = rcv.Damaged(err)
+			} else {
+				v = rcv.Receive(f)
+			}
+			if v.Reply.Msg != nil {
+				e.Encode(v.Reply)
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"shoe-sim", "--port", shoeEnd, "--baud", "115200", "--seed", "4", "--decks", "1"}, nil, &stdout, &stderr)
+	if code != 0 || !strings.Contains(stderr.String(), "done:") {
+		t.Fatalf("exit %d, stderr %s", code, stderr.String())
 	}
 }

@@ -221,7 +221,7 @@ func TestSuitNumberingMatchesTableau(t *testing.T) {
 // TestFaultsExactlyOnce: with every fault but unreadable at high rates, the
 // host still gets every event exactly once and in order.
 func TestFaultsExactlyOnce(t *testing.T) {
-	faults := sim.Faults{Corrupt: 0.002, Drop: 0.05, Dup: 0.05, Split: 0.1, Pull: 0.01, Reboot: 0.02, Unreadable: 0.02}
+	faults := sim.Faults{Corrupt: 0.002, Drop: 0.05, Dup: 0.05, Split: 0.1, Pull: 0.02, Reboot: 0.02, Unreadable: 0.02}
 	opts := sim.Options{
 		Seed: 42, Decks: 2, Shoes: 2, Faults: faults,
 		RetransmitTimeout: 10 * time.Millisecond, PullTime: 5 * time.Millisecond,
@@ -284,7 +284,7 @@ func TestFaultsExactlyOnce(t *testing.T) {
 // TestDeterministic: the same seed gives the same events (boot ids,
 // sequence numbers, cards, faults), whatever the timing.
 func TestDeterministic(t *testing.T) {
-	opts := sim.Options{Seed: 7, Decks: 1, Faults: sim.Faults{Reboot: 0.05, Unreadable: 0.05}, RetransmitTimeout: 20 * time.Millisecond}
+	opts := sim.Options{Seed: 7, Decks: 1, Faults: sim.Faults{Reboot: 0.05, Unreadable: 0.05, Drop: 0.05, Dup: 0.05}, RetransmitTimeout: 20 * time.Millisecond}
 	var runs [2][]string
 	for i := range runs {
 		s, _, _ := runSim(t, opts, nil, 20*time.Second)

@@ -7,10 +7,13 @@
 // or a seeded, freshly shuffled shoe (DealShoes), at a configurable pace. It
 // behaves like real firmware: HELLO as event 1 of each boot, a ring buffer
 // of unacknowledged events, retransmission after a timeout (go-back-N, with
-// back-off), NAK handling, HEARTBEAT, and it honours GATE (a locked gate
-// holds the next card). It can inject faults, all drawn from a seeded
-// generator so a run is reproducible: corrupted bytes, dropped, duplicated
-// and split frames, cable pulls, reboots and unreadable cards (Faults).
+// back-off, boot barrier), NAK handling, HEARTBEAT, and it honours GATE (a locked gate
+// holds the next card). It can inject faults, all drawn from generators
+// seeded by Options.Seed so a run is reproducible: corrupted bytes,
+// dropped, duplicated and split frames, cable pulls, reboots and unreadable
+// cards (Faults). Per-card faults (pull, reboot, unreadable) happen at the
+// same cards whatever the timing; per-frame faults depend on the sequence of
+// frames written, which retransmissions and heartbeats make timing-dependent.
 //
 // Token to event mapping: a card → CARD; "|" → BUTTON coup (position 1);
 // "cut" → CUT_CARD; "void" → BUTTON supervisor key (position 1, void);
@@ -143,11 +146,12 @@ type Event struct {
 
 // Shoe is a virtual shoe. Create it with New; call Run once.
 type Shoe struct {
-	opts   Options
-	tokens []tableau.Token
-	log    *slog.Logger
-	faults *rand.Rand // fault decisions only
-	ids    *rand.Rand // boot ids, read quality, UIDs
+	opts    Options
+	tokens  []tableau.Token
+	log     *slog.Logger
+	faults  *rand.Rand // per-frame and per-byte fault decisions (drop, dup, split, corrupt)
+	cardRNG *rand.Rand // per-card fault decisions (pull, reboot, unreadable): independent of timing
+	ids     *rand.Rand // boot ids, read quality, UIDs
 
 	mu     sync.Mutex
 	stats  Stats
@@ -259,12 +263,13 @@ func New(opts Options) (*Shoe, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Shoe{
-		opts:   opts,
-		tokens: toks,
-		log:    log,
-		faults: rand.New(rand.NewPCG(opts.Seed, 0xFA017)),
-		ids:    rand.New(rand.NewPCG(opts.Seed, 0x1D5)),
-		rto:    opts.RetransmitTimeout,
+		opts:    opts,
+		tokens:  toks,
+		log:     log,
+		faults:  rand.New(rand.NewPCG(opts.Seed, 0xFA017)),
+		cardRNG: rand.New(rand.NewPCG(opts.Seed, 0xCA4D)),
+		ids:     rand.New(rand.NewPCG(opts.Seed, 0x1D5)),
+		rto:     opts.RetransmitTimeout,
 	}
 	s.stats.TokensTotal = len(toks)
 	return s, nil
@@ -331,10 +336,7 @@ func (s *Shoe) Run(ctx context.Context, link Link) error {
 			}
 		}
 		s.service(now)
-		if s.next >= len(s.tokens) && len(s.ring) == 0 {
-			return nil
-		}
-		// Drain what the host sent without blocking.
+		// Take what the host sent without blocking.
 		for drained := false; !drained; {
 			select {
 			case m := <-s.in:
@@ -342,6 +344,9 @@ func (s *Shoe) Run(ctx context.Context, link Link) error {
 			default:
 				drained = true
 			}
+		}
+		if s.next >= len(s.tokens) && len(s.ring) == 0 {
+			return nil
 		}
 		if s.readyAt(now) <= 0 {
 			s.deal(now)
@@ -414,10 +419,15 @@ func (s *Shoe) service(now time.Time) {
 	}
 }
 
-// goBack (re)sends every ring entry from index i on.
+// goBack (re)sends every ring entry from index i on, up to the boot
+// barrier: events of a newer boot are not sent while events of an older
+// boot are unacknowledged (PROTOCOL.md 4.4), so the host sees them in order.
 func (s *Shoe) goBack(i int, now time.Time) {
 	s.lastGoBack = now
 	for _, e := range s.ring[i:] {
+		if e.boot != s.ring[0].boot {
+			break
+		}
 		if e.sent {
 			s.count(func(st *Stats) { st.Retransmits++ })
 		}
@@ -524,6 +534,7 @@ func (s *Shoe) handle(m inbound, now time.Time) {
 				s.lastAcked = msg.Seq
 			}
 			s.count(func(st *Stats) { st.Acked += n; st.Pending = len(s.ring) })
+			s.sendHeld(now)
 		}
 	case *fwproto.Nak:
 		s.count(func(st *Stats) { st.Naks++ })
@@ -634,9 +645,26 @@ func (s *Shoe) event(now time.Time, msg fwproto.Message, token int) {
 	s.stats.Events++
 	s.stats.Pending = len(s.ring)
 	s.mu.Unlock()
-	if s.up {
+	if s.up && e.boot == s.ring[0].boot {
 		e.sent, e.sentAt = true, now
 		s.write(wire)
+	}
+}
+
+// sendHeld sends the events held back by the boot barrier once the older
+// boot's events are all acknowledged.
+func (s *Shoe) sendHeld(now time.Time) {
+	if !s.up {
+		return
+	}
+	for _, e := range s.ring {
+		if e.boot != s.ring[0].boot {
+			break
+		}
+		if !e.sent {
+			e.sent, e.sentAt = true, now
+			s.write(e.wire)
+		}
 	}
 }
 
@@ -647,12 +675,12 @@ func (s *Shoe) deal(now time.Time) {
 	if t.Kind == tableau.TokCard && !s.pendingToken {
 		// Per-card faults happen before the card is drawn.
 		s.pendingToken = true
-		if s.roll(s.opts.Faults.Reboot) {
+		if roll(s.cardRNG, s.opts.Faults.Reboot) {
 			s.log.Info("sim: fault: reboot")
 			s.reboot(now, true)
 			return // the ring may now be full; deal the card next time
 		}
-		if s.roll(s.opts.Faults.Pull) {
+		if roll(s.cardRNG, s.opts.Faults.Pull) {
 			s.log.Info("sim: fault: cable pull")
 			s.count(func(st *Stats) { st.Pulls++ })
 			s.down(now, s.opts.PullTime, true)
@@ -679,7 +707,7 @@ func (s *Shoe) deal(now time.Time) {
 		if s.opts.UID {
 			uid = []byte{0x04, byte(s.ids.Uint32()), byte(s.ids.Uint32()), byte(s.ids.Uint32()), byte(s.ids.Uint32()), byte(i >> 8), byte(i)}
 		}
-		if s.roll(s.opts.Faults.Unreadable) {
+		if roll(s.cardRNG, s.opts.Faults.Unreadable) {
 			s.log.Info("sim: fault: unreadable card", "card", t.Card)
 			s.count(func(st *Stats) { st.Unreadable++ })
 			s.event(now, &fwproto.CardUnreadable{Reason: fwproto.UnreadableNoRead, Clock: clk, UID: uid}, i)
@@ -693,7 +721,11 @@ func (s *Shoe) deal(now time.Time) {
 	}
 }
 
-func (s *Shoe) roll(p float64) bool { return p > 0 && s.faults.Float64() < p }
+// roll draws one fault decision; a zero rate draws nothing, so enabling
+// one fault does not change the decisions of another kind.
+func roll(r *rand.Rand, p float64) bool { return p > 0 && r.Float64() < p }
+
+func (s *Shoe) roll(p float64) bool { return roll(s.faults, p) }
 
 // send writes an unsequenced frame (not kept for retransmission).
 func (s *Shoe) send(f fwproto.Frame) {
