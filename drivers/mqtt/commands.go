@@ -15,13 +15,11 @@ import (
 
 // Command names.
 const (
-	CmdAck     = "ack"      // acknowledge the current alert
-	CmdVoid    = "void"     // void the current coup
-	CmdNewShoe = "new-shoe" // start a new shoe
-	// Live-dealer tables (sabotd [alerts] require_bets_closed): betting
-	// closed, cards may be drawn; betting open again.
-	CmdBetsClosed = "bets-closed"
-	CmdBetsOpen   = "bets-open"
+	CmdAck        = "ack"         // acknowledge the latched alerts
+	CmdVoid       = "void"        // void the current coup
+	CmdNewShoe    = "new-shoe"    // start a new shoe
+	CmdBetsOpen   = "bets-open"   // live dealer: betting is open
+	CmdBetsClosed = "bets-closed" // live dealer: betting closed, cards may be drawn
 )
 
 // MaxCommand is the largest command payload accepted, in bytes.
@@ -111,9 +109,9 @@ func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
 func (p *Publisher) validateCommand(name string, payload []byte, retained bool) (Command, string) {
 	cmd := Command{Name: name, Received: p.opts.Now()}
 	switch name {
-	case CmdAck, CmdVoid, CmdNewShoe, CmdBetsClosed, CmdBetsOpen:
+	case CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed:
 	default:
-		return cmd, fmt.Sprintf("unknown command %q (want ack, void, new-shoe, bets-closed or bets-open)", truncateUTF8(name, 64))
+		return cmd, fmt.Sprintf("unknown command %q (want ack, void, new-shoe, bets-open or bets-closed)", truncateUTF8(name, 64))
 	}
 	if len(payload) > MaxCommand {
 		return cmd, fmt.Sprintf("payload of %d bytes exceeds the %d-byte limit", len(payload), MaxCommand)

@@ -18,15 +18,16 @@ import (
 // commands reach OnCommand once and get an accepted reply; malformed,
 // oversized, unknown, retained, duplicate, wrong-table and unauthorised
 // ones are rejected with a reply naming the reason and never reach
-// OnCommand; a client the ACL does not allow cannot command at all.
+// OnCommand; a client the ACL does not allow (a scoreboard) cannot command
+// at all.
 func TestMosquittoCommands(t *testing.T) {
 	dir := t.TempDir()
 	passwd := filepath.Join(dir, "passwd")
 	mosquittoPasswd(t, passwd, "sabotd-T1", "d")
 	mosquittoPasswd(t, passwd, "pit", "p")
-	mosquittoPasswd(t, passwd, "rogue", "r")
+	mosquittoPasswd(t, passwd, "scoreboard", "r")
 	acl := filepath.Join(dir, "acl")
-	if err := os.WriteFile(acl, []byte(aclExample), 0o600); err != nil {
+	if err := os.WriteFile(acl, []byte(readmeACL(t)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	m := newMosquitto(t, "listener %PORT% 127.0.0.1\nallow_anonymous false\npassword_file "+passwd+"\nacl_file "+acl+"\n", "")
@@ -89,6 +90,7 @@ func TestMosquittoCommands(t *testing.T) {
 		{"ack", `{"request_id":"r6","operator":"mallory"}`, false, "r6", false, `operator "mallory" is not authorised`},
 		{"ack", `{"request_id":"r7","operator":"alice","table":"T2"}`, false, "r7", false, `wrong table "T2"`},
 		{"explode", `{"request_id":"r8","operator":"alice"}`, false, "", false, `unknown command "explode"`},
+		{"bets-closed", `{"request_id":"r8","operator":"alice"}`, false, "r8", true, ""},
 		{"new-shoe", `{"request_id":"r10","operator":"bob"}`, false, "r10", true, ""},
 	}
 	waitFor(t, "the reply to the retained command", 10*time.Second, func() bool { return len(pit.got.snapshot()) == 1 })
@@ -97,7 +99,7 @@ func TestMosquittoCommands(t *testing.T) {
 	}
 	// A client the ACL does not allow: the broker drops its command.
 	rogue := newSubscriber(t, m.url(), "rogue", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
-		o.SetUsername("rogue").SetPassword("r")
+		o.SetUsername("scoreboard").SetPassword("r")
 	})
 	send(rogue.c, "ack", `{"request_id":"r11","operator":"alice"}`, false)
 	send(pit.c, "ack", `{"request_id":"r12","operator":"bob"}`, false)
@@ -140,7 +142,7 @@ func TestMosquittoCommands(t *testing.T) {
 			t.Errorf("command %s without receive time", c.RequestID)
 		}
 	}
-	if strings.Join(got, " ") != "ack/r1/alice void/r2/bob new-shoe/r10/bob ack/r12/bob" {
+	if strings.Join(got, " ") != "ack/r1/alice void/r2/bob bets-closed/r8/alice new-shoe/r10/bob ack/r12/bob" {
 		t.Fatalf("OnCommand saw %v", got)
 	}
 	if len(rejected) != 11 || !strings.Contains(rejected[10], "unknown command") {
@@ -148,18 +150,22 @@ func TestMosquittoCommands(t *testing.T) {
 	}
 }
 
-// aclExample is the broker ACL from README.md, for table T1.
-const aclExample = `# The daemon of table T1 publishes and subscribes under its own prefix only.
-user sabotd-T1
-topic readwrite sabot/T1/#
-
-# The pit system may command every table and read the replies.
-user pit
-topic write sabot/+/cmd/+
-topic read sabot/+/cmd/+/reply
-topic read sabot/#
-
-# Scoreboards and surveillance only read.
-user rogue
-topic read sabot/#
-`
+// readmeACL returns the Mosquitto acl_file README.md recommends: the code
+// block after the "### Broker ACLs" heading.
+func readmeACL(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "### Broker ACLs")
+	if !ok {
+		t.Fatal("README.md: no Broker ACLs section")
+	}
+	_, rest, ok = strings.Cut(rest, "```\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !strings.Contains(block, "user sabotd-T1") {
+		t.Fatalf("README.md: no ACL code block: %q", block)
+	}
+	return block
+}

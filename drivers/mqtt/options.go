@@ -45,7 +45,7 @@ func (t TLSOptions) enabled() bool {
 
 // Command is a command received on <prefix>/cmd/<name>.
 type Command struct {
-	// Name is "ack", "void" or "new-shoe".
+	// Name is CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen or CmdBetsClosed.
 	Name      string `json:"-"`
 	RequestID string `json:"request_id"`
 	Operator  string `json:"operator"`
@@ -105,18 +105,22 @@ type Options struct {
 	MaxBacklog int
 	// OnBacklog, if set, is called when the backlog crosses
 	// BacklogAlertFraction of MaxBacklog (Raised) and when it falls back
-	// below (not Raised); the daemon feeds a tableau.InputBacklog to its
-	// table, which raises the outbox-backlog alert (journaled, displayed,
-	// published). It is called synchronously from Publish or from the
-	// delivery goroutine, so it must not block nor call Publish: hand the
-	// event to the daemon's loop (a buffered channel). If OnBacklog is nil
-	// the publisher publishes the outbox-backlog alert itself.
+	// below 7/8 of that level (not Raised). It is called synchronously from
+	// Publish or from the delivery goroutine, so it must not block nor call
+	// Publish: hand the event to the daemon's loop (a buffered channel).
 	OnBacklog func(BacklogAlert)
+	// DaemonRaisesBacklogAlert: the daemon turns OnBacklog into a
+	// tableau.InputBacklog, so its table raises the outbox-backlog alert
+	// (journaled, displayed, published with a stable id). When false (the
+	// default) the publisher publishes the outbox-backlog alert itself, so
+	// it is never missing.
+	DaemonRaisesBacklogAlert bool
 
 	// Version is the sabotd version published in the status payload.
 	Version string
 
-	// Commands enables the command topics <prefix>/cmd/<name> (off by
+	// Commands enables the command topics <prefix>/cmd/<name> for the
+	// names CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed (off by
 	// default).
 	Commands bool
 	// Operators, if not empty, is the list of operators whose commands are

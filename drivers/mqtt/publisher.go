@@ -110,6 +110,23 @@ func (p *Publisher) Start(ctx context.Context) {
 	p.started = true
 	ctx, p.cancel = context.WithCancel(ctx)
 	p.mu.Unlock()
+	if n := p.box.Len(); n > 0 {
+		p.opts.Logger.Info("mqtt: outbox backlog from a previous run", "messages", n, "path", p.box.path)
+		// A backlog above the alert level: the previous run raised (and
+		// queued) the alert; tell the daemon again, and clear it later.
+		p.mu.Lock()
+		raise := !p.backlogAlert && n >= int(float64(p.opts.MaxBacklog)*BacklogAlertFraction)
+		if raise {
+			p.backlogAlert = true
+		}
+		p.mu.Unlock()
+		if raise {
+			if p.opts.OnBacklog != nil {
+				p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Raised: true,
+					Text: fmt.Sprintf("MQTT outbox holds %d of at most %d undelivered messages from the previous run", n, p.opts.MaxBacklog)})
+			}
+		}
+	}
 	if len(p.opts.Brokers) > 0 {
 		p.wg.Add(2)
 		go p.connLoop(ctx)
@@ -118,9 +135,6 @@ func (p *Publisher) Start(ctx context.Context) {
 	if p.opts.Commands {
 		p.wg.Add(1)
 		go p.commandLoop(ctx)
-	}
-	if p.box.Len() > 0 {
-		p.opts.Logger.Info("mqtt: outbox backlog from a previous run", "messages", p.box.Len(), "path", p.box.path)
 	}
 }
 
@@ -174,7 +188,7 @@ func (p *Publisher) checkBacklog(ctx context.Context) {
 	if clear {
 		p.opts.Logger.Info("mqtt: outbox backlog back below the alert level", "queued", n, "max", p.opts.MaxBacklog)
 		if p.opts.OnBacklog != nil {
-			p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog})
+			p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Text: "MQTT outbox backlog back to normal"})
 		}
 		return
 	}
@@ -184,10 +198,10 @@ func (p *Publisher) checkBacklog(ctx context.Context) {
 	text := fmt.Sprintf("MQTT outbox holds %d of at most %d undelivered messages; the broker has not acknowledged them. At the limit new messages are refused.", n, p.opts.MaxBacklog)
 	p.opts.Logger.Error("mqtt: outbox backlog alert", "queued", n, "max", p.opts.MaxBacklog, "path", p.box.path)
 	if p.opts.OnBacklog != nil {
-		// The daemon raises the alert through its table (journaled, stable
-		// id, shown on the display) and publishes it.
 		p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Raised: true, Text: text})
-		return
+	}
+	if p.opts.DaemonRaisesBacklogAlert {
+		return // the daemon's table raises and publishes it
 	}
 	now := p.opts.Now()
 	id := p.opts.Table + "/" + shoeID + "/0/" + string(tableau.AlertOutboxBacklog) + "/" + strconv.FormatInt(now.UnixMilli(), 10)

@@ -1,0 +1,113 @@
+package mqtt
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+// At 80% of the backlog limit the publisher raises outbox-backlog (a queued
+// alert message, and OnBacklog); at the limit it refuses messages with
+// ErrBacklogFull; once the broker has taken the backlog it clears.
+func TestBacklogAlertAndLimit(t *testing.T) {
+	var mu sync.Mutex
+	var calls []BacklogAlert
+	o := testOptions("T1", t.TempDir())
+	o.MaxBacklog = 10
+	o.OnBacklog = func(a BacklogAlert) {
+		mu.Lock()
+		calls = append(calls, a)
+		mu.Unlock()
+	}
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	events := shoeEvents(t, "T1")
+	var msgs []Message
+	for _, ev := range events {
+		for _, m := range ev {
+			if !m.Retained {
+				msgs = append(msgs, m)
+			}
+		}
+	}
+	for i := range 7 {
+		if err := p.Publish(ctx, msgs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	if len(calls) != 0 {
+		t.Fatalf("alert below 80%%: %+v", calls)
+	}
+	mu.Unlock()
+	if err := p.Publish(ctx, msgs[7]); err != nil { // 8 of 10
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(calls) != 1 || !calls[0].Raised || calls[0].Queued != 8 || calls[0].Max != 10 {
+		t.Fatalf("OnBacklog calls %+v", calls)
+	}
+	mu.Unlock()
+	recs, err := p.box.read(0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := recs[len(recs)-1]
+	var a AlertPayload
+	if err := json.Unmarshal(last.payload, &a); err != nil {
+		t.Fatal(err)
+	}
+	if last.topic != TopicAlert || a.Code != "outbox-backlog" || !a.AwaitsAck {
+		t.Fatalf("last queued message %s %s", last.topic, last.payload)
+	}
+	if err := validatePayload(t, last.topic, last.payload); err != nil {
+		t.Fatal(err)
+	}
+	// 9 queued (8 + the alert): one more fits, then the limit.
+	if err := p.Publish(ctx, msgs[8]); err != nil {
+		t.Fatal(err)
+	}
+	err = p.Publish(ctx, msgs[9])
+	if !errors.Is(err, ErrBacklogFull) {
+		t.Fatalf("at the limit: err = %v", err)
+	}
+	if st := p.Status(); st.Backlog != 10 || st.MaxBacklog != 10 {
+		t.Fatalf("status %+v", st)
+	}
+	p.Close(ctx)
+
+	// A restart with a broker delivers the backlog and clears the alert.
+	b, err := StartEmbeddedBroker("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	sub := newSubscriber(t, b.URL(), "sub", "sabot/T1", "sabot/T1/#", nil)
+	o.Brokers = []string{b.URL()}
+	p = startPublisher(t, o)
+	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := p.Flush(fctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the alert cleared", 5*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		// Raised again at the restart (for the daemon), then cleared.
+		return len(calls) == 3 && calls[1].Raised && !calls[2].Raised
+	})
+	want := []string{}
+	for _, m := range msgs[:9] {
+		want = append(want, payloadID(t, m.Payload))
+	}
+	got := sub.waitIDs(t, want, 10*time.Second)
+	if len(got) != 10 || got[8] != a.ID {
+		t.Fatalf("delivered %v", got)
+	}
+}
