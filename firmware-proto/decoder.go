@@ -59,13 +59,16 @@ func (d *Decoder) Offset() int64 { return d.off }
 //     one frame was damaged; call Decode again to continue with the next.
 //     A stream that ends inside a frame gives ErrTruncated, then io.EOF.
 //   - io.EOF: the stream ended between frames.
-//   - any other error: the reader failed (wrapped); the stream is not
-//     usable any more (a pulled cable, a closed port).
+//   - any other error: the reader failed (wrapped), and a partial frame
+//     was discarded. The error is returned once; a later Decode reads
+//     again, so a transient error (a read deadline) can be retried, while
+//     a pulled cable or closed port keeps failing.
 func (d *Decoder) Decode() (Frame, error) {
 	for {
 		if d.rpos == d.rend {
 			if d.readErr != nil {
 				err := d.readErr
+				d.readErr = nil // not sticky: the next Decode reads again
 				if d.encTotal > 0 {
 					fe := d.frameErr(ErrTruncated, "stream ended inside a frame")
 					d.resetFrame()

@@ -203,3 +203,47 @@ func TestDecodeZeroAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per decoded frame, want 0", n)
 	}
 }
+
+// flakyReader returns an error once, between its two halves.
+type flakyReader struct {
+	parts [][]byte
+	errAt int
+	err   error
+	i     int
+}
+
+func (r *flakyReader) Read(p []byte) (int, error) {
+	if r.i == r.errAt && r.err != nil {
+		err := r.err
+		r.err = nil
+		return 0, err
+	}
+	if r.i >= len(r.parts) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.parts[r.i])
+	r.i++
+	return n, nil
+}
+
+func TestDecoderTransientReadError(t *testing.T) {
+	a := mustFrame(t, Frame{Boot: 1, Seq: 1, Msg: &CutCard{Clock: 1}})
+	b := mustFrame(t, Frame{Boot: 1, Seq: 2, Msg: &CutCard{Clock: 2}})
+	timeout := errors.New("i/o timeout")
+	d := NewDecoder(&flakyReader{parts: [][]byte{a, b[:4], b[4:]}, errAt: 2, err: timeout})
+	if f, err := d.Decode(); err != nil || f.Seq != 1 {
+		t.Fatalf("first: %v %v", f, err)
+	}
+	// The error comes in the middle of frame 2: reported once, the partial
+	// frame is dropped, and decoding goes on (the rest of frame 2 is then
+	// a damaged frame).
+	if _, err := d.Decode(); !errors.Is(err, timeout) || IsFrameError(err) {
+		t.Fatalf("second: %v", err)
+	}
+	if _, err := d.Decode(); !IsFrameError(err) {
+		t.Fatalf("third: %v, want a damaged-frame error", err)
+	}
+	if _, err := d.Decode(); err != io.EOF {
+		t.Fatalf("fourth: %v", err)
+	}
+}

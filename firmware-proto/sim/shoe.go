@@ -201,8 +201,8 @@ func New(opts Options) (*Shoe, error) {
 	if opts.Shoes == 0 {
 		opts.Shoes = 1
 	}
-	if opts.Rate < 0 {
-		return nil, fmt.Errorf("sim: rate %v cards/s is negative", opts.Rate)
+	if opts.Rate < 0 || opts.Rate != opts.Rate {
+		return nil, fmt.Errorf("sim: rate %v cards/s: want 0 (as fast as possible) or more", opts.Rate)
 	}
 	if opts.RingSize == 0 {
 		opts.RingSize = fwproto.RingSize
