@@ -439,3 +439,23 @@ func TestDealShoesFoldsClean(t *testing.T) {
 		t.Fatal("seeding is not deterministic, or ignores the seed")
 	}
 }
+
+// TestRunStopsWhileWriteBlocked: a host that never reads blocks the shoe's
+// writes; cancelling the context still ends Run promptly.
+func TestRunStopsWhileWriteBlocked(t *testing.T) {
+	s, err := sim.New(sim.Options{Seed: 1, Decks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := newPipeLink() // nobody reads the host ends
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = s.Run(ctx, link)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Run: %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("Run took %v to stop", el)
+	}
+}

@@ -48,7 +48,8 @@ type Link interface {
 // cable pull on it is simulated as silence: for Options.PullTime nothing is
 // written and everything read is discarded. When a read from rw fails
 // (io.EOF included) the link is gone and Run returns the error. Close is
-// never called on rw.
+// never called on rw, so a Write blocked on a peer that does not read is not
+// interrupted when Run's context ends; other Links are closed then.
 func Stream(rw io.ReadWriter) Link { return &streamLink{c: &streamConn{rw: rw}} }
 
 type streamLink struct{ c *streamConn }
@@ -169,7 +170,8 @@ type Shoe struct {
 	rto            time.Duration
 	lastHeartbeat  time.Time
 	lastGoBack     time.Time
-	conn           io.ReadWriteCloser
+	conn           io.ReadWriteCloser // written under connMu (read by the AfterFunc in Run)
+	connMu         sync.Mutex
 	connID         int
 	up             bool
 	reopenAt       time.Time
@@ -318,6 +320,17 @@ func (s *Shoe) Run(ctx context.Context, link Link) error {
 			s.readers.Wait()
 		}
 	}()
+	// A write blocks while the host does not read (a full pty buffer, a
+	// synchronous pipe): closing the connection when ctx ends unblocks it.
+	stop := context.AfterFunc(ctx, func() {
+		s.connMu.Lock()
+		c := s.conn
+		s.connMu.Unlock()
+		if c != nil && !isStreamConn(c) {
+			c.Close()
+		}
+	})
+	defer stop()
 	if err := s.open(ctx, link, time.Now()); err != nil {
 		return err
 	}
@@ -325,6 +338,9 @@ func (s *Shoe) Run(ctx context.Context, link Link) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		now := time.Now()
 		if !s.up && !now.Before(s.reopenAt) {
 			if err := s.open(ctx, link, now); err != nil {
@@ -367,6 +383,12 @@ func (s *Shoe) Run(ctx context.Context, link Link) error {
 }
 
 func isStream(l Link) bool { _, ok := l.(*streamLink); return ok }
+
+func (s *Shoe) setConn(c io.ReadWriteCloser) {
+	s.connMu.Lock()
+	s.conn = c
+	s.connMu.Unlock()
+}
 
 // readyAt is how long until the next token can be dealt (≤ 0: now), or an
 // hour if it cannot (no tokens left, ring full, gate locked on a card).
@@ -445,7 +467,7 @@ func (s *Shoe) open(ctx context.Context, link Link, now time.Time) error {
 	first := s.conn == nil && s.connID == 0
 	if c != s.conn {
 		s.connID++
-		s.conn = c
+		s.setConn(c)
 		s.readers.Add(1)
 		go s.reader(c, s.connID)
 	}
@@ -492,7 +514,7 @@ func (s *Shoe) down(now time.Time, wait time.Duration, closeConn bool) {
 	s.reopenAt = now.Add(wait)
 	if closeConn && s.conn != nil && !isStreamConn(s.conn) {
 		s.conn.Close()
-		s.conn = nil
+		s.setConn(nil)
 	}
 }
 
