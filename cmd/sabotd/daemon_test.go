@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 )
@@ -186,7 +185,7 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 // publishes for the contract transcripts equal `sabot check`'s expected
 // lines; a restart continues the shoe mid-coup.
 func TestDaemonLinesShoe(t *testing.T) {
-	ptmx, tty, err := pty.Open()
+	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +274,7 @@ func TestDaemonRestartMidCoup(t *testing.T) {
 	toks := strings.Fields(stripComments(string(src)))
 	cut := len(toks) / 2 // in the middle of coup 2
 	run := func(part []string) *Main {
-		ptmx, tty, err := pty.Open()
+		ptmx, tty, err := openPTY(t)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +332,7 @@ func stripComments(s string) string {
 // pit's bets-closed command is clean, and the next coup, dealt while
 // betting is open again, raises early-draw on its cards.
 func TestDaemonBetsClosed(t *testing.T) {
-	ptmx, tty, err := pty.Open()
+	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
 	}

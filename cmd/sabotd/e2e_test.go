@@ -20,8 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -308,7 +306,7 @@ func TestE2ESamples(t *testing.T) {
 				words = append(words, "shoe")
 			}
 			table := "E2E-" + strings.ReplaceAll(strings.TrimSuffix(filepath.Base(file), ".shoe"), ".", "-")
-			ptmx, tty, err := pty.Open()
+			ptmx, tty, err := openPTY(t)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -437,7 +435,7 @@ func TestE2EBeetek(t *testing.T) {
 	if alarms == 0 || unreadable == 0 {
 		t.Fatalf("stream has %d alarms and %d unreadable reads", alarms, unreadable)
 	}
-	ptmx, tty, err := pty.Open()
+	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
 	}
