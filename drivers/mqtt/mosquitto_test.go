@@ -165,3 +165,19 @@ func TestMosquittoPublisherKill9(t *testing.T) {
 	publishEvents(t, p, events[last+1:], 0)
 	assertDelivery(t, sub, expectedIDs(t, events), 60*time.Second)
 }
+
+// MQTT over WebSocket (ws://) to Mosquitto's websockets listener.
+func TestMosquittoWebSocket(t *testing.T) {
+	wsPort := freePort(t)
+	m := newMosquitto(t, fmt.Sprintf("listener %%PORT%% 127.0.0.1\nallow_anonymous true\nlistener %d 127.0.0.1\nprotocol websockets\n", wsPort), "")
+	m.start()
+	sub := newSubscriber(t, m.url(), "scoreboard-ws", "sabot/T1", "sabot/T1/#", nil)
+	events := shoeEvents(t, "T1")[:40]
+	url := fmt.Sprintf("ws://127.0.0.1:%d/mqtt", wsPort)
+	p := startPublisher(t, testOptions("T1", t.TempDir(), url))
+	publishEvents(t, p, events, 0)
+	assertDelivery(t, sub, expectedIDs(t, events), 30*time.Second)
+	if st := p.Status(); st.Broker != url {
+		t.Fatalf("connected to %q, want %q", st.Broker, url)
+	}
+}

@@ -141,6 +141,17 @@ type Options struct {
 	Now func() time.Time
 }
 
+func redactURLs(urls []string) []string {
+	out := make([]string, len(urls))
+	for i, s := range urls {
+		if u, err := url.Parse(s); err == nil {
+			s = u.Redacted()
+		}
+		out[i] = s
+	}
+	return out
+}
+
 var tableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // LogValue implements slog.LogValuer, so logging Options never shows the
@@ -153,7 +164,7 @@ func (o Options) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("table", o.Table),
 		slog.String("topic_prefix", o.TopicPrefix),
-		slog.Any("brokers", o.Brokers),
+		slog.Any("brokers", redactURLs(o.Brokers)),
 		slog.String("client_id", o.ClientID),
 		slog.String("username", o.Username),
 		slog.String("password", pw),

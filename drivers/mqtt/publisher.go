@@ -30,6 +30,8 @@ type Publisher struct {
 	tls    *tls.Config
 	box    *outbox
 	bootID string
+	// brokersLog is Brokers with any password in a URL redacted.
+	brokersLog []string
 
 	notify chan struct{} // cap 1: new message queued or connected
 	cmds   chan paho.Message
@@ -91,6 +93,7 @@ func New(opts Options) (*Publisher, error) {
 		cmds:       make(chan paho.Message, 64),
 		recentCmds: map[string]bool{},
 	}
+	p.brokersLog = redactURLs(opts.Brokers)
 	box.onAppend = p.signal
 	return p, nil
 }
@@ -392,11 +395,11 @@ func (p *Publisher) connLoop(ctx context.Context) {
 		}
 		if err != nil {
 			p.mu.Lock()
-			p.lastErr = fmt.Errorf("mqtt: connect %v: %w", p.opts.Brokers, err)
+			p.lastErr = fmt.Errorf("mqtt: connect %v: %w", p.brokersLog, err)
 			p.attempts++
 			n := p.attempts
 			p.mu.Unlock()
-			p.opts.Logger.Warn("mqtt: cannot connect; will retry", "brokers", p.opts.Brokers, "username", p.opts.Username,
+			p.opts.Logger.Warn("mqtt: cannot connect; will retry", "brokers", p.brokersLog, "username", p.opts.Username,
 				"client_id", p.opts.ClientID, "err", err, "attempt", n, "retry_in", delay)
 			if !sleepCtx(ctx, delay) {
 				return

@@ -209,7 +209,7 @@ func TestOptionsErrors(t *testing.T) {
 		}
 	}
 	// The password never shows in logs of the options.
-	o := Options{Table: "T1", Username: "u", Password: "hunter2"}
+	o := Options{Table: "T1", Username: "u", Password: "hunter2", Brokers: []string{"tcp://u:hunter2@h:1883"}}
 	var b strings.Builder
 	logTo(&b).Info("options", "mqtt", o)
 	if strings.Contains(b.String(), "hunter2") || !strings.Contains(b.String(), "(set)") {
