@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// BenchmarkCardToDisplay measures what the main loop does between a card
+// event and the display frame being written, before the journal's fsync:
+// the table controller applies the card, the view is taken, and the board
+// composes the frame and renders it (fake MAX7219: the SPI bytes are
+// encoded and recorded). Target: well under 1 ms.
+func BenchmarkCardToDisplay(b *testing.B) {
+	src, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	toks, _ := tableau.ParseTranscript(bytes.NewReader(src), "clean")
+	cfg := DefaultConfig()
+	cfg.Table, cfg.Display.Kind = "B", "fake"
+	brd, err := board.Open(boardConfig(cfg), &board.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer brd.Close()
+	d := &daemon{board: brd, metrics: newMetrics(), log: slog.New(slog.DiscardHandler)}
+	newTbl := func() *tableau.Table {
+		t, err := newTable(cfg, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return t
+	}
+	tbl := newTbl()
+	var outs []tableau.Output
+	at := time.Now()
+	b.ReportAllocs()
+	i, seq := 0, uint64(0)
+	for b.Loop() {
+		if i == len(toks) {
+			i, tbl = 0, newTbl()
+		}
+		seq++
+		in := tableau.TokenInput(toks[i])
+		i++
+		outs = tbl.Apply(seq, at, in, outs[:0])
+		d.showView(tbl.View(), inputReq{in: in, recv: at})
+	}
+}
