@@ -418,6 +418,13 @@ func (t *Table) beginShoeIfNew(prevShoe int, seq uint64, at time.Time) {
 	if t.fold.Shoe() != t.curShoe {
 		t.prevShoe, t.prevID = t.curShoe, t.shoeID
 		t.curShoe = t.fold.Shoe()
+		// Output counters of shoes before the previous one are no longer
+		// needed (the previous shoe's may still get its closing alert).
+		for k := range t.counts {
+			if k.shoe < t.prevShoe {
+				delete(t.counts, k)
+			}
+		}
 		t.shoeID = shoeIDFor(seq, at)
 		t.inShoe = 0
 		clear(t.uids)

@@ -480,3 +480,31 @@ func TestTableAdvantage(t *testing.T) {
 		t.Fatalf("advantage alerts latched: %v", r.tb.Latched())
 	}
 }
+
+// TestTableLongRun deals many shoes through one Table, as a daemon does
+// over months: the per-shoe bookkeeping does not grow.
+func TestTableLongRun(t *testing.T) {
+	src, err := os.ReadFile("testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, _ := tableau.ParseTranscript(bytes.NewReader(src), "clean")
+	r := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Markers: true}})
+	var coups []int
+	for shoe := 0; shoe < 30; shoe++ {
+		for _, tok := range toks {
+			r.apply(tableau.TokenInput(tok))
+		}
+		r.apply(tableau.Input{Kind: tableau.InputShoe})
+		coups = append(coups, len(events(r.out)))
+		r.out = r.out[:0]
+	}
+	for i, n := range coups {
+		if n != coups[0] {
+			t.Fatalf("shoe %d gave %d events, shoe 1 gave %d", i+1, n, coups[0])
+		}
+	}
+	if n := tableau.TableCounters(r.tb); n > 3*len(toks) {
+		t.Fatalf("%d output counters kept after 30 shoes", n)
+	}
+}

@@ -218,7 +218,7 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 			return fmt.Errorf("journal: record %d: %w", r.Seq, err)
 		}
 		outs = d.table.Apply(r.Seq, r.Time, in, outs[:0])
-		if in.Ref != "" {
+		if in.Source == "shoe" && in.Ref != "" {
 			lastRef = in.Ref
 		}
 		view := d.table.View()
