@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"encoding/json"
+
 	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/drivers/journal"
+	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -52,4 +56,41 @@ func BenchmarkCardToDisplay(b *testing.B) {
 		outs = tbl.Apply(seq, at, in, outs[:0])
 		d.showView(tbl.View(), inputReq{in: in, recv: at})
 	}
+}
+
+// BenchmarkReplay is a restart's cost per journal record already published
+// (decode, table controller, message builder), over whole 8-deck shoes.
+func BenchmarkReplay(b *testing.B) {
+	src, _ := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	toks, _ := tableau.ParseTranscript(bytes.NewReader(src), "clean")
+	cfg := DefaultConfig()
+	cfg.Table = "B"
+	cfg.State.Dir = b.TempDir()
+	j, err := journal.Open(cfg.State.Dir, &journal.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var batch []journal.Entry
+	at := time.Now()
+	for len(batch) < 20000 {
+		for _, tok := range toks {
+			data, _ := json.Marshal(tableau.TokenInput(tok))
+			batch = append(batch, journal.Entry{Time: at, Data: data})
+		}
+	}
+	if _, err := j.AppendBatch(batch); err != nil {
+		b.Fatal(err)
+	}
+	j.SetMark(markPublished, uint64(len(batch)))
+	j.Flush()
+	for b.Loop() {
+		d := &daemon{cfg: cfg, journal: j, log: slog.New(slog.DiscardHandler), metrics: newMetrics()}
+		d.table, _ = newTable(cfg, nil)
+		d.builder = mqtt.NewBuilder(cfg.Table, d.table.Config().Fold.Rules)
+		if _, _, err := d.replay(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(batch)), "ns/record")
+	j.Close()
 }

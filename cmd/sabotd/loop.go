@@ -221,27 +221,56 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 		if in.Source == "shoe" && in.Ref != "" {
 			lastRef = in.Ref
 		}
-		view := d.table.View()
-		d.afterApply(in, outs, view, true)
-		msgs, err := messages(d.builder, outs, view, r.Seq, r.Time, r.Seq > mark)
-		if err != nil {
-			return err
-		}
-		if r.Seq > mark {
-			republish = append(republish, msgs...)
-		}
 		n++
+		if r.Seq > mark {
+			view := d.table.View()
+			d.afterApply(in, outs, view, true)
+			msgs, err := messages(d.builder, outs, view, r.Seq, r.Time, true)
+			if err != nil {
+				return err
+			}
+			republish = append(republish, msgs...)
+			return nil
+		}
+		// Already published: count it, and let the message builder see the
+		// coups and voids it keeps track of.
+		for i := range outs {
+			if k := outs[i].Kind; k == tableau.OutputCoup || k == tableau.OutputVoid {
+				if _, _, err := d.builder.Output(outs[i]); err != nil {
+					return err
+				}
+			}
+		}
+		d.countReplayed(outs)
 		return nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
+	v := d.table.View()
+	d.mu.Lock()
+	d.view = v
+	d.mu.Unlock()
+	d.metrics.latchedAlerts.Set(float64(len(v.Alerts)))
 	if n > 0 {
-		v := d.table.View()
 		d.log.Info("journal replayed", "records", n, "shoe", v.Shoe, "coup", v.Coup, "phase", v.Phase,
 			"republish", len(republish), "unacknowledged_alerts", len(v.Alerts))
 	}
 	return republish, lastRef, nil
+}
+
+// countReplayed counts replayed outputs in the metrics.
+func (d *daemon) countReplayed(outs []tableau.Output) {
+	for i := range outs {
+		switch o := &outs[i]; o.Kind {
+		case tableau.OutputCoup:
+			d.metrics.coups.WithLabelValues(o.Event.Coup.Winner.String()).Inc()
+		case tableau.OutputAlert:
+			d.metrics.alerts.WithLabelValues(string(o.Event.Alert.Code)).Inc()
+		case tableau.OutputVoid:
+			d.metrics.voids.Inc()
+		}
+	}
 }
 
 // parseRef parses an Input.Ref "boot:seq" (both decimal uint32).
