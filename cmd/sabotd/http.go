@@ -29,7 +29,6 @@ type metrics struct {
 	shoeOnline    prometheus.Gauge
 	latchedAlerts prometheus.Gauge
 	cardToDisplay prometheus.Histogram
-	cardToAck     prometheus.Histogram
 	backlog       prometheus.Gauge
 }
 
@@ -55,12 +54,9 @@ func newMetrics() *metrics {
 		cardToDisplay: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "sabot_card_to_display_seconds", Help: "Card event received to display frame written.", Buckets: lat,
 		}),
-		cardToAck: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "sabot_card_to_broker_ack_seconds", Help: "Card event received to the broker's PUBACK of its card message.", Buckets: lat,
-		}),
 		backlog: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sabot_outbox_backlog", Help: "MQTT messages waiting for a broker acknowledgement."}),
 	}
-	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.cardToAck, m.backlog)
+	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.backlog)
 	return m
 }
 
