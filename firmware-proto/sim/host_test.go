@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -457,5 +458,65 @@ func TestRunStopsWhileWriteBlocked(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("Run took %v to stop", el)
+	}
+}
+
+// TestHostRestart: the host stops after some events (closing its end); a
+// new host takes over on the next connection, either restoring the last
+// delivered sequence (as from a journal) or knowing nothing and learning the
+// shoe's last acknowledged event from its status HELLO. Between them, every
+// event is delivered exactly once.
+func TestHostRestart(t *testing.T) {
+	for _, restore := range []bool{true, false} {
+		t.Run(fmt.Sprintf("restore=%v", restore), func(t *testing.T) {
+			s, err := sim.New(sim.Options{Seed: 8, Decks: 1, RetransmitTimeout: 20 * time.Millisecond, ReopenDelay: 5 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			link := newPipeLink()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var first []fwproto.Frame
+			var boot, last uint32
+			hostB := &testHost{}
+			go func() {
+				// Host A: deliver 20 events, then close the connection.
+				c := <-link.hostEnds
+				var rcv fwproto.Receiver
+				d, e := fwproto.NewDecoder(c), fwproto.NewEncoder(c)
+				for len(first) < 20 {
+					f, err := d.Decode()
+					if err != nil {
+						continue
+					}
+					v := rcv.Receive(f)
+					if v.Action == fwproto.Deliver {
+						first = append(first, fwproto.Clone(f))
+						boot, last = f.Boot, f.Seq
+					}
+					if v.Reply.Msg != nil {
+						e.Encode(v.Reply)
+					}
+				}
+				c.Close()
+				if restore {
+					hostB.rcv.Restore(boot, last)
+				}
+				hostB.serve(ctx, link.hostEnds)
+			}()
+			if err := s.Run(ctx, link); err != nil {
+				t.Fatalf("%v: %+v, link opens %d, host B conns %d delivered %d", err, s.Stats(), link.opens, hostB.conns, len(hostB.events()))
+			}
+			all := append(first, hostB.events()...)
+			want := s.Events()
+			if len(all) != len(want) {
+				t.Fatalf("delivered %d+%d events, shoe created %d", len(first), len(hostB.events()), len(want))
+			}
+			for i := range want {
+				if !bytes.Equal(wire(t, all[i]), wire(t, want[i].Frame)) {
+					t.Fatalf("event %d: %v, want %v", i, all[i], want[i].Frame)
+				}
+			}
+		})
 	}
 }

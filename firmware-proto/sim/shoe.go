@@ -170,6 +170,7 @@ type Shoe struct {
 	rto            time.Duration
 	lastHeartbeat  time.Time
 	lastGoBack     time.Time
+	lastStatus     time.Time
 	conn           io.ReadWriteCloser // written under connMu (read by the AfterFunc in Run)
 	connMu         sync.Mutex
 	connID         int
@@ -521,14 +522,21 @@ func (s *Shoe) down(now time.Time, wait time.Duration, closeConn bool) {
 func isStreamConn(c io.ReadWriteCloser) bool { _, ok := c.(*streamConn); return ok }
 
 func (s *Shoe) handle(m inbound, now time.Time) {
-	if m.conn != s.connID || !s.up {
-		return // from a connection we closed, or while the cable is out
+	if m.conn != s.connID {
+		return // from a connection we closed
+	}
+	if !s.up && s.conn != nil && isStreamConn(s.conn) {
+		return // a pull simulated as silence: nothing arrives while the cable is out
 	}
 	if m.closed {
-		s.log.Info("sim: link lost", "err", m.err)
-		s.down(now, s.opts.ReopenDelay, true)
+		if s.up {
+			s.log.Info("sim: link lost", "err", m.err)
+			s.down(now, s.opts.ReopenDelay, true)
+		}
 		return
 	}
+	// Frames read before the link went down (a write failed) were
+	// received: acknowledgements among them count.
 	if m.err != nil {
 		s.count(func(st *Stats) { st.BadFrames++ })
 		s.log.Debug("sim: damaged frame from host", "err", m.err)
@@ -564,21 +572,33 @@ func (s *Shoe) handle(m inbound, now time.Time) {
 			s.log.Warn("sim: host refused an event", "boot", f.Boot, "seq", msg.Seq, "reason", msg.Reason)
 			return
 		}
-		if now.Sub(s.lastGoBack) < s.opts.RetransmitTimeout/4 {
-			return // already resending; ignore the echo of the same gap
-		}
+		i := -1
 		if msg.Seq == 0 {
-			s.goBack(0, now)
-			return
-		}
-		for i, e := range s.ring {
-			if e.boot == f.Boot && e.seq == msg.Seq {
-				s.goBack(i, now)
-				return
+			i = 0
+		} else {
+			for j, e := range s.ring {
+				if e.boot == f.Boot && e.seq == msg.Seq {
+					i = j
+					break
+				}
 			}
 		}
-		// Not held: the host lost track (it restarted, or missed HELLO).
-		s.sendStatus(now)
+		holdoff := s.opts.RetransmitTimeout / 4
+		if i < 0 {
+			// Not held: the host lost track (it restarted, or missed
+			// HELLO). Tell it what was acknowledged.
+			if now.Sub(s.lastStatus) >= holdoff {
+				s.lastStatus = now
+				s.sendStatus(now)
+			}
+			return
+		}
+		if now.Sub(s.lastGoBack) < holdoff {
+			return // already resending; ignore the echo of the same gap
+		}
+		if len(s.ring) > 0 {
+			s.goBack(i, now)
+		}
 	case *fwproto.Gate:
 		s.gate = msg.Lock
 		s.ackCommand(f)
