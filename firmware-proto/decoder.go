@@ -261,3 +261,34 @@ func Decode(b []byte) (Frame, error) {
 	}
 	return Clone(f), nil
 }
+
+// Feed is the push form of Decode, for callers that are handed bytes (a
+// serial driver's read loop) rather than an io.Reader: it consumes all of
+// p and calls fn for each frame completed (err nil) or damaged frame (err a
+// *FrameError), in order. A frame may span several calls. If fn returns an
+// error, Feed stops and returns it; the rest of p is dropped (a shoe
+// retransmits unacknowledged events). The Frame passed to fn is valid only
+// during the call. Use either Feed or Decode on a Decoder, not both; a
+// Decoder for Feed can be made with NewDecoder(nil).
+func (d *Decoder) Feed(p []byte, fn func(Frame, error) error) error {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, 0)
+		if i < 0 {
+			d.take(p)
+			return nil
+		}
+		d.take(p[:i])
+		p = p[i+1:]
+		d.off++
+		if d.encTotal == 0 {
+			d.start = d.off
+			continue
+		}
+		f, err := d.finish()
+		d.resetFrame()
+		if e := fn(f, err); e != nil {
+			return e
+		}
+	}
+	return nil
+}

@@ -247,3 +247,33 @@ func TestDecoderTransientReadError(t *testing.T) {
 		t.Fatalf("fourth: %v", err)
 	}
 }
+
+func TestFeedZeroAllocs(t *testing.T) {
+	w := mustFrame(t, Frame{Boot: 1, Seq: 1, Msg: &Card{Rank: 10, Suit: SuitHearts, UID: []byte{1, 2, 3, 4}}})
+	d := NewDecoder(nil)
+	n := 0
+	fn := func(f Frame, err error) error {
+		if err != nil || f.Type() != TypeCard {
+			t.Fatal(f, err)
+		}
+		n++
+		return nil
+	}
+	if a := testing.AllocsPerRun(1000, func() { d.Feed(w, fn) }); a != 0 {
+		t.Fatalf("%v allocations per fed frame, want 0", a)
+	}
+	if n < 1000 {
+		t.Fatalf("%d frames", n)
+	}
+}
+
+func BenchmarkFeedCard(b *testing.B) {
+	w := mustFrame(b, Frame{Boot: 0x5AB07001, Seq: 1234, Msg: &Card{Rank: 10, Suit: SuitHearts, Quality: 97, Clock: 65536}})
+	d := NewDecoder(nil)
+	fn := func(Frame, error) error { return nil }
+	b.SetBytes(int64(len(w)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Feed(w, fn)
+	}
+}

@@ -178,3 +178,51 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	r.b = r.b[k:]
 	return k, nil
 }
+
+// TestVectorsFeed pushes the vectors' stream through Feed in chunks of
+// every size from 1 to 40 bytes and checks each frame or error in order.
+func TestVectorsFeed(t *testing.T) {
+	vs := loadVectors(t)
+	var stream []byte
+	for _, v := range vs {
+		stream = append(stream, v.bytes(t)...)
+	}
+	for chunk := 1; chunk <= 40; chunk++ {
+		d := NewDecoder(nil)
+		i := 0
+		fn := func(f Frame, err error) error {
+			v := vs[i]
+			i++
+			if v.Error != "" {
+				if !errors.Is(err, errorKinds[v.Error]) {
+					t.Fatalf("chunk %d %s: got %v, want %s", chunk, v.Name, err, v.Error)
+				}
+				return nil
+			}
+			if err != nil {
+				t.Fatalf("chunk %d %s: %v", chunk, v.Name, err)
+			}
+			if got, want := canon(t, f), canon(t, v.frame(t)); got != want {
+				t.Fatalf("chunk %d %s: got %s want %s", chunk, v.Name, got, want)
+			}
+			return nil
+		}
+		for p := stream; len(p) > 0; {
+			n := min(chunk, len(p))
+			if err := d.Feed(p[:n], fn); err != nil {
+				t.Fatal(err)
+			}
+			p = p[n:]
+		}
+		if i != len(vs) || d.Offset() != int64(len(stream)) {
+			t.Fatalf("chunk %d: %d frames of %d, offset %d", chunk, i, len(vs), d.Offset())
+		}
+	}
+	// fn's error stops Feed.
+	stop := errors.New("stop")
+	n := 0
+	err := NewDecoder(nil).Feed(stream, func(Frame, error) error { n++; return stop })
+	if err != stop || n != 1 {
+		t.Fatalf("Feed after an fn error: %v, %d calls", err, n)
+	}
+}
