@@ -311,20 +311,47 @@ type TimeSync struct {
 	Ext    HexBytes `json:"ext,omitempty"`
 }
 
-func (*Hello) Type() Type          { return TypeHello }
-func (*Card) Type() Type           { return TypeCard }
+// Type returns TypeHello.
+func (*Hello) Type() Type { return TypeHello }
+
+// Type returns TypeCard.
+func (*Card) Type() Type { return TypeCard }
+
+// Type returns TypeCardUnreadable.
 func (*CardUnreadable) Type() Type { return TypeCardUnreadable }
-func (*Button) Type() Type         { return TypeButton }
-func (*CutCard) Type() Type        { return TypeCutCard }
-func (*ShoeState) Type() Type      { return TypeShoeState }
-func (*Alarm) Type() Type          { return TypeAlarm }
-func (*Heartbeat) Type() Type      { return TypeHeartbeat }
-func (*Ack) Type() Type            { return TypeAck }
-func (*Nak) Type() Type            { return TypeNak }
-func (*Gate) Type() Type           { return TypeGate }
-func (*Indicator) Type() Type      { return TypeIndicator }
-func (*StatusRequest) Type() Type  { return TypeStatusRequest }
-func (*TimeSync) Type() Type       { return TypeTimeSync }
+
+// Type returns TypeButton.
+func (*Button) Type() Type { return TypeButton }
+
+// Type returns TypeCutCard.
+func (*CutCard) Type() Type { return TypeCutCard }
+
+// Type returns TypeShoeState.
+func (*ShoeState) Type() Type { return TypeShoeState }
+
+// Type returns TypeAlarm.
+func (*Alarm) Type() Type { return TypeAlarm }
+
+// Type returns TypeHeartbeat.
+func (*Heartbeat) Type() Type { return TypeHeartbeat }
+
+// Type returns TypeAck.
+func (*Ack) Type() Type { return TypeAck }
+
+// Type returns TypeNak.
+func (*Nak) Type() Type { return TypeNak }
+
+// Type returns TypeGate.
+func (*Gate) Type() Type { return TypeGate }
+
+// Type returns TypeIndicator.
+func (*Indicator) Type() Type { return TypeIndicator }
+
+// Type returns TypeStatusRequest.
+func (*StatusRequest) Type() Type { return TypeStatusRequest }
+
+// Type returns TypeTimeSync.
+func (*TimeSync) Type() Type { return TypeTimeSync }
 
 // NewMessage returns a new zero message of type t, or nil for an unknown
 // type.
@@ -467,6 +494,7 @@ func (r *reader) rest() HexBytes {
 
 // ---- per-message payloads
 
+// AppendPayload appends the HELLO payload (PROTOCOL.md 3.1) to b.
 func (m *Hello) AppendPayload(b []byte) []byte {
 	b = append(b, m.Minor)
 	b = app16(b, uint16(m.Caps))
@@ -499,6 +527,7 @@ func (m *Hello) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the CARD payload (PROTOCOL.md 3.2) to b.
 func (m *Card) AppendPayload(b []byte) []byte {
 	b = append(b, m.Rank, uint8(m.Suit), m.Quality)
 	b = app32(b, m.Clock)
@@ -533,6 +562,7 @@ func (m *Card) decode(p []byte) error {
 	return nil
 }
 
+// AppendPayload appends the CARD_UNREADABLE payload (PROTOCOL.md 3.3) to b.
 func (m *CardUnreadable) AppendPayload(b []byte) []byte {
 	b = append(b, m.Reason)
 	b = app32(b, m.Clock)
@@ -550,6 +580,7 @@ func (m *CardUnreadable) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the BUTTON payload (PROTOCOL.md 3.4) to b.
 func (m *Button) AppendPayload(b []byte) []byte {
 	b = append(b, m.Button, m.Position)
 	b = app32(b, m.Clock)
@@ -565,6 +596,7 @@ func (m *Button) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the CUT_CARD payload (PROTOCOL.md 3.5) to b.
 func (m *CutCard) AppendPayload(b []byte) []byte { return append(app32(b, m.Clock), m.Ext...) }
 func (m *CutCard) check() error                  { return nil }
 func (m *CutCard) decode(p []byte) error {
@@ -574,6 +606,7 @@ func (m *CutCard) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the SHOE_STATE payload (PROTOCOL.md 3.6) to b.
 func (m *ShoeState) AppendPayload(b []byte) []byte {
 	b = append(b, uint8(m.Flags))
 	return append(app32(b, m.Clock), m.Ext...)
@@ -586,6 +619,7 @@ func (m *ShoeState) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the ALARM payload (PROTOCOL.md 3.7) to b.
 func (m *Alarm) AppendPayload(b []byte) []byte {
 	b = app16(b, m.Code)
 	b = app32(b, m.Clock)
@@ -601,6 +635,7 @@ func (m *Alarm) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the HEARTBEAT payload (PROTOCOL.md 3.8) to b.
 func (m *Heartbeat) AppendPayload(b []byte) []byte {
 	b = app32(b, m.Clock)
 	b = app32(b, m.LastSeq)
@@ -615,6 +650,7 @@ func (m *Heartbeat) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the ACK payload (PROTOCOL.md 3.9) to b.
 func (m *Ack) AppendPayload(b []byte) []byte { return append(app32(b, m.Seq), m.Ext...) }
 func (m *Ack) check() error                  { return nil }
 func (m *Ack) decode(p []byte) error {
@@ -624,6 +660,7 @@ func (m *Ack) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the NAK payload (PROTOCOL.md 3.10) to b.
 func (m *Nak) AppendPayload(b []byte) []byte {
 	b = app32(b, m.Seq)
 	b = append(b, m.Reason)
@@ -637,6 +674,7 @@ func (m *Nak) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the GATE payload (PROTOCOL.md 3.11) to b.
 func (m *Gate) AppendPayload(b []byte) []byte {
 	v := byte(0)
 	if m.Lock {
@@ -655,6 +693,7 @@ func (m *Gate) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the INDICATOR payload (PROTOCOL.md 3.12) to b.
 func (m *Indicator) AppendPayload(b []byte) []byte {
 	b = append(b, m.Lamps, m.Blink)
 	return append(app16(b, m.BeepMS), m.Ext...)
@@ -667,6 +706,7 @@ func (m *Indicator) decode(p []byte) error {
 	return r.err
 }
 
+// AppendPayload appends the STATUS_REQUEST payload (PROTOCOL.md 3.13) to b.
 func (m *StatusRequest) AppendPayload(b []byte) []byte { return append(b, m.Ext...) }
 func (m *StatusRequest) check() error                  { return nil }
 func (m *StatusRequest) decode(p []byte) error {
@@ -674,6 +714,7 @@ func (m *StatusRequest) decode(p []byte) error {
 	return nil
 }
 
+// AppendPayload appends the TIME_SYNC payload (PROTOCOL.md 3.14) to b.
 func (m *TimeSync) AppendPayload(b []byte) []byte {
 	return append(binary.LittleEndian.AppendUint64(b, uint64(m.UnixMS)), m.Ext...)
 }
