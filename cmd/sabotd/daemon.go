@@ -442,6 +442,11 @@ func (d *daemon) setGate(locked bool) {
 	if d.shoe == nil {
 		return
 	}
+	state := "unlocked"
+	if locked {
+		state = "locked"
+	}
+	d.metrics.gate.WithLabelValues(state).Inc()
 	if err := d.shoe.Gate(locked); err != nil && !errors.Is(err, shoe.ErrOffline) {
 		d.log.Warn("shoe gate", "locked", locked, "err", err)
 	}

@@ -30,6 +30,7 @@ type metrics struct {
 	latchedAlerts prometheus.Gauge
 	cardToDisplay prometheus.Histogram
 	backlog       prometheus.Gauge
+	gate          *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -54,9 +55,12 @@ func newMetrics() *metrics {
 		cardToDisplay: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "sabot_card_to_display_seconds", Help: "Card event received to display frame written.", Buckets: lat,
 		}),
+		gate: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sabot_gate_commands_total", Help: "Gate commands sent to the shoe, by state (locked, unlocked).",
+		}, []string{"state"}),
 		backlog: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sabot_outbox_backlog", Help: "MQTT messages waiting for a broker acknowledgement."}),
 	}
-	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.backlog)
+	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.backlog, m.gate)
 	return m
 }
 
