@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,5 +141,96 @@ func TestCCodecIncludes(t *testing.T) {
 				t.Errorf("%s uses %s", name, bad)
 			}
 		}
+	}
+}
+
+// TestCCodecDifferential feeds the same pseudo-random streams (valid
+// frames, frames with flipped bytes, cut frames, line noise) to the C and
+// Go decoders and checks they report exactly the same frames and errors.
+func TestCCodecDifferential(t *testing.T) {
+	bin := compileC(t, "test_vectors.c")
+	var frames [][]byte
+	for _, v := range loadVectors(t) {
+		frames = append(frames, v.bytes(t))
+	}
+	rng := rand.New(rand.NewPCG(2026, 11))
+	var in bytes.Buffer
+	var want []string
+	d := NewDecoder(nil)
+	for line := range 400 {
+		var p []byte
+		for range 1 + rng.IntN(4) {
+			f := append([]byte(nil), frames[rng.IntN(len(frames))]...)
+			switch rng.IntN(5) {
+			case 0: // flip bytes
+				for range 1 + rng.IntN(3) {
+					f[rng.IntN(len(f))] ^= byte(1 + rng.IntN(255))
+				}
+			case 1: // cut
+				f = f[:rng.IntN(len(f))]
+			case 2: // noise
+				f = make([]byte, rng.IntN(40))
+				for i := range f {
+					f[i] = byte(rng.IntN(256))
+				}
+			}
+			p = append(p, f...)
+		}
+		name := fmt.Sprintf("l%d", line)
+		fmt.Fprintf(&in, "%s %x\n", name, p)
+		n := 0
+		d.Feed(p, func(f Frame, err error) error {
+			n++
+			if err != nil {
+				kind := "?"
+				for k, e := range errorKinds {
+					if errors.Is(err, e) {
+						kind = k
+					}
+				}
+				want = append(want, name+" error "+kind)
+				return nil
+			}
+			pl := hex.EncodeToString(f.Msg.AppendPayload(nil))
+			if pl == "" {
+				pl = "-"
+			}
+			w, err := AppendFrame(nil, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, fmt.Sprintf("%s frame %d %d %d %s %x", name, f.Type(), f.Boot, f.Seq, pl, w))
+			return nil
+		})
+		if n == 0 {
+			want = append(want, name+" none")
+		}
+	}
+	path := filepath.Join(t.TempDir(), "stream.txt")
+	if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, path).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	nframes, errs := 0, 0
+	for i, w := range want {
+		if i >= len(lines) || lines[i] != w {
+			got := "(missing)"
+			if i < len(lines) {
+				got = lines[i]
+			}
+			t.Fatalf("line %d: C and Go differ:\n   C: %s\n  Go: %s", i, got, w)
+		}
+		if strings.Contains(w, " frame ") {
+			nframes++
+		} else if strings.Contains(w, " error ") {
+			errs++
+		}
+	}
+	if nframes < 100 || errs < 100 {
+		t.Fatalf("weak stream: %d frames, %d errors", nframes, errs)
 	}
 }
