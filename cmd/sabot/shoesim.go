@@ -76,6 +76,7 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoeSimConfig, error) {
 	fs.Float64Var(&cfg.opts.Rate, "rate", 0, "pace in `CARDS_PER_S`; 0 deals as fast as the host acknowledges")
 	faults := fs.String("faults", "", "faults to inject, `name=rate,...`: corrupt, drop, dup, split, pull, reboot, unreadable")
 	fs.BoolVar(&cfg.opts.UID, "uid", false, "send a 7-byte RFID UID with each card")
+	fs.BoolVar(&cfg.opts.BurnButton, "burn-button", false, "turn the burn-mode switch on for the burn of each shoe and off after it")
 	fs.DurationVar(&cfg.opts.PullTime, "pull-time", 500*time.Millisecond, "how long a simulated cable pull lasts")
 	fs.BoolVar(&cfg.verbose, "v", false, "log protocol activity to standard error")
 	if err := fs.Parse(args); err != nil {

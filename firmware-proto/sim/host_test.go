@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -518,5 +519,29 @@ func TestHostRestart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBurnButton(t *testing.T) {
+	toks, err := tableau.ParseTranscript(bytes.NewReader([]byte("shoe 2H 3C 4D | 5S 5H 2C 2D | shoe KD A 2 3 4 5 6 7 8 9 TS | 9S 9H 9C 9D |")), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, h, _ := runSim(t, sim.Options{Tokens: toks, Seed: 1, BurnButton: true}, nil, 10*time.Second)
+	checkExactlyOnce(t, s, h)
+	var got []string
+	for _, e := range h.events() {
+		switch m := e.Msg.(type) {
+		case *fwproto.Card:
+			got = append(got, tableau.Card{Rank: tableau.Rank(m.Rank), Suit: tableau.Suit(m.Suit)}.String())
+		case *fwproto.Button:
+			got = append(got, fmt.Sprintf("b%d=%d", m.Button, m.Position))
+		case *fwproto.ShoeState:
+			got = append(got, "shoe")
+		}
+	}
+	want := "shoe b2=1 2H 3C 4D b2=0 b1=1 5S 5H 2C 2D b1=1 shoe b2=1 KD A 2 3 4 5 6 7 8 9 TS b2=0 b1=1 9S 9H 9C 9D b1=1"
+	if g := strings.Join(got, " "); g != want {
+		t.Fatalf("events\n got %s\nwant %s", g, want)
 	}
 }

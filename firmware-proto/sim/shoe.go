@@ -106,6 +106,11 @@ type Options struct {
 	Model, Serial, Firmware string               // HELLO strings (defaults "SABOT-SIM", "SIM-<seed>", "sim-1")
 	Caps                    fwproto.Capabilities // default: suit, gate, buttons, display, cut card, persist
 	UID                     bool                 // send a 7-byte UID with each card (and set CapUID)
+	// BurnButton: turn the burn-mode switch on (BUTTON burn, position 1)
+	// right after each new shoe and off (position 0) after the last burn
+	// card (the first card plus as many as its value, ten for 10/J/Q/K).
+	// These two events have no transcript token (Event.Token -1).
+	BurnButton bool
 
 	Logger *slog.Logger // default: discard
 }
@@ -180,6 +185,9 @@ type Shoe struct {
 	quit           chan struct{}
 	readers        sync.WaitGroup
 	pendingToken   bool // a pull/reboot was already applied to the next card
+	burnFirst      bool // BurnButton: the next card is the burn card
+	burnLeft       int  // BurnButton: burn cards still to come after the burn card
+	burnOn         bool // BurnButton: the switch is on
 }
 
 type entry struct {
@@ -735,6 +743,10 @@ func (s *Shoe) deal(now time.Time) {
 	switch t.Kind {
 	case tableau.TokShoe:
 		s.event(now, &fwproto.ShoeState{Flags: fwproto.ShoeLoaded | fwproto.ShoeNew, Clock: clk}, i)
+		if s.opts.BurnButton {
+			s.event(now, &fwproto.Button{Button: fwproto.ButtonBurn, Position: 1, Clock: clk}, -1)
+			s.burnFirst, s.burnLeft, s.burnOn = true, 0, true
+		}
 	case tableau.TokMarker:
 		s.event(now, &fwproto.Button{Button: fwproto.ButtonCoup, Position: 1, Clock: clk}, i)
 	case tableau.TokVoid:
@@ -742,6 +754,7 @@ func (s *Shoe) deal(now time.Time) {
 	case tableau.TokCut:
 		s.event(now, &fwproto.CutCard{Clock: clk}, i)
 	case tableau.TokCard:
+		defer s.burnCount(now, t.Card)
 		if s.opts.Rate > 0 {
 			s.nextCardAt = now.Add(time.Duration(float64(time.Second) / s.opts.Rate))
 		}
@@ -760,6 +773,26 @@ func (s *Shoe) deal(now time.Time) {
 			Rank: uint8(t.Card.Rank), Suit: fwproto.Suit(t.Card.Suit),
 			Quality: uint8(90 + s.ids.IntN(11)), Clock: clk, UID: uid,
 		}, i)
+	}
+}
+
+// burnCount follows the burn after a card is dealt and turns the burn
+// switch off after its last card (Options.BurnButton).
+func (s *Shoe) burnCount(now time.Time, c tableau.Card) {
+	if !s.burnOn {
+		return
+	}
+	if s.burnFirst {
+		s.burnFirst = false
+		s.burnLeft = c.Value()
+		if s.burnLeft == 0 {
+			s.burnLeft = 10
+		}
+		return
+	}
+	if s.burnLeft--; s.burnLeft == 0 {
+		s.burnOn = false
+		s.event(now, &fwproto.Button{Button: fwproto.ButtonBurn, Position: 0, Clock: s.clock(now)}, -1)
 	}
 }
 
