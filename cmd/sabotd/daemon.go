@@ -395,8 +395,10 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 		err := s.Run(ctx, func(ev shoe.Event) error {
 			switch ev.Kind {
 			case shoe.KindOnline:
+				d.log.Info("shoe online", "device", d.cfg.Shoe.Device, "shoe", ev.String())
 				d.setShoeUp(true)
 			case shoe.KindOffline:
+				d.log.Info("shoe offline", "device", d.cfg.Shoe.Device, "reason", ev.Reason)
 				d.setShoeUp(false)
 			}
 			in, ok := shoeInput(ev)

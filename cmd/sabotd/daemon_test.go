@@ -14,6 +14,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // received collects the coup, alert and void payloads a subscriber gets,
@@ -152,6 +153,13 @@ func bootDaemon(t *testing.T, conf string) (*Main, *syncBuffer) {
 	return m, logs
 }
 
+// waitShoeOnline waits until the daemon's shoe link is up, so that bytes
+// written to the pty are not written before the port is opened.
+func waitShoeOnline(t *testing.T, m *Main) {
+	t.Helper()
+	waitFor(t, "the shoe online", 5*time.Second, func() bool { return m.d.health().ShoeOnline })
+}
+
 type syncBuffer struct {
 	mu sync.Mutex
 	bytes.Buffer
@@ -208,6 +216,7 @@ ack_key = "GPIO5"
 dir = %q
 `, tty.Name(), state)
 	m, logs := bootDaemon(t, conf)
+	waitShoeOnline(t, m)
 	r := newReceived()
 	subscribe(t, m.d.broker.URL(), "sabot/T-1", r)
 
@@ -272,8 +281,8 @@ func TestDaemonRestartMidCoup(t *testing.T) {
 	src, _ := os.ReadFile("../../tableau/testdata/contract/check-markers-errors.shoe")
 	want, _ := os.ReadFile("../../tableau/testdata/contract/check-markers-errors.expected.jsonl")
 	toks := strings.Fields(stripComments(string(src)))
-	cut := len(toks) / 2 // in the middle of coup 2
-	run := func(part []string) *Main {
+	cut := 13 // shoe, the burn, "|", coup 1, "|", and AH: the first card of coup 2
+	run := func(part []string, done func(v tableau.TableView) bool) *Main {
 		ptmx, tty, err := openPTY(t)
 		if err != nil {
 			t.Fatal(err)
@@ -290,24 +299,29 @@ kind = "fake"
 [state]
 dir = %q
 `, tty.Name(), b.URL(), state))
-		t.Cleanup(func() { t.Log(logs.String()) })
-		before := m.d.journal.Last()
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Log(logs.String())
+			}
+		})
+		waitShoeOnline(t, m)
 		for _, tok := range part {
 			fmt.Fprintf(ptmx, "%s\n", tok)
 		}
-		waitFor(t, "the inputs", 5*time.Second, func() bool {
-			// Journal records: the shoe's online event plus one per token.
-			return m.d.journal.Last() >= before+uint64(len(part))
-		})
+		waitFor(t, "the inputs", 5*time.Second, func() bool { return done(m.d.currentView()) })
 		return m
 	}
-	m := run(toks[:cut])
+	// Stop after the first card of coup 2.
+	m := run(toks[:cut], func(v tableau.TableView) bool { return v.Coup == 2 && v.Player.N == 1 })
 	mid := m.d.currentView()
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	m = run(toks[cut:])
+	m = run(toks[cut:], func(v tableau.TableView) bool { return v.Coup == 3 && v.Phase == "between" })
 	after := m.d.currentView()
+	if mid.Phase != "coup" || mid.Coup != 2 || len(mid.Player.Slice()) != 1 {
+		t.Fatalf("not stopped in the middle of coup 2: %+v", mid)
+	}
 	if mid.Shoe != 1 || after.Shoe != 1 || after.Coup != 3 {
 		t.Fatalf("shoe/coup mid %d/%d after %d/%d", mid.Shoe, mid.Coup, after.Shoe, after.Coup)
 	}
@@ -350,6 +364,7 @@ dir = %q
 [alerts]
 require_bets_closed = true
 `, tty.Name(), t.TempDir()))
+	waitShoeOnline(t, m)
 	r := newReceived()
 	sub := subscribe(t, m.d.broker.URL(), "sabot/T-3", r)
 	send := func(words string) {

@@ -182,6 +182,13 @@ func startSabotd(t *testing.T, conf string) *sabotdProc {
 	return p
 }
 
+// waitOnline waits until sabotd has the shoe's port open and online, so
+// that bytes written to a pty are not written before the port is opened.
+func (p *sabotdProc) waitOnline(t *testing.T) {
+	t.Helper()
+	waitFor(t, "the shoe online", 10*time.Second, func() bool { return strings.Contains(p.logs.String(), `"msg":"shoe online"`) })
+}
+
 func (p *sabotdProc) kill() {
 	select {
 	case <-p.done:
@@ -316,6 +323,7 @@ func TestE2ESamples(t *testing.T) {
 			subscribe(t, broker.url(), "sabot/"+table, r)
 			p := startSabotd(t, e2eConfig(table, tty.Name(), "lines", flags[3], broker.url(), t.TempDir(),
 				fmt.Sprintf("decks = %d", decks)))
+			p.waitOnline(t)
 			w := bufio.NewWriter(ptmx)
 			for _, word := range words {
 				fmt.Fprintf(w, "%s\n", word)
@@ -444,6 +452,7 @@ func TestE2EBeetek(t *testing.T) {
 	r := newReceived()
 	subscribe(t, broker.url(), "sabot/E2E-BT", r)
 	p := startSabotd(t, e2eConfig("E2E-BT", tty.Name(), "beetek", "auto", broker.url(), t.TempDir(), ""))
+	p.waitOnline(t)
 	// Split into pieces of 1–23 bytes, with the odd pause.
 	for i, n := 0, 0; i < len(stream); i += n {
 		n = min(1+(i*7)%23, len(stream)-i)
