@@ -3,6 +3,8 @@ package fwproto
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strings"
 	"io"
 	"testing"
 )
@@ -275,5 +277,28 @@ func BenchmarkFeedCard(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d.Feed(w, fn)
+	}
+}
+
+// TestFrameErrorMessage: errors say what went wrong and where (stream byte
+// offset, frame length, and the header when it is trustworthy).
+func TestFrameErrorMessage(t *testing.T) {
+	good := mustFrame(t, Frame{Boot: 0x11, Seq: 2, Msg: &CutCard{Clock: 3}})
+	bad := append([]byte(nil), good...)
+	bad[1] ^= 0x40 // the version byte (a data byte, not a COBS code)
+	raw := []byte{1, 0x7f, 0x44, 0x33, 0x22, 0x11, 9, 0, 0, 0, 0}
+	crc := CRC16(raw)
+	unknown := append(appendCOBS(nil, append(raw, byte(crc), byte(crc>>8))), 0)
+	d := NewDecoder(bytes.NewReader(append(append(append([]byte{}, good...), bad...), unknown...)))
+	d.Decode()
+	_, err := d.Decode()
+	want := fmt.Sprintf("fwproto: bad CRC at byte %d (%d bytes): frame says ", len(good), len(good)-1)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want prefix %q", err, want)
+	}
+	_, err = d.Decode()
+	want = fmt.Sprintf("fwproto: unknown message type at byte %d (%d bytes) TYPE_0x7f boot 0x11223344 seq 9: type byte 0x7f", 2*len(good), len(unknown)-1)
+	if err == nil || err.Error() != want {
+		t.Fatalf("got  %v\nwant %s", err, want)
 	}
 }
