@@ -22,7 +22,7 @@ type testPTY struct {
 
 func newPTY(t testing.TB) *testPTY {
 	t.Helper()
-	m, s, err := pty.Open()
+	m, s, err := openPTY()
 	if err != nil {
 		t.Fatalf("pty: %v", err)
 	}
@@ -39,11 +39,43 @@ func (p *testPTY) unplug() {
 	p.slave.Close()
 }
 
+// openPTY is pty.Open with the master made non-blocking, so that it is
+// served by Go's poller: creack/pty leaves it in blocking mode (it calls
+// Fd), and then Close cannot take effect while another goroutine is blocked
+// reading it — a "pulled cable" the other side would never notice.
+func openPTY() (master, slave *os.File, err error) {
+	m, s, err := pty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	fd, err := unix.Dup(int(m.Fd()))
+	m.Close()
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		s.Close()
+		return nil, nil, err
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), s, nil
+}
+
 func makeRaw(t testing.TB, fd int) {
 	t.Helper()
+	if err := rawMode(fd); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawMode puts the tty in raw mode (like cfmakeraw), so bytes pass
+// unchanged and nothing is echoed.
+func rawMode(fd int) error {
 	tio, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
-		t.Fatalf("tcgetattr: %v", err)
+		return err
 	}
 	tio.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
 	tio.Oflag &^= unix.OPOST
@@ -52,9 +84,7 @@ func makeRaw(t testing.TB, fd int) {
 	tio.Cflag |= unix.CS8
 	tio.Cc[unix.VMIN] = 1
 	tio.Cc[unix.VTIME] = 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, tio); err != nil {
-		t.Fatalf("tcsetattr: %v", err)
-	}
+	return unix.IoctlSetTermios(fd, unix.TCSETS, tio)
 }
 
 // symlinkTo points the stable name at the pty's device (replacing any old link).

@@ -1,0 +1,588 @@
+package shoe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	fwproto "github.com/sabot-table/sabot/firmware-proto"
+	"github.com/sabot-table/sabot/firmware-proto/sim"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// ptyLink is the virtual shoe's end of a USB serial adapter made of
+// pseudo-terminals: each Open plugs in a new pty and points the stable
+// symlink at it (as udev does for /dev/serial/by-id); Close, or the test's
+// pull, unplugs it: both ends close and the symlink goes.
+type ptyLink struct {
+	name string
+
+	mu     sync.Mutex
+	cur    *os.File // master of the plugged-in pty
+	slave  *os.File
+	out    bool // the cable is out: Open fails
+	opened int
+}
+
+func (l *ptyLink) Open(ctx context.Context) (io.ReadWriteCloser, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.out {
+		return nil, errors.New("test: the cable is out")
+	}
+	m, s, err := openPTY()
+	if err != nil {
+		return nil, err
+	}
+	if err := rawMode(int(s.Fd())); err != nil {
+		m.Close()
+		s.Close()
+		return nil, err
+	}
+	tmp := l.name + ".new"
+	os.Remove(tmp)
+	if err := os.Symlink(s.Name(), tmp); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, l.name); err != nil {
+		return nil, err
+	}
+	l.cur, l.slave = m, s
+	l.opened++
+	return &ptyConn{l: l, m: m, s: s}, nil
+}
+
+// pull unplugs the cable until plug is called.
+func (l *ptyLink) pull() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.out = true
+	l.unplugLocked(l.cur)
+}
+
+func (l *ptyLink) plug() {
+	l.mu.Lock()
+	l.out = false
+	l.mu.Unlock()
+}
+
+func (l *ptyLink) unplugLocked(m *os.File) {
+	if m == nil || m != l.cur {
+		return
+	}
+	os.Remove(l.name)
+	l.cur.Close()
+	l.slave.Close()
+	l.cur, l.slave = nil, nil
+}
+
+type ptyConn struct {
+	l    *ptyLink
+	m, s *os.File
+}
+
+func (c *ptyConn) Read(p []byte) (int, error)  { return c.m.Read(p) }
+func (c *ptyConn) Write(p []byte) (int, error) { return c.m.Write(p) }
+func (c *ptyConn) Close() error {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	c.l.unplugLocked(c.m)
+	return nil
+}
+
+// expectedEvents is what the host must deliver for a dealt transcript, in
+// the Event.String form (HELLO, online and offline excluded).
+func expectedEvents(toks []tableau.Token) []string {
+	var out []string
+	for _, t := range toks {
+		switch t.Kind {
+		case tableau.TokCard:
+			out = append(out, "card "+t.Card.String())
+		case tableau.TokMarker:
+			out = append(out, "button coup pressed")
+		case tableau.TokVoid:
+			out = append(out, "button void pressed")
+		case tableau.TokCut:
+			out = append(out, "cut-card")
+		case tableau.TokShoe:
+			out = append(out, "state loaded,new-shoe")
+		}
+	}
+	return out
+}
+
+// shoeEvents keeps the deal's events (not the link's) from what the host
+// delivered.
+func shoeEvents(evs []Event) []string {
+	var out []string
+	for _, ev := range evs {
+		switch ev.Kind {
+		case KindOnline, KindOffline:
+			continue
+		}
+		out = append(out, ev.String())
+	}
+	return out
+}
+
+func count(evs []Event, k Kind) int {
+	n := 0
+	for _, ev := range evs {
+		if ev.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// checkExactlyOnce compares delivered events with the deal, reporting the
+// first difference, and checks (boot, seq) never repeats or goes back.
+func checkExactlyOnce(t *testing.T, evs []Event, toks []tableau.Token) {
+	t.Helper()
+	got, want := shoeEvents(evs), expectedEvents(toks)
+	for i := 0; i < len(got) || i < len(want); i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Fatalf("event %d: got %q, want %q (%d delivered, %d dealt)", i, g, w, len(got), len(want))
+		}
+	}
+	seen := map[[2]uint32]bool{}
+	for _, ev := range evs {
+		if ev.Seq == 0 {
+			continue
+		}
+		k := [2]uint32{ev.BootID, ev.Seq}
+		if seen[k] {
+			t.Fatalf("(boot %#x, seq %d) delivered twice", ev.BootID, ev.Seq)
+		}
+		seen[k] = true
+	}
+	// Online and offline alternate.
+	state := 0
+	for _, ev := range evs {
+		switch ev.Kind {
+		case KindOnline:
+			if state == 1 {
+				t.Fatalf("online twice in a row")
+			}
+			state = 1
+		case KindOffline:
+			if state == -1 {
+				t.Fatalf("offline twice in a row")
+			}
+			state = -1
+		}
+	}
+}
+
+type simRun struct {
+	shoe *sim.Shoe
+	link *ptyLink
+	done chan struct{} // closed when Run returned
+	err  error
+}
+
+// startSim starts a virtual shoe on a pty behind a symlink.
+func startSim(t *testing.T, opts sim.Options) *simRun {
+	t.Helper()
+	vs, err := sim.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &simRun{shoe: vs, link: &ptyLink{name: symlinkPath(t)}, done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		r.err = vs.Run(ctx, r.link)
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-r.done
+	})
+	return r
+}
+
+// wait waits for the virtual shoe to have every event acknowledged.
+func (r *simRun) wait(t *testing.T, limit time.Duration) {
+	t.Helper()
+	select {
+	case <-r.done:
+		if r.err != nil {
+			t.Fatalf("virtual shoe: %v", r.err)
+		}
+	case <-time.After(limit):
+		t.Fatalf("virtual shoe not done after %v: %+v", limit, r.shoe.Stats())
+	}
+}
+
+func sabotOptions(path string) Options {
+	return Options{Path: path, Protocol: "sabot", ReadTimeout: 50 * time.Millisecond,
+		RetryMin: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond}
+}
+
+func TestSabotCleanShoe(t *testing.T) {
+	r := startSim(t, sim.Options{Seed: 1, Decks: 8})
+	s, rec, _ := startShoe(t, sabotOptions(r.link.name))
+	start := time.Now()
+	r.wait(t, 60*time.Second)
+	t.Logf("dealt in %v", time.Since(start))
+	evs := rec.events()
+	checkExactlyOnce(t, evs, r.shoe.Tokens())
+	for i := 1; i < len(evs); i++ {
+		if d := evs[i].Time.Sub(evs[i-1].Time); d > 100*time.Millisecond {
+			t.Logf("gap of %v before event %d %v", d, i, evs[i])
+		}
+	}
+	if n := count(evs, KindCard); n < 300 {
+		t.Fatalf("only %d cards in an 8-deck shoe", n)
+	}
+	var first Event // the first online (the first event may be offline: the pty was not there yet)
+	for _, ev := range evs {
+		if ev.Kind == KindOnline {
+			first = ev
+			break
+		}
+	}
+	if first.Kind != KindOnline || first.Info == nil || first.Info.Model != "SABOT-SIM" || first.Info.Serial != "SIM-1" ||
+		first.Info.Caps&CapGate == 0 || first.Info.BootID == 0 || first.Seq != 1 {
+		t.Errorf("first event %+v (info %+v)", first, first.Info)
+	}
+	for _, ev := range evs {
+		if ev.Kind == KindCard && (ev.Quality < 90 || ev.Quality > 100 || ev.BootID != first.Info.BootID || ev.Seq < 2) {
+			t.Fatalf("card event fields: %+v", ev)
+		}
+	}
+	if st := s.Stats(); st.Duplicates != 0 || st.BadFrames != 0 || st.Offline > 2 { // before the pty appeared, after the shoe finished
+		t.Errorf("clean run stats %+v", st)
+	}
+}
+
+func TestSabotFaultyLine(t *testing.T) {
+	r := startSim(t, sim.Options{Seed: 7, Decks: 8,
+		Faults: sim.Faults{Corrupt: 0.01, Drop: 0.005, Dup: 0.01, Split: 0.05}})
+	s, rec, _ := startShoe(t, sabotOptions(r.link.name))
+	r.wait(t, 120*time.Second)
+	checkExactlyOnce(t, rec.events(), r.shoe.Tokens())
+	vs := r.shoe.Stats()
+	if vs.CorruptBytes == 0 || vs.Dropped == 0 || vs.Duplicated == 0 || vs.Split == 0 {
+		t.Fatalf("faults not injected: %+v", vs)
+	}
+	st := s.Stats()
+	if st.BadFrames == 0 || st.Duplicates == 0 {
+		t.Errorf("host saw no damage: %+v", st)
+	}
+	t.Logf("virtual shoe %+v", vs)
+	t.Logf("host %+v", st)
+}
+
+// A cable pull in the middle of a coup: offline within 1 s, online again
+// after, every card once, in order.
+func TestSabotCablePull(t *testing.T) {
+	for _, out := range []time.Duration{2 * time.Second, 30 * time.Second} {
+		t.Run(out.String(), func(t *testing.T) {
+			if out > 10*time.Second && testing.Short() {
+				t.Skip("long pull skipped with -short")
+			}
+			t.Parallel()
+			r := startSim(t, sim.Options{Seed: 3, Decks: 2, Rate: 100})
+			_, rec, _ := startShoe(t, sabotOptions(r.link.name))
+			// Wait for the second card of coup 5: mid-coup.
+			coups, cards := 0, 0
+			for coups < 5 || cards < 2 {
+				ev := rec.next(t, 30*time.Second)
+				switch {
+				case ev.Kind == KindButton && ev.Button == ButtonCoup:
+					coups++
+					cards = 0
+				case ev.Kind == KindCard:
+					cards++
+				}
+			}
+			pulled := time.Now()
+			r.link.pull()
+			for {
+				ev := rec.next(t, 5*time.Second)
+				if ev.Kind == KindOffline {
+					if d := ev.Time.Sub(pulled); d > time.Second {
+						t.Errorf("offline %v after the pull, want ≤ 1 s", d)
+					}
+					break
+				}
+			}
+			time.Sleep(out)
+			r.link.plug()
+			r.wait(t, 60*time.Second)
+			evs := rec.events()
+			checkExactlyOnce(t, evs, r.shoe.Tokens())
+			if on := count(evs, KindOnline); on != 2 {
+				t.Errorf("%d online events, want 2", on)
+			}
+		})
+	}
+}
+
+// Reboots mid-shoe (new boot id, sequence restarts): nothing lost or
+// duplicated; each reboot shows as offline then online.
+func TestSabotReboot(t *testing.T) {
+	r := startSim(t, sim.Options{Seed: 7, Decks: 2, Faults: sim.Faults{Reboot: 0.02}})
+	_, rec, _ := startShoe(t, sabotOptions(r.link.name))
+	r.wait(t, 60*time.Second)
+	evs := rec.events()
+	checkExactlyOnce(t, evs, r.shoe.Tokens())
+	reboots := r.shoe.Stats().Reboots
+	if reboots == 0 {
+		t.Fatal("no reboot happened; pick another seed")
+	}
+	if off, on := count(evs, KindOffline), count(evs, KindOnline); off != reboots || on != reboots+1 {
+		t.Errorf("%d reboots gave %d offline and %d online events", reboots, off, on)
+	}
+	boots := map[uint32]bool{}
+	for _, ev := range evs {
+		if ev.Kind == KindOnline {
+			boots[ev.Info.BootID] = true
+		}
+		if ev.Kind == KindAlarm {
+			t.Errorf("alarm %v", ev)
+		}
+	}
+	if len(boots) != reboots+1 {
+		t.Errorf("%d boot ids online, want %d", len(boots), reboots+1)
+	}
+}
+
+// Heartbeat supervision: a shoe that falls silent (the port stays open) is
+// reported offline after the heartbeat timeout, and online when it talks
+// again.
+func TestSabotSilenceOffline(t *testing.T) {
+	p := newPTY(t)
+	vs, err := sim.New(sim.Options{Seed: 5, Decks: 1, Rate: 50, HeartbeatInterval: 50 * time.Millisecond,
+		PullTime: 600 * time.Millisecond, Faults: sim.Faults{Pull: 0.03}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- vs.Run(context.Background(), sim.Stream(p.master)) }()
+	opts := sabotOptions(p.dev)
+	opts.HeartbeatTimeout = 200 * time.Millisecond
+	_, rec, _ := startShoe(t, opts)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("virtual shoe not done")
+	}
+	evs := rec.events()
+	checkExactlyOnce(t, evs, vs.Tokens())
+	pulls := vs.Stats().Pulls
+	if pulls == 0 {
+		t.Fatal("no silence happened; pick another seed")
+	}
+	// Offline while the shoe was silent mid-deal, and online again when
+	// it spoke (pulls that follow each other closely make one silence;
+	// the shoe also falls silent when it has dealt everything).
+	midDeal := 0
+	for i, ev := range evs {
+		if ev.Kind != KindOffline {
+			continue
+		}
+		if !strings.Contains(ev.Reason, "heartbeats missed") {
+			t.Errorf("offline reason %q", ev.Reason)
+		}
+		if len(shoeEvents(evs[i:])) > 0 {
+			midDeal++
+		}
+	}
+	if midDeal == 0 || midDeal > pulls {
+		t.Errorf("%d silences gave %d offline events mid-deal", pulls, midDeal)
+	}
+}
+
+// A shoe that never answers: offline is reported once; the link keeps
+// asking (STATUS_REQUEST) at a bounded rate and does not spin.
+func TestSabotSilentShoeNoBusyLoop(t *testing.T) {
+	p := newPTY(t)
+	co := &countingOpen{open: OpenSerial}
+	opts := sabotOptions(p.dev)
+	opts.HeartbeatTimeout = 300 * time.Millisecond
+	opts.Open = co.Open
+	s, rec, _ := startShoe(t, opts)
+	ev := rec.next(t, 5*time.Second)
+	if ev.Kind != KindOffline || !strings.Contains(ev.Reason, "no HELLO") {
+		t.Fatalf("got %v, want offline (no HELLO)", ev)
+	}
+	_, _, r0 := co.counts()
+	time.Sleep(time.Second)
+	_, _, r1 := co.counts()
+	if n := r1 - r0; n < 5 || n > 30 {
+		t.Errorf("%d reads in 1 s of silence with a 50 ms timeout; want about 20", n)
+	}
+	// What the host sent: STATUS_REQUESTs, about one per 100 ms.
+	buf := make([]byte, 4096)
+	p.master.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	n, _ := p.master.Read(buf)
+	dec := fwproto.NewDecoder(strings.NewReader(string(buf[:n])))
+	reqs := 0
+	for {
+		f, err := dec.Decode()
+		if err != nil {
+			break
+		}
+		if f.Type() != fwproto.TypeStatusRequest {
+			t.Errorf("host sent %v", f)
+		}
+		reqs++
+	}
+	if reqs < 5 || reqs > 30 {
+		t.Errorf("%d STATUS_REQUESTs in about 1.3 s; want about one per 100 ms", reqs)
+	}
+	select {
+	case ev := <-rec.ch:
+		t.Errorf("unexpected event %v", ev)
+	default:
+	}
+	if st := s.Stats(); st.Offline != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// GATE and INDICATOR reach the shoe, are acknowledged, and the gate holds
+// the next card until it is unlocked.
+func TestSabotGateIndicator(t *testing.T) {
+	r := startSim(t, sim.Options{Seed: 2, Decks: 1, Rate: 200})
+	s, err := New(Options{Path: r.link.name, ReadTimeout: 50 * time.Millisecond, RetryMin: 20 * time.Millisecond, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Gate(false); !errors.Is(err, ErrOffline) {
+		t.Errorf("Gate before connecting: %v, want ErrOffline", err)
+	}
+	type got struct {
+		ev    Event
+		cards int
+		gate  error
+	}
+	ch := make(chan got, 1000)
+	cards := 0
+	go s.Run(context.Background(), func(ev Event) error {
+		if ev.Kind == KindCard {
+			cards++
+		}
+		g := got{ev: ev, cards: cards}
+		if ev.Kind == KindCard && cards == 10 {
+			// From inside the handler, as the controller does.
+			g.gate = s.Gate(true)
+		}
+		ch <- g
+		return nil
+	})
+	for {
+		g := <-ch
+		if g.ev.Kind == KindCard && g.cards >= 10 {
+			if g.gate != nil {
+				t.Fatalf("Gate: %v", g.gate)
+			}
+			break
+		}
+	}
+	// The gate is locked: within a few card times at most one more card
+	// (already drawn when GATE arrived) comes.
+	deadline := time.After(500 * time.Millisecond)
+	more := 0
+wait:
+	for {
+		select {
+		case g := <-ch:
+			if g.ev.Kind == KindCard {
+				more++
+			}
+		case <-deadline:
+			break wait
+		}
+	}
+	if more > 1 {
+		t.Errorf("%d cards drawn through a locked gate", more)
+	}
+	if !r.shoe.Stats().GateLocked {
+		t.Errorf("virtual shoe gate not locked")
+	}
+	if err := s.Indicator(Indicator{Lamps: 3, Blink: 1, BeepMs: 250}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Gate(false); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t, 30*time.Second)
+	if ind := r.shoe.Stats().Indicator; ind.Lamps != 3 || ind.Blink != 1 || ind.BeepMS != 250 {
+		t.Errorf("indicator at the shoe %+v", ind)
+	}
+	if r.shoe.Stats().GateLocked {
+		t.Errorf("gate still locked")
+	}
+}
+
+// Resume: a host restarted with the last delivered (boot, seq) from its
+// journal does not deliver that event or earlier ones again.
+func TestSabotResume(t *testing.T) {
+	s := NewSabot(ProtocolConfig{Logger: quietLogger(), Resume: Position{BootID: 0xB00F, Seq: 5}})
+	out := &captureSender{}
+	var got []string
+	emit := func(ev Event) error { got = append(got, fmt.Sprintf("%v seq %d", ev, ev.Seq)); return nil }
+	now := time.Now()
+	if err := s.Connect(out, now, emit); err != nil {
+		t.Fatal(err)
+	}
+	var wire []byte
+	for seq := uint32(4); seq <= 7; seq++ {
+		wire, _ = fwproto.AppendFrame(wire, fwproto.Frame{Boot: 0xB00F, Seq: seq, Msg: &fwproto.Card{Rank: uint8(seq), Suit: 1, Quality: 99}})
+	}
+	if err := s.Feed(wire, now, emit); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "card 6S seq 6,card 7S seq 7" {
+		t.Errorf("delivered %q", got)
+	}
+}
+
+type captureSender struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (c *captureSender) Send(p []byte) error {
+	c.mu.Lock()
+	c.buf = append(c.buf, p...)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *captureSender) frames(t testing.TB) []fwproto.Frame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dec := fwproto.NewDecoder(strings.NewReader(string(c.buf)))
+	var out []fwproto.Frame
+	for {
+		f, err := dec.Decode()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("host sent a bad frame: %v", err)
+		}
+		out = append(out, fwproto.Clone(f))
+	}
+}
