@@ -298,33 +298,60 @@ func hexBytes(s string) string {
 }
 
 // parseBeetekCard parses "4S", "S4", "10H", "H10", "TH", "HT", "4" (rank
-// only), case-insensitively.
+// only), case-insensitively, without allocating.
 func parseBeetekCard(s []byte) (tableau.Card, bool) {
 	if len(s) == 0 || len(s) > 3 {
 		return tableau.Card{}, false
 	}
-	if len(s) >= 2 && suitLetter(s[0]) && !suitLetter(s[len(s)-1]) {
-		// Suit first: move it to the end.
-		var buf [3]byte
-		n := copy(buf[:], s[1:])
-		buf[n] = s[0]
-		s = buf[:n+1]
-		return parseCardBytes(s)
+	var c tableau.Card
+	if suit := suitOf(s[0]); suit != tableau.SuitUnknown && len(s) >= 2 {
+		c.Suit = suit // suit first
+		s = s[1:]
+	} else if suit := suitOf(s[len(s)-1]); suit != tableau.SuitUnknown && len(s) >= 2 {
+		c.Suit = suit // rank first
+		s = s[:len(s)-1]
 	}
-	return parseCardBytes(s)
+	switch {
+	case len(s) == 2 && s[0] == '1' && s[1] == '0':
+		c.Rank = tableau.Rank10
+	case len(s) == 1:
+		c.Rank = rankOf(s[0])
+	}
+	return c, c.Rank.Valid()
 }
 
-func parseCardBytes(s []byte) (tableau.Card, bool) {
-	c, err := tableau.ParseCard(string(s))
-	return c, err == nil
+func suitOf(b byte) tableau.Suit {
+	switch b | 0x20 {
+	case 's':
+		return tableau.Spades
+	case 'h':
+		return tableau.Hearts
+	case 'd':
+		return tableau.Diamonds
+	case 'c':
+		return tableau.Clubs
+	}
+	return tableau.SuitUnknown
 }
 
-func suitLetter(c byte) bool {
-	switch c | 0x20 {
-	case 's', 'h', 'd', 'c':
-		return true
+func rankOf(b byte) tableau.Rank {
+	switch {
+	case b >= '2' && b <= '9':
+		return tableau.Rank(b - '0')
 	}
-	return false
+	switch b | 0x20 {
+	case 'a':
+		return tableau.RankAce
+	case 't':
+		return tableau.Rank10
+	case 'j':
+		return tableau.RankJack
+	case 'q':
+		return tableau.RankQueen
+	case 'k':
+		return tableau.RankKing
+	}
+	return 0
 }
 
 // looksLikeCode reports whether s is an alarm code such as "E3", "E12" or
@@ -371,6 +398,17 @@ func equalFold(b []byte, s string) bool {
 	return len(b) == len(s) && strings.EqualFold(string(b), s)
 }
 
+// containsFold reports whether b contains sub (lower-case ASCII),
+// ignoring ASCII case.
 func containsFold(b []byte, sub string) bool {
-	return strings.Contains(strings.ToLower(string(b)), sub)
+	for i := 0; i+len(sub) <= len(b); i++ {
+		j := 0
+		for j < len(sub) && b[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -76,7 +76,7 @@ type Sabot struct {
 	lastNak   time.Time
 	lastNakOf [2]uint32 // reason, sequence of the last NAK sent
 	missing   bool      // the shoe has sent events we have not got yet
-	burn      bool // the shoe's burn-mode switch is on
+	burn      bool      // the shoe's burn-mode switch is on
 	infoBoot  uint32
 	info      *Info
 	reported  bool // KindOffline reported for the current silence

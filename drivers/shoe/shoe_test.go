@@ -68,7 +68,7 @@ func TestShoeLinesOverPTY(t *testing.T) {
 	p.master.Write([]byte("cut\nvoid\n?\nshoe\nbogus\n7"))
 	p.master.Write([]byte("\n"))
 	for _, want := range []string{"card 4S", "card TH", "button coup pressed", "cut-card", "button void pressed", "unreadable", "button new-shoe pressed", "card 7"} {
-		rec.expect(t, want, 5*time.Second)
+		rec.expectSkippingLink(t, want, 5*time.Second)
 	}
 	if st := s.Stats(); st.Unknown != 1 || st.Opens != 1 || st.Events != 9 {
 		t.Errorf("stats %+v", st)
@@ -91,7 +91,7 @@ func TestShoeUnplugReplug(t *testing.T) {
 		RetryMin: 20 * time.Millisecond, RetryMax: 160 * time.Millisecond, Open: co.Open})
 	rec.expect(t, "online", 5*time.Second)
 	p.master.Write([]byte("AS\n"))
-	rec.expect(t, "card AS", 5*time.Second)
+	rec.expectSkippingLink(t, "card AS", 5*time.Second)
 
 	pulled := time.Now()
 	p.unplug()
@@ -118,11 +118,12 @@ func TestShoeUnplugReplug(t *testing.T) {
 	symlinkTo(t, name, q.dev)
 	rec.expect(t, "online", 5*time.Second)
 	q.master.Write([]byte("2D\n"))
-	rec.expect(t, "card 2D", 5*time.Second)
-	select {
-	case ev := <-rec.ch:
-		t.Fatalf("unexpected event %v", ev)
-	default:
+	rec.expectSkippingLink(t, "card 2D", 5*time.Second)
+	time.Sleep(100 * time.Millisecond)
+	for len(rec.ch) > 0 {
+		if ev := <-rec.ch; ev.Kind != KindOnline && ev.Kind != KindOffline {
+			t.Fatalf("unexpected event %v", ev)
+		}
 	}
 }
 
@@ -141,7 +142,7 @@ func TestShoeMissingAtStart(t *testing.T) {
 	symlinkTo(t, name, p.dev)
 	rec.expect(t, "online", 5*time.Second)
 	p.master.Write([]byte(" [Game]<Card:S4> "))
-	rec.expect(t, "card 4S", 5*time.Second)
+	rec.expectSkippingLink(t, "card 4S", 5*time.Second)
 }
 
 // A second sabotd on the same shoe: Run fails at once with ErrBusy.
