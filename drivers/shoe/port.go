@@ -239,8 +239,3 @@ func describePath(path string) string {
 	}
 	return path
 }
-
-// isNotExist reports whether an open error means the device is absent.
-func isNotExist(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENODEV) || errors.Is(err, unix.ENXIO) || errors.Is(err, os.ErrNotExist)
-}

@@ -570,6 +570,20 @@ func TestSabotResume(t *testing.T) {
 	if strings.Join(got, ",") != "card 6S seq 6,card 7S seq 7" {
 		t.Errorf("delivered %q", got)
 	}
+	// What the host answered: STATUS_REQUEST on connect, the duplicates 4
+	// and 5 acknowledged again (cumulatively, up to 5), then 6 and 7.
+	var sent []string
+	for _, f := range out.frames(t) {
+		switch m := f.Msg.(type) {
+		case *fwproto.Ack:
+			sent = append(sent, fmt.Sprintf("ACK %#x %d", f.Boot, m.Seq))
+		default:
+			sent = append(sent, f.Type().String())
+		}
+	}
+	if want := "STATUS_REQUEST,ACK 0xb00f 5,ACK 0xb00f 5,ACK 0xb00f 6,ACK 0xb00f 7"; strings.Join(sent, ",") != want {
+		t.Errorf("host sent %q, want %q", sent, want)
+	}
 }
 
 type captureSender struct {
@@ -599,4 +613,127 @@ func (c *captureSender) frames(t testing.TB) []fwproto.Frame {
 		}
 		out = append(out, fwproto.Clone(f))
 	}
+}
+
+// simEvents is what the host must deliver, from the frames the virtual
+// shoe created (HELLOs excluded), in Event.String form.
+func simEvents(t *testing.T, evs []sim.Event) []string {
+	t.Helper()
+	var out []string
+	for _, e := range evs {
+		switch m := e.Frame.Msg.(type) {
+		case *fwproto.Hello:
+		case *fwproto.Card:
+			out = append(out, "card "+tableau.Card{Rank: tableau.Rank(m.Rank), Suit: tableau.Suit(m.Suit)}.String())
+		case *fwproto.CardUnreadable:
+			out = append(out, "unreadable")
+		case *fwproto.Button:
+			out = append(out, map[uint8]string{fwproto.ButtonCoup: "button coup pressed", fwproto.ButtonSupervisor: "button void pressed"}[m.Button])
+		case *fwproto.CutCard:
+			out = append(out, "cut-card")
+		case *fwproto.ShoeState:
+			out = append(out, "state "+State(m.Flags).String())
+		default:
+			t.Fatalf("unexpected frame from the virtual shoe: %v", e.Frame)
+		}
+	}
+	return out
+}
+
+// Everything at once, through the virtual shoe's own pty link (as `sabot
+// shoe-sim` runs it): cable pulls and reboots at random cards, unreadable
+// cards, corrupted bytes, split frames, two shoes.
+func TestSabotChaosSimPTY(t *testing.T) {
+	t.Parallel()
+	vs, err := sim.New(sim.Options{Seed: 21, Decks: 1, Shoes: 2, PullTime: 300 * time.Millisecond, UID: true,
+		Faults: sim.Faults{Pull: 0.02, Reboot: 0.01, Unreadable: 0.05, Corrupt: 0.002, Split: 0.05, Dup: 0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := symlinkPath(t)
+	link := sim.NewPTY(name)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- vs.Run(ctx, link) }()
+	_, rec, _ := startShoe(t, sabotOptions(name))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatalf("virtual shoe not done: %+v", vs.Stats())
+	}
+	evs := rec.events()
+	got, want := shoeEvents(evs), simEvents(t, vs.Events())
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("event %d: got %q, want %q", i, got[i], want[i])
+			}
+		}
+		t.Fatalf("%d events delivered, %d created", len(got), len(want))
+	}
+	st := vs.Stats()
+	if st.Pulls == 0 || st.Reboots == 0 || st.Unreadable == 0 {
+		t.Fatalf("faults not exercised: %+v", st)
+	}
+	// Each time the shoe unplugged the pty (pulls during a pull merge into
+	// one), the host reported it offline.
+	if off := count(evs, KindOffline); off < st.Reopens || off == 0 {
+		t.Errorf("%d reconnections but %d offline events", st.Reopens, off)
+	}
+	for _, ev := range evs {
+		if ev.Kind == KindCard && len(ev.Card.UID) != 14 {
+			t.Fatalf("card without its 7-byte UID: %+v", ev)
+		}
+	}
+	t.Logf("virtual shoe %+v", st)
+}
+
+// The host side never panics on any byte stream, and how the bytes are
+// split across reads does not change what it delivers or answers.
+func FuzzSabotFeed(f *testing.F) {
+	var seed []byte
+	seed, _ = fwproto.AppendFrame(seed, fwproto.Frame{Boot: 9, Seq: 1, Msg: &fwproto.Hello{Caps: fwproto.CapGate, Model: "F"}})
+	seed, _ = fwproto.AppendFrame(seed, fwproto.Frame{Boot: 9, Seq: 2, Msg: &fwproto.Card{Rank: 12, Suit: 2, Quality: 90}})
+	seed, _ = fwproto.AppendFrame(seed, fwproto.Frame{Boot: 9, Seq: 2, Msg: &fwproto.Card{Rank: 12, Suit: 2, Quality: 90}})
+	seed, _ = fwproto.AppendFrame(seed, fwproto.Frame{Boot: 9, Seq: 4, Msg: &fwproto.CutCard{}})
+	seed, _ = fwproto.AppendFrame(seed, fwproto.Frame{Boot: 9, Msg: &fwproto.Heartbeat{LastSeq: 4, Unacked: 1}})
+	f.Add(seed, uint8(5))
+	f.Add(append([]byte{1, 2, 3, 0, 0xff}, seed[3:]...), uint8(1))
+	f.Fuzz(func(t *testing.T, in []byte, split uint8) {
+		run := func(chunks [][]byte) ([]string, []byte) {
+			s := NewSabot(ProtocolConfig{Logger: quietLogger()})
+			out := &captureSender{}
+			var got []string
+			emit := func(ev Event) error {
+				got = append(got, fmt.Sprintf("%v %d %d", ev, ev.BootID, ev.Seq))
+				return nil
+			}
+			now := time.Unix(100, 0)
+			if err := s.Connect(out, now, emit); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range chunks {
+				if err := s.Feed(c, now, emit); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return got, out.buf
+		}
+		whole, wholeOut := run([][]byte{in})
+		parts, partsOut := run(splitEvery(in, int(split)%17+1))
+		if strings.Join(whole, "\n") != strings.Join(parts, "\n") || string(wholeOut) != string(partsOut) {
+			t.Fatalf("split reads change the result:\n%q\n%q", whole, parts)
+		}
+		seen := map[string]bool{}
+		for _, e := range whole {
+			if !strings.HasSuffix(e, " 0 0") && seen[e] {
+				t.Fatalf("delivered twice: %s", e)
+			}
+			seen[e] = true
+		}
+	})
 }
