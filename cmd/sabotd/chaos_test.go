@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/firmware-proto/sim"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// persistentSubscriber subscribes with a persistent session (clean session
+// off, QoS 1), so the broker keeps what it owes the subscriber across the
+// subscriber's and (with persistence) the broker's restarts.
+func persistentSubscriber(t *testing.T, url, prefix string, r *received, onCard func(map[string]any, time.Time)) paho.Client {
+	t.Helper()
+	o := paho.NewClientOptions().AddBroker(url).SetClientID("chaos-sub").SetCleanSession(false).
+		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
+		SetMaxReconnectInterval(200 * time.Millisecond).SetOrderMatters(true)
+	handler := func(_ paho.Client, m paho.Message) {
+		now := time.Now()
+		if err := r.handle(m.Topic(), m.Payload()); err != nil {
+			t.Errorf("bad payload on %s: %v", m.Topic(), err)
+		}
+		if onCard != nil && strings.HasSuffix(m.Topic(), "/card") {
+			var p map[string]any
+			json.Unmarshal(m.Payload(), &p)
+			onCard(p, now)
+		}
+	}
+	o.SetDefaultPublishHandler(handler)
+	o.SetOnConnectHandler(func(c paho.Client) { c.Subscribe(prefix+"/#", 1, handler) })
+	c := paho.NewClient(o)
+	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscriber connect: %v", tok.Error())
+	}
+	t.Cleanup(func() { c.Disconnect(100) })
+	return c
+}
+
+// projected renders each event as the keys of the matching expected line,
+// so received events compare with `sabot check` lines as sorted sets.
+func projectedSet(t *testing.T, got []map[string]any, wantJSONL string) (g, w []string) {
+	t.Helper()
+	var want []map[string]any
+	keys := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(wantJSONL), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, m)
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	project := func(m map[string]any) string {
+		p := map[string]any{}
+		for k := range keys {
+			if v, ok := m[k]; ok {
+				p[k] = v
+			}
+		}
+		return canonical(p)
+	}
+	for _, m := range want {
+		w = append(w, project(m))
+	}
+	for _, m := range got {
+		g = append(g, project(m))
+	}
+	sort.Strings(g)
+	sort.Strings(w)
+	return g, w
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(p * float64(len(s)-1))
+	return s[i]
+}
+
+var httpAddrRE = regexp.MustCompile(`"msg":"http listening","addr":"([^"]+)"`)
+
+// metricsOf reads the daemon's /metrics.
+func metricsOf(t *testing.T, p *sabotdProc) string {
+	t.Helper()
+	m := httpAddrRE.FindStringSubmatch(p.logs.String())
+	if m == nil {
+		t.Fatalf("no http address in the log")
+	}
+	resp, err := http.Get("http://" + m[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	return b.String()
+}
+
+// histogramQuantile estimates a quantile from a Prometheus histogram's
+// cumulative buckets (the upper bound of the bucket it falls in).
+func histogramQuantile(metrics, name string, q float64) (string, float64) {
+	re := regexp.MustCompile(name + `_bucket\{le="([^"]+)"\} (\d+)`)
+	var les []string
+	var counts []float64
+	for _, m := range re.FindAllStringSubmatch(metrics, -1) {
+		c, _ := strconv.ParseFloat(m[2], 64)
+		les, counts = append(les, m[1]), append(counts, c)
+	}
+	if len(counts) == 0 || counts[len(counts)-1] == 0 {
+		return "", 0
+	}
+	total := counts[len(counts)-1]
+	for i, c := range counts {
+		if c >= q*total {
+			return "≤" + les[i] + "s", total
+		}
+	}
+	return "+Inf", total
+}
+
+// procStat returns a process's user+system CPU time and resident set size.
+func procStat(t *testing.T, pid int) (cpu time.Duration, rssKiB int) {
+	t.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+	ut, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	cpu = time.Duration(ut+st) * time.Second / 100 // USER_HZ
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	sc := bufio.NewScanner(bytes.NewReader(status))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			rssKiB, _ = strconv.Atoi(strings.Fields(v)[0])
+		}
+	}
+	return cpu, rssKiB
+}
+
+// shoeSim is a `sabot shoe-sim --link` process: the virtual shoe on a
+// pseudo-terminal whose device is reached through a symbolic link.
+type shoeSim struct {
+	cmd  *exec.Cmd
+	link string
+	out  *syncBuffer
+	done chan error
+}
+
+func startShoeSim(t *testing.T, transcript string, args ...string) *shoeSim {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "shoe.txt")
+	if err := os.WriteFile(file, []byte(transcript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &shoeSim{link: filepath.Join(dir, "sabot-shoe"), out: &syncBuffer{}, done: make(chan error, 1)}
+	s.cmd = exec.Command(filepath.Join(binaries(t), "sabot"),
+		append([]string{"shoe-sim", "--link", s.link, "--transcript", file}, args...)...)
+	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		s.cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("shoe-sim output:\n%s", s.out.String())
+		}
+	})
+	waitFor(t, "the shoe-sim link", 10*time.Second, func() bool { _, err := os.Stat(s.link); return err == nil })
+	return s
+}
+
+// wait waits for shoe-sim to exit (0: every event acknowledged by sabotd).
+func (s *shoeSim) wait(t *testing.T, d time.Duration) {
+	t.Helper()
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("sabot shoe-sim: %v\n%s", err, s.out.String())
+		}
+	case <-time.After(d):
+		t.Fatalf("sabot shoe-sim did not finish in %v\n%s", d, s.out.String())
+	}
+}
+
+// TestE2EVirtualShoe deals the clean 8-deck sample shoe from `sabot shoe-sim
+// --transcript` (sabot protocol) on a pty to a real sabotd
+// publishing to Mosquitto: the coups equal `sabot check`. It measures card
+// event → display and card event → broker → subscriber latency, idle CPU
+// and RSS after the full shoe.
+func TestE2EVirtualShoe(t *testing.T) {
+	broker := startMosquitto(t)
+	file := "../../tableau/testdata/clean-8deck.shoe"
+	src, _ := os.ReadFile(file)
+	toks, err := tableau.ParseTranscript(bytes.NewReader(src), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := expectedCheck(t, string(src))
+	r := newReceived()
+	var mu sync.Mutex
+	var brokerLat []time.Duration
+	persistentSubscriber(t, broker.url(), "sabot/E2E-VS", r, func(p map[string]any, at time.Time) {
+		ts, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(p["time"]))
+		mu.Lock()
+		brokerLat = append(brokerLat, at.Sub(ts))
+		mu.Unlock()
+	})
+	shoe := startShoeSim(t, string(src), "--rate", "100", "--seed", "3")
+	// The virtual shoe has a gate: sabotd locks it whenever the tableau
+	// needs no card (a complete coup until the coup button), and the shoe
+	// holds its next card while it is locked.
+	conf := strings.Replace(e2eConfig("E2E-VS", shoe.link, "sabot", "auto", broker.url(), t.TempDir(), ""),
+		`markers = "auto"`, "markers = \"auto\"\ngate = true", 1)
+	p := startSabotd(t, conf+"[gpio]\nbackend = \"fake\"\n")
+	shoe.wait(t, 60*time.Second)
+	_ = toks
+	n := countLines(want)
+	waitFor(t, fmt.Sprintf("%d events", n), 20*time.Second, func() bool { return len(r.events()) >= n })
+	matchEvents(t, r.events(), want)
+	_, rss := procStat(t, p.cmd.Process.Pid)
+	cpu0, _ := procStat(t, p.cmd.Process.Pid)
+	time.Sleep(5 * time.Second) // idle: heartbeats only
+	cpu1, _ := procStat(t, p.cmd.Process.Pid)
+	metrics := metricsOf(t, p)
+	if m := regexp.MustCompile(`sabot_gate_commands_total\{state="locked"\} (\d+)`).FindStringSubmatch(metrics); m == nil || m[1] != strconv.Itoa(strings.Count(want, `"type":"coup"`)) {
+		t.Errorf("gate not locked once per coup (%d coups):\n%s", strings.Count(want, `"type":"coup"`), grepLines(metrics, "sabot_gate"))
+	}
+	d50, cards := histogramQuantile(metrics, "sabot_card_to_display_seconds", 0.5)
+	d99, _ := histogramQuantile(metrics, "sabot_card_to_display_seconds", 0.99)
+	mu.Lock()
+	b50, b99 := percentile(brokerLat, 0.5), percentile(brokerLat, 0.99)
+	nb := len(brokerLat)
+	mu.Unlock()
+	t.Logf("MEASURE card→display p50 %s p99 %s over %.0f cards (histogram buckets)", d50, d99, cards)
+	t.Logf("MEASURE card→broker→subscriber p50 %v p99 %v over %d cards", b50, b99, nb)
+	t.Logf("MEASURE idle CPU %.2f%% of one core (5 s, heartbeats only); RSS after a full shoe %d KiB",
+		100*(cpu1-cpu0).Seconds()/5, rss)
+	if rss > 30*1024 {
+		t.Errorf("RSS after a full shoe %d KiB, target under 30 MiB", rss)
+	}
+	if took, err := p.term(); err != nil || took > 10*time.Second {
+		t.Fatalf("SIGTERM: %v after %v", err, took)
+	}
+}
+
+// TestE2EChaos deals one shoe from the virtual shoe while sabotd is killed
+// with SIGKILL at random points several times, the broker is killed and
+// restarted, 1% of the serial bytes are corrupted and the virtual cable is
+// pulled: the union of the coups, alerts and voids received, de-duplicated
+// by id, is exactly what `sabot check` says for the shoe, and no id carries
+// two different payloads.
+func TestE2EChaos(t *testing.T) {
+	broker := startMosquitto(t)
+	// Persistence, so the broker's restart keeps the subscriber's session.
+	conf, _ := os.ReadFile(broker.conf)
+	conf = bytes.Replace(conf, []byte("persistence false"), []byte("persistence true\npersistence_location "+t.TempDir()+"/"), 1)
+	os.WriteFile(broker.conf, conf, 0o600)
+	broker.stop()
+	broker.start()
+
+	toks, err := sim.DealShoes(11, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr bytes.Buffer
+	tableau.FormatTranscript(&tr, toks)
+	want := expectedCheck(t, tr.String())
+
+	r := newReceived()
+	persistentSubscriber(t, broker.url(), "sabot/E2E-CH", r, nil)
+	// The virtual shoe: 1% of the bytes corrupted, the cable pulled (the
+	// pty replaced, its symlink re-pointed) before 1% of the cards.
+	shoe := startShoeSim(t, tr.String(), "--rate", "120", "--seed", "5", "--faults", "corrupt=0.01,pull=0.01", "--pull-time", "300ms")
+	state := t.TempDir()
+	cfg := e2eConfig("E2E-CH", shoe.link, "sabot", "auto", broker.url(), state, "")
+	p := startSabotd(t, cfg)
+	simDone := shoe.done
+
+	rng := rand.New(rand.NewPCG(5, 8))
+	kills := 0
+	for i := 0; i < 6; i++ {
+		select {
+		case err := <-simDone:
+			simDone <- err
+			i = 6
+			continue
+		case <-time.After(time.Duration(300+rng.IntN(700)) * time.Millisecond):
+		}
+		if i == 2 {
+			broker.cmd.Process.Signal(syscall.SIGTERM)
+			broker.cmd.Wait()
+			time.Sleep(time.Second)
+			broker.start()
+			continue
+		}
+		p.kill()
+		kills++
+		p = startSabotd(t, cfg)
+	}
+	select {
+	case err := <-simDone:
+		if err != nil {
+			t.Fatalf("sabot shoe-sim: %v\n%s", err, shoe.out.String())
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatalf("sabot shoe-sim did not finish\n%s", shoe.out.String())
+	}
+	pulls := strings.Count(shoe.out.String(), "/dev/pts/") - 1 // the device is printed again after every pull
+	if kills < 3 || pulls < 1 {
+		t.Fatalf("chaos too mild: %d kills, %d cable pulls", kills, pulls)
+	}
+	n := countLines(want)
+	linkCodes := func(e map[string]any) bool {
+		c := e["code"]
+		return c == "shoe-offline" || c == "shoe-online" || c == "shoe-alarm"
+	}
+	events := func() []map[string]any {
+		var out []map[string]any
+		for _, e := range r.events() {
+			if !linkCodes(e) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	waitFor(t, fmt.Sprintf("%d events", n), 30*time.Second, func() bool { return len(events()) >= n })
+	time.Sleep(200 * time.Millisecond)
+	g, w := projectedSet(t, events(), want)
+	if !slices.Equal(g, w) {
+		t.Fatalf("received (deduplicated) differs from sabot check:\n got %d: %v\nwant %d: %v", len(g), g, len(w), w)
+	}
+	if len(r.dupes) > 0 {
+		t.Fatalf("ids with two different payloads: %v", r.dupes)
+	}
+	t.Logf("chaos: %d kills of sabotd, the broker restarted once, %d cable pulls, 1%% of the bytes corrupted", kills, pulls)
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
