@@ -350,6 +350,13 @@ func shoeInput(ev shoe.Event) (in tableau.Input, ok bool) {
 		}
 	case shoe.KindCutCard:
 		in.Kind = tableau.InputCut
+	case shoe.KindState:
+		// A sabot-protocol shoe reports a freshly loaded shoe as
+		// SHOE_STATE with the new-shoe flag (the transcript's "shoe").
+		if ev.State&shoe.StateNewShoe == 0 {
+			return in, false
+		}
+		in.Kind = tableau.InputShoe
 	case shoe.KindAlarm:
 		in.Kind, in.Code, in.Text = tableau.InputAlarm, ev.Alarm.Code, ev.Alarm.Text
 		if ev.Alarm.Warning {

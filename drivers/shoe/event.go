@@ -80,6 +80,7 @@ const (
 	StateCoverOpen                    // the shoe's cover or lid is open
 	StateJam                          // a card is jammed in the reader
 	StateGateLocked                   // the gate solenoid is locked (no card can be drawn)
+	StateNewShoe                      // set once, on the report of a freshly loaded shoe (the transcript's "shoe")
 )
 
 // String lists the set flags, e.g. "loaded,cover-open", or "empty" when none
