@@ -160,21 +160,24 @@ func waitShoeOnline(t *testing.T, m *Main) {
 	waitFor(t, "the shoe online", 5*time.Second, func() bool { return m.d.health().ShoeOnline })
 }
 
+// syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
+// (It does not embed the buffer: os/exec would use the buffer's ReadFrom
+// and bypass the lock.)
 type syncBuffer struct {
-	mu sync.Mutex
-	bytes.Buffer
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
 
 func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.Buffer.String()
+	return b.buf.String()
 }
 
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {

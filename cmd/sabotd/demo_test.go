@@ -84,4 +84,3 @@ func TestDemoTokens(t *testing.T) {
 		t.Fatalf("dealer errors injected: %v", codes)
 	}
 }
-
