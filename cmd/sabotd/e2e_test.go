@@ -6,7 +6,6 @@ package main
 // binary) prints for the same transcript.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -281,11 +280,11 @@ func decksOf(name string) int {
 	return 8
 }
 
-// TestE2ESamples runs every sample transcript (a clean 8-deck shoe and one
-// for each alert kind) through a real sabotd on a pty ("lines" shoe
-// protocol) publishing to Mosquitto: the coups, alerts and voids received
-// equal `sabot check`'s output. Then SIGTERM stops it with exit 0 within
-// 10 s, leaving the retained status "offline".
+// TestE2ESamples deals every sample transcript (a clean 8-deck shoe and one
+// for each alert kind) from `sabot shoe-sim --transcript` on a pty to a real
+// sabotd (sabot shoe protocol) publishing to Mosquitto: the coups, alerts
+// and voids received equal `sabot check`'s output. Then SIGTERM stops it
+// with exit 0 within 10 s, leaving the retained status "offline".
 func TestE2ESamples(t *testing.T) {
 	broker := startMosquitto(t)
 	for _, file := range sampleTranscripts(t) {
@@ -313,26 +312,17 @@ func TestE2ESamples(t *testing.T) {
 				words = append(words, "shoe")
 			}
 			table := "E2E-" + strings.ReplaceAll(strings.TrimSuffix(filepath.Base(file), ".shoe"), ".", "-")
-			ptmx, tty, err := openPTY(t)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ptmx.Close()
-			defer tty.Close()
 			r := newReceived()
 			subscribe(t, broker.url(), "sabot/"+table, r)
-			p := startSabotd(t, e2eConfig(table, tty.Name(), "lines", flags[3], broker.url(), t.TempDir(),
+			// The virtual shoe deals the transcript over the sabot protocol.
+			shoe := startShoeSim(t, strings.Join(words, " "), "--rate", "0", "--decks", fmt.Sprint(decks))
+			p := startSabotd(t, e2eConfig(table, shoe.link, "sabot", flags[3], broker.url(), t.TempDir(),
 				fmt.Sprintf("decks = %d", decks)))
-			p.waitOnline(t)
-			w := bufio.NewWriter(ptmx)
-			for _, word := range words {
-				fmt.Fprintf(w, "%s\n", word)
-			}
-			w.Flush()
+			shoe.wait(t, 30*time.Second)
 			n := countLines(want)
-			waitFor(t, fmt.Sprintf("%d events", n), 20*time.Second, func() bool { return len(r.events()) >= n })
+			waitFor(t, fmt.Sprintf("%d events", n), 20*time.Second, func() bool { return len(withoutLink(r.events())) >= n })
 			time.Sleep(50 * time.Millisecond) // nothing more may come
-			matchEvents(t, r.events(), want)
+			matchEvents(t, withoutLink(r.events()), want)
 			if len(r.dupes) > 0 {
 				t.Fatalf("ids with two payloads: %v", r.dupes)
 			}
