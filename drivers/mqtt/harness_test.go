@@ -20,8 +20,8 @@ import (
 )
 
 // mosquitto is a broker this test runs: its own config in a temp dir, on a
-// free loopback port, with persistence so persistent sessions survive a
-// clean restart.
+// free loopback port, with persistence saved on every change (as README.md
+// recommends) so persistent sessions survive a restart, even a crash.
 type mosquitto struct {
 	t    testing.TB
 	bin  string
@@ -53,7 +53,7 @@ func newMosquitto(t testing.TB, listener, extra string) *mosquitto {
 		listener = "listener %PORT% 127.0.0.1\nallow_anonymous true\n"
 	}
 	conf := strings.ReplaceAll(listener, "%PORT%", fmt.Sprint(m.port)) +
-		"persistence true\npersistence_location " + dir + "/\nautosave_interval 1\n" +
+		"persistence true\npersistence_location " + dir + "/\nautosave_interval 1\nautosave_on_changes true\n" +
 		"max_queued_messages 0\nmax_inflight_messages 20\n" +
 		"log_dest file " + filepath.Join(dir, "mosquitto.log") + "\nlog_type error\nlog_type warning\nlog_type notice\nlog_type information\n" +
 		"user root\n" + extra
@@ -64,7 +64,13 @@ func newMosquitto(t testing.TB, listener, extra string) *mosquitto {
 		m.kill()
 		if t.Failed() {
 			if b, err := os.ReadFile(filepath.Join(dir, "mosquitto.log")); err == nil {
-				t.Logf("mosquitto log:\n%s", tail(b, 4000))
+				var keep []string
+				for _, l := range strings.Split(string(b), "\n") {
+					if !strings.Contains(l, "Saving in-memory database") {
+						keep = append(keep, l)
+					}
+				}
+				t.Logf("mosquitto log:\n%s", tail([]byte(strings.Join(keep, "\n")), 6000))
 			}
 		}
 	})
@@ -163,6 +169,11 @@ func newSubscriber(t testing.TB, broker, clientID, base, filter string, extra fu
 			topic = parts[2]
 		}
 		s.got.add(received{topic: topic, payload: m.Payload(), retained: m.Retained()})
+	})
+	// Subscribe again on every reconnect, as a robust consumer does: a
+	// broker that crashed may have lost the persistent session.
+	o.SetOnConnectHandler(func(c paho.Client) {
+		go c.Subscribe(filter, 1, nil)
 	})
 	if extra != nil {
 		extra(o)

@@ -13,9 +13,11 @@ import (
 	"time"
 )
 
-// A full shoe while the broker is stopped for 5 s in the middle: the
-// publisher keeps accepting events (they wait in the outbox), reconnects and
-// sends the backlog first, in order, then the rest.
+// A full shoe while the broker is killed (SIGKILL) for 5 s in the middle:
+// the publisher keeps accepting events (they wait in the outbox), reconnects
+// and sends the backlog first, in order, then the rest. The broker runs with
+// the persistence settings README.md recommends, so the subscriber's
+// persistent session survives the crash.
 func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 	m := newMosquitto(t, "", "")
 	m.start()
@@ -24,7 +26,7 @@ func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 	p := startPublisher(t, testOptions("T1", t.TempDir(), m.url()))
 	half := len(events) / 2
 	publishEvents(t, p, events[:half], time.Millisecond)
-	m.stop()
+	m.kill() // SIGKILL: a broker crash, not a clean stop
 	stopped := time.Now()
 	// Events keep coming while the broker is down.
 	publishEvents(t, p, events[half:half+100], 10*time.Millisecond)
