@@ -246,7 +246,7 @@ func (b *Beetek) record(now time.Time, emit Emit) error {
 		if !ok {
 			break
 		}
-		return b.emit(emit, Event{Kind: KindCard, Card: card, Burn: b.burn, Time: now})
+		return b.emit(emit, Event{Kind: KindCard, Card: card, Burn: b.burn, Quality: QualityUnknown, Time: now})
 	case equalFold(body, "game"):
 		return b.emit(emit, Event{Kind: KindUnreadable, Burn: b.burn, Time: now})
 	case hasPrefixFold(body, "alarm:"):

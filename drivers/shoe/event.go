@@ -153,12 +153,19 @@ type Caps uint16
 
 // Shoe capabilities (sabot protocol HELLO).
 const (
-	CapSuit    Caps = 1 << iota // reads suits, not only ranks
-	CapUID                      // reports each card's RFID UID
-	CapGate                     // has a gate lock (Shoe.Gate works)
-	CapButtons                  // has buttons (KindButton events)
-	CapDisplay                  // has a display or indicator (Shoe.Indicator works)
+	CapSuit     Caps = 1 << iota // reads suits, not only ranks
+	CapUID                       // reports each card's RFID UID
+	CapGate                      // has a gate lock (Shoe.Gate works)
+	CapButtons                   // has buttons (KindButton events)
+	CapDisplay                   // has a display or indicator (Shoe.Indicator works)
+	CapCutCard                   // detects the cut card
+	CapPersist                   // its unacknowledged events survive a reboot
+	CapTimeSync                  // uses the host's wall-clock time (TIME_SYNC)
 )
+
+// QualityUnknown is Event.Quality when the shoe does not measure read
+// quality (the same value as fwproto.QualityUnknown).
+const QualityUnknown = 255
 
 // Event is one thing that happened at the shoe. Which fields are set depends
 // on Kind (see the Kind constants); the rest are zero.
@@ -167,7 +174,7 @@ type Event struct {
 
 	Card    tableau.Card // KindCard
 	Burn    bool         // KindCard, KindUnreadable: drawn in burn mode
-	Quality uint8        // KindCard: read quality 0–100 (percent), 0 if the shoe gives none
+	Quality uint8        // KindCard: read quality 0–100 (percent); QualityUnknown if the shoe gives none
 	Button  Button       // KindButton
 	Pressed bool         // KindButton: new position (true: pressed / on)
 	State   State        // KindState
@@ -178,7 +185,9 @@ type Event struct {
 	// BootID and Seq identify the event on shoes with a sequenced protocol
 	// (sabot): the pair is unique, and a daemon that journals it can hand the
 	// last one back in Options.Resume so that a restart never delivers an
-	// event twice. Both are zero on other shoes and for online/offline.
+	// event twice. Both are zero on other shoes, for offline, for alarms the
+	// link itself raises, and for online except the one a boot's first
+	// event (HELLO, sequence 1) brings.
 	BootID uint32
 	Seq    uint32
 	// ShoeClock is the shoe's own clock in milliseconds when it saw the

@@ -105,7 +105,7 @@ func (l *Lines) Feed(p []byte, now time.Time, emit Emit) error {
 				l.skip(line)
 				continue
 			}
-			ev.Kind, ev.Card = KindCard, c
+			ev.Kind, ev.Card, ev.Quality = KindCard, c, QualityUnknown
 		}
 		if err := emit(ev); err != nil {
 			return err

@@ -350,7 +350,7 @@ func (s *Sabot) learn(boot uint32, m *fwproto.Hello) {
 	s.info = &Info{
 		Protocol: "sabot", Path: s.path,
 		Model: m.Model, Serial: m.Serial, Firmware: m.Firmware,
-		BootID: boot, ProtoVersion: fwproto.Version, Caps: Caps(m.Caps & 0x1f),
+		BootID: boot, ProtoVersion: fwproto.Version, Caps: Caps(m.Caps),
 	}
 	s.mu.Lock()
 	newBoot := s.boot != boot
@@ -361,10 +361,16 @@ func (s *Sabot) learn(boot uint32, m *fwproto.Hello) {
 	// The shoe may have rebooted or lost power while we were away: send
 	// the wanted gate and indicator states again.
 	now := time.Now()
-	for _, c := range []*command{&s.gate, &s.indicator} {
-		if c.msg != nil {
-			_ = s.sendCommandLocked(c, c.msg, now)
-		}
+	if s.gate.msg != nil && m.Caps&fwproto.CapGate != 0 {
+		_ = s.sendCommandLocked(&s.gate, s.gate.msg, now)
+	}
+	if s.indicator.msg != nil && m.Caps&fwproto.CapDisplay != 0 {
+		_ = s.sendCommandLocked(&s.indicator, s.indicator.msg, now)
+	}
+	if m.Caps&fwproto.CapTimeSync != 0 {
+		// Unacknowledged is fine: the next HELLO sends it again.
+		var ts command
+		_ = s.sendCommandLocked(&ts, &fwproto.TimeSync{UnixMS: now.UnixMilli()}, now)
 	}
 	s.mu.Unlock()
 }
@@ -521,9 +527,12 @@ func (s *Sabot) Tick(now time.Time, emit Emit) error {
 		// Keep asking a silent or unknown shoe to introduce itself.
 		_ = s.sendCommandLocked(&s.status, &fwproto.StatusRequest{}, now)
 	}
-	for _, c := range []*command{&s.gate, &s.indicator} {
-		if c.msg != nil && !c.acked && s.helloSeen && now.Sub(c.sentAt) >= commandRetry {
-			_ = s.resendLocked(c, now)
+	for _, c := range [...]struct {
+		*command
+		need fwproto.Capabilities
+	}{{&s.gate, fwproto.CapGate}, {&s.indicator, fwproto.CapDisplay}} {
+		if c.msg != nil && !c.acked && s.helloSeen && s.caps&c.need != 0 && now.Sub(c.sentAt) >= commandRetry {
+			_ = s.resendLocked(c.command, now)
 		}
 	}
 	return nil

@@ -737,3 +737,76 @@ func FuzzSabotFeed(f *testing.F) {
 		}
 	})
 }
+
+// A shoe that announces CapTimeSync gets the host's clock after its HELLO;
+// the wanted gate state is sent again after every HELLO (a rebooted shoe
+// forgets it); a shoe without a gate refuses Gate.
+func TestSabotHelloFollowUps(t *testing.T) {
+	s := NewSabot(ProtocolConfig{Logger: quietLogger()})
+	out := &captureSender{}
+	emit := func(Event) error { return nil }
+	now := time.Now()
+	if err := s.Connect(out, now, emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Gate(true); err != nil {
+		t.Fatalf("Gate while connected, before HELLO: %v", err)
+	}
+	hello, _ := fwproto.AppendFrame(nil, fwproto.Frame{Boot: 3, Seq: 1, Msg: &fwproto.Hello{Caps: fwproto.CapGate | fwproto.CapTimeSync}})
+	if err := s.Feed(hello, now, emit); err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for _, f := range out.frames(t) {
+		switch m := f.Msg.(type) {
+		case *fwproto.TimeSync:
+			if d := time.UnixMilli(m.UnixMS).Sub(now); d < -time.Second || d > time.Second {
+				t.Errorf("TIME_SYNC %v, now %v", time.UnixMilli(m.UnixMS), now)
+			}
+			sent = append(sent, "TIME_SYNC")
+		case *fwproto.Gate:
+			sent = append(sent, fmt.Sprintf("GATE %v seq %d", m.Lock, f.Seq))
+		case *fwproto.Ack:
+			sent = append(sent, fmt.Sprintf("ACK %d", m.Seq))
+		default:
+			sent = append(sent, f.Type().String())
+		}
+	}
+	if want := "STATUS_REQUEST,GATE true seq 2,GATE true seq 3,TIME_SYNC,ACK 1"; strings.Join(sent, ",") != want {
+		t.Errorf("host sent %q, want %q", sent, want)
+	}
+	// Not acknowledged: sent again, with the same sequence, until it is.
+	gates := func() (n int, seqs []uint32) {
+		for _, f := range out.frames(t) {
+			if _, ok := f.Msg.(*fwproto.Gate); ok {
+				n++
+				seqs = append(seqs, f.Seq)
+			}
+		}
+		return n, seqs
+	}
+	if err := s.Tick(now.Add(100*time.Millisecond), emit); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := gates(); n != 2 {
+		t.Errorf("GATE resent before the retry interval: %d", n)
+	}
+	s.Tick(now.Add(600*time.Millisecond), emit)
+	if n, seqs := gates(); n != 3 || seqs[2] != 3 {
+		t.Errorf("GATE not resent after 600 ms: %d %v", n, seqs)
+	}
+	ack, _ := fwproto.AppendFrame(nil, fwproto.Frame{Boot: 3, Msg: &fwproto.Ack{Seq: 3}})
+	s.Feed(ack, now.Add(700*time.Millisecond), emit)
+	s.Tick(now.Add(1500*time.Millisecond), emit)
+	if n, _ := gates(); n != 3 {
+		t.Errorf("GATE resent after the shoe acknowledged it: %d", n)
+	}
+	// A shoe without a gate.
+	hello, _ = fwproto.AppendFrame(nil, fwproto.Frame{Boot: 4, Seq: 1, Msg: &fwproto.Hello{Caps: fwproto.CapSuit}})
+	if err := s.Feed(hello, now, emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Gate(false); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Gate on a shoe without one: %v", err)
+	}
+}
