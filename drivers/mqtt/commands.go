@@ -37,7 +37,7 @@ type CommandReply struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-func (p *Publisher) subscribeCommands(c paho.Client) {
+func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client) {
 	topic := p.prefix + "/" + TopicCmd + "/+"
 	tok := c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) {
 		// Never block the client's goroutine: hand the message over.
@@ -48,11 +48,7 @@ func (p *Publisher) subscribeCommands(c paho.Client) {
 			go p.reply(cmdName(p.prefix, m.Topic()), Command{}, false, "busy: too many commands at once, retry")
 		}
 	})
-	if !tok.WaitTimeout(p.opts.AckTimeout) {
-		p.opts.Logger.Error("mqtt: command subscription not acknowledged in time", "topic", topic)
-		return
-	}
-	if err := tok.Error(); err != nil {
+	if err := waitToken(ctx, tok, p.opts.AckTimeout); err != nil {
 		p.opts.Logger.Error("mqtt: cannot subscribe to commands", "topic", topic, "err", err)
 		return
 	}

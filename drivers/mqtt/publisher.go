@@ -231,7 +231,7 @@ func (p *Publisher) SetShoe(shoeID, state string) {
 	c := p.cur
 	p.mu.Unlock()
 	if changed && c != nil {
-		go p.publishStatus(c, StatusOnline)
+		go p.publishStatus(context.Background(), c, StatusOnline, p.opts.AckTimeout)
 	}
 }
 
@@ -289,7 +289,7 @@ func (p *Publisher) Close(ctx context.Context) error {
 	p.cur = nil
 	p.mu.Unlock()
 	if c != nil {
-		p.publishStatus(c, StatusOffline)
+		p.publishStatus(context.Background(), c, StatusOffline, min(p.opts.AckTimeout, time.Second))
 		c.Disconnect(250)
 	}
 	p.wg.Wait()
@@ -325,14 +325,30 @@ func (p *Publisher) statusPayload(status string) []byte {
 	return m.Payload
 }
 
-// publishStatus publishes the retained status; failure is logged only (the
-// status is refreshed on the next connect).
-func (p *Publisher) publishStatus(c paho.Client, status string) {
+// publishStatus publishes the retained status and waits for its PUBACK up
+// to wait; failure is logged only (the status is refreshed on the next
+// connect).
+func (p *Publisher) publishStatus(ctx context.Context, c paho.Client, status string, wait time.Duration) {
 	tok := c.Publish(p.prefix+"/"+TopicStatus, 1, true, p.statusPayload(status))
-	if !tok.WaitTimeout(p.opts.AckTimeout) {
-		p.opts.Logger.Warn("mqtt: status not acknowledged in time", "status", status)
-	} else if err := tok.Error(); err != nil {
-		p.opts.Logger.Warn("mqtt: status not published", "status", status, "err", err)
+	if err := waitToken(ctx, tok, wait); err != nil {
+		p.opts.Logger.Warn("mqtt: status not acknowledged", "status", status, "err", err)
+	}
+}
+
+// errNoAck is a token that did not complete in time: not delivered.
+var errNoAck = errors.New("mqtt: no answer from the broker in time")
+
+// waitToken waits for tok up to d, or until ctx ends: never a bare Wait.
+func waitToken(ctx context.Context, tok paho.Token, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-tok.Done():
+		return tok.Error()
+	case <-t.C:
+		return fmt.Errorf("%w (%v)", errNoAck, d)
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -386,12 +402,13 @@ func (p *Publisher) connLoop(ctx context.Context) {
 		c := paho.NewClient(p.clientOptions(lost))
 		tok := c.Connect()
 		wait := p.opts.ConnectTimeout*time.Duration(len(p.opts.Brokers)) + time.Second
-		var err error
-		if !tok.WaitTimeout(wait) {
-			err = fmt.Errorf("no answer from any broker within %v", wait)
-			c.Disconnect(0)
-		} else {
-			err = tok.Error()
+		err := waitToken(ctx, tok, wait)
+		if err != nil && (errors.Is(err, errNoAck) || ctx.Err() != nil) {
+			// Abandon the attempt; close the client whenever it ends.
+			go func() { tok.WaitTimeout(wait); c.Disconnect(0) }()
+		}
+		if ctx.Err() != nil {
+			return
 		}
 		if err != nil {
 			p.mu.Lock()
@@ -408,9 +425,9 @@ func (p *Publisher) connLoop(ctx context.Context) {
 			continue
 		}
 		delay = p.opts.ReconnectMin
-		p.publishStatus(c, StatusOnline)
+		p.publishStatus(ctx, c, StatusOnline, p.opts.AckTimeout)
 		if p.opts.Commands {
-			p.subscribeCommands(c)
+			p.subscribeCommands(ctx, c)
 		}
 		p.mu.Lock()
 		p.cur = c
@@ -501,11 +518,8 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client) (err error) {
 	waitOldest := func() error {
 		f := window[0]
 		window = window[1:]
-		if !f.tok.WaitTimeout(p.opts.AckTimeout) {
-			return fmt.Errorf("mqtt: no PUBACK for outbox message %d within %v", f.seq, p.opts.AckTimeout)
-		}
-		if err := f.tok.Error(); err != nil {
-			return fmt.Errorf("mqtt: outbox message %d not delivered: %w", f.seq, err)
+		if err := waitToken(ctx, f.tok, p.opts.AckTimeout); err != nil {
+			return fmt.Errorf("mqtt: outbox message %d not delivered (no PUBACK): %w", f.seq, err)
 		}
 		acked = append(acked, f.seq)
 		if len(acked) >= 128 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -109,5 +110,53 @@ func TestBacklogAlertAndLimit(t *testing.T) {
 	got := sub.waitIDs(t, want, 10*time.Second)
 	if len(got) != 10 || got[8] != a.ID {
 		t.Fatalf("delivered %v", got)
+	}
+}
+
+// Close returns promptly even while a connection attempt hangs (a broker
+// that accepts TCP but never answers), keeping the backlog for next time.
+func TestCloseIsPromptWhileConnecting(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold it open, say nothing
+		}
+	}()
+	dir := t.TempDir()
+	o := testOptions("T1", dir, "tcp://"+l.Addr().String())
+	o.ConnectTimeout, o.AckTimeout = 20*time.Second, 20*time.Second
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Start(context.Background())
+	if err := p.Publish(context.Background(), Message{Topic: TopicCoup, Payload: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("Close took %v", d)
+	}
+	box, err := openOutbox(dir, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.close()
+	if box.Len() != 1 {
+		t.Fatalf("backlog after Close = %d, want the 1 undelivered message", box.Len())
 	}
 }
