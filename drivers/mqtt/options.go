@@ -269,21 +269,21 @@ func (t TLSOptions) config() (*tls.Config, error) {
 	if t.CAFile != "" {
 		pem, err := os.ReadFile(t.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("mqtt: tls_ca_file: %w", err)
+			return nil, fmt.Errorf("mqtt: tls_ca: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("mqtt: tls_ca_file %s: no PEM certificate found", t.CAFile)
+			return nil, fmt.Errorf("mqtt: tls_ca %s: no PEM certificate found", t.CAFile)
 		}
 		c.RootCAs = pool
 	}
 	if (t.CertFile == "") != (t.KeyFile == "") {
-		return nil, errors.New("mqtt: tls_cert_file and tls_key_file must be given together")
+		return nil, errors.New("mqtt: tls_cert and tls_key must be given together")
 	}
 	if t.CertFile != "" {
 		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("mqtt: tls_cert_file %s / tls_key_file %s: %w", t.CertFile, t.KeyFile, err)
+			return nil, fmt.Errorf("mqtt: tls_cert %s / tls_key %s: %w", t.CertFile, t.KeyFile, err)
 		}
 		c.Certificates = []tls.Certificate{cert}
 	}

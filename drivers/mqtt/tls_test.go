@@ -194,7 +194,7 @@ func TestOptionsErrors(t *testing.T) {
 		{"missing password file", Options{Table: "T1", StateDir: dir, Username: "u", PasswordFile: filepath.Join(dir, "nope")}, "password_file"},
 		{"unset env", Options{Table: "T1", StateDir: dir, Username: "u", PasswordEnv: "SABOT_TEST_UNSET_VAR"}, "SABOT_TEST_UNSET_VAR is not set"},
 		{"password no user", Options{Table: "T1", StateDir: dir, Password: "x"}, "no username"},
-		{"missing CA", Options{Table: "T1", StateDir: dir, Brokers: []string{"ssl://h:8883"}, TLS: TLSOptions{CAFile: filepath.Join(dir, "ca.pem")}}, "tls_ca_file"},
+		{"missing CA", Options{Table: "T1", StateDir: dir, Brokers: []string{"ssl://h:8883"}, TLS: TLSOptions{CAFile: filepath.Join(dir, "ca.pem")}}, "tls_ca"},
 		{"cert without key", Options{Table: "T1", StateDir: dir, TLS: TLSOptions{CertFile: "c.pem"}}, "together"},
 	}
 	for _, c := range cases {
