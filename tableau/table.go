@@ -707,12 +707,19 @@ type TableView struct {
 	CardsDrawn int            `json:"cards_drawn"`
 	Remaining  int            `json:"cards_remaining"`
 	ByRank     map[string]int `json:"remaining_by_rank"`
+	// Alerts are the newest MaxViewAlerts alerts awaiting
+	// acknowledgement, oldest first; AlertCount counts them all.
 	Alerts     []LatchedAlert `json:"alerts"`
+	AlertCount int            `json:"alert_count"`
 	Offline    bool           `json:"offline"`
 	BetsOpen   bool           `json:"bets_open"`
 	GateLocked bool           `json:"gate_locked"`
 	Results    []CoupResult   `json:"results"`
 }
+
+// MaxViewAlerts bounds TableView.Alerts, so a view costs the same however
+// many alerts wait for acknowledgement.
+const MaxViewAlerts = 16
 
 // View returns the current snapshot. Its slices are copies.
 func (t *Table) View() TableView {
@@ -721,8 +728,9 @@ func (t *Table) View() TableView {
 		Table: t.cfg.Table, Shoe: f.Shoe(), ShoeID: t.shoeID, Phase: f.Phase().String(), Coup: f.CoupNumber(),
 		CutCard: f.CutCard(), LastCoup: f.LastCoup(), CardsDrawn: t.inShoe, Offline: t.offline,
 		BetsOpen: t.betsOpen, GateLocked: t.gate,
-		Alerts:  append([]LatchedAlert{}, t.latched...),
-		Results: append([]CoupResult{}, t.results...),
+		Alerts:     append([]LatchedAlert{}, t.latched[max(0, len(t.latched)-MaxViewAlerts):]...),
+		AlertCount: len(t.latched),
+		Results:    append([]CoupResult{}, t.results...),
 	}
 	v.BurnDrawn, v.BurnWant = f.Burn()
 	c := t.lastCoup

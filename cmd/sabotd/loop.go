@@ -196,7 +196,7 @@ func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tablea
 			}
 		}
 	}
-	d.metrics.latchedAlerts.Set(float64(len(view.Alerts)))
+	d.metrics.latchedAlerts.Set(float64(view.AlertCount))
 	d.mu.Lock()
 	d.view = view
 	d.mu.Unlock()
@@ -251,10 +251,10 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 	d.mu.Lock()
 	d.view = v
 	d.mu.Unlock()
-	d.metrics.latchedAlerts.Set(float64(len(v.Alerts)))
+	d.metrics.latchedAlerts.Set(float64(v.AlertCount))
 	if n > 0 {
 		d.log.Info("journal replayed", "records", n, "shoe", v.Shoe, "coup", v.Coup, "phase", v.Phase,
-			"republish", len(republish), "unacknowledged_alerts", len(v.Alerts))
+			"republish", len(republish), "unacknowledged_alerts", v.AlertCount)
 	}
 	return republish, lastRef, nil
 }

@@ -331,7 +331,7 @@ func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, 
 		PlayerTotal: v.PlayerTotal, BankerTotal: v.BankerTotal, Waiting: v.Waiting, Complete: v.Complete,
 		Voided: v.Voided, Winner: v.Winner, Natural: v.Natural, BurnDrawn: v.BurnDrawn, BurnWant: v.BurnWant,
 		CutCard: v.CutCard, LastCoup: v.LastCoup, IsLastCoup: v.IsLastCoup, CardsDrawn: v.CardsDrawn,
-		CardsRemaining: v.Remaining, RemainingByRank: v.ByRank, OpenAlertCount: len(v.Alerts),
+		CardsRemaining: v.Remaining, RemainingByRank: v.ByRank, OpenAlertCount: max(v.AlertCount, len(v.Alerts)),
 		Offline: v.Offline, BetsOpen: v.BetsOpen, GateLocked: v.GateLocked,
 	}
 	if p.RemainingByRank == nil {
