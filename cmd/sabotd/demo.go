@@ -56,6 +56,13 @@ type demoRun struct {
 	wg      sync.WaitGroup
 	out     io.Writer
 	screen  *demoScreen // the terminal display's writer, when there is one
+	ctx     context.Context
+	// ackKey presses the fake board's acknowledge key, ackDelay after an
+	// alert; ackPending: a press is scheduled.
+	ackKey     func() error
+	ackDelay   time.Duration
+	ackPending bool
+	logf       func(format string, args ...any)
 
 	mu        sync.Mutex
 	published map[string]string // id → kind of every coup/alert/void the table output
@@ -187,7 +194,23 @@ func (d *daemon) startDemo(ctx context.Context) error {
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	r := &demoRun{ptyPath: tty.Name(), ptmx: ptmx, tty: tty, shoe: s, cancel: cancel, out: d.stdout,
-		screen: d.demoScreen, published: map[string]string{}, received: map[string]bool{}}
+		screen: d.demoScreen, published: map[string]string{}, received: map[string]bool{}, ctx: dctx}
+	if d.board != nil && d.board.Fake != nil && d.cfg.GPIO.AckKey != "" {
+		r.ackDelay = 4 * time.Second
+		if d.demo.Rate == "fast" {
+			r.ackDelay = 20 * time.Millisecond
+		}
+		fake := d.board.Fake
+		r.ackKey = func() error {
+			if err := fake.Press("ack_key"); err != nil {
+				return err
+			}
+			// Hold the key past the debounce time, as a hand does.
+			time.Sleep(100 * time.Millisecond)
+			return fake.Release("ack_key")
+		}
+		r.logf = func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) }
+	}
 	d.demoRun = r
 	d.demoWatch = r.watch
 	if err := r.subscribe(d); err != nil {
@@ -216,10 +239,37 @@ func (d *daemon) startDemo(ctx context.Context) error {
 	return nil
 }
 
-// watch is called by the main loop for every coup, alert and void.
+// watch is called by the main loop for every coup, alert, void and ack.
+// The demo's supervisor presses the (fake) acknowledge key a few seconds
+// after an alert that waits for it, so the display returns to the totals.
 func (r *demoRun) watch(o *tableau.Output) {
+	if o.Kind == tableau.OutputAlert && o.Alert.AwaitsAck && r.ackKey != nil {
+		r.mu.Lock()
+		pending := r.ackPending
+		r.ackPending = true
+		r.mu.Unlock()
+		if !pending {
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				select {
+				case <-time.After(r.ackDelay):
+				case <-r.ctx.Done():
+					return
+				}
+				r.mu.Lock()
+				r.ackPending = false
+				r.mu.Unlock()
+				if err := r.ackKey(); err != nil {
+					r.logf("demo: supervisor key: %v", err)
+				}
+			}()
+		}
+	}
 	r.mu.Lock()
-	r.published[o.ID] = o.Kind.String()
+	if o.Kind != tableau.OutputAck {
+		r.published[o.ID] = o.Kind.String()
+	}
 	if o.Kind == tableau.OutputCoup {
 		r.coups++
 	}
@@ -254,6 +304,8 @@ func demoLine(o *tableau.Output) string {
 		return fmt.Sprintf("shoe %d coup %3d  ALERT %s: %s", a.Shoe, a.Coup, a.Code, o.Alert.Text)
 	case tableau.OutputVoid:
 		return fmt.Sprintf("shoe %d coup %3d  VOID (supervisor)", o.Event.Void.Shoe, o.Event.Void.Coup)
+	case tableau.OutputAck:
+		return fmt.Sprintf("shoe %d coup %3d  %s acknowledged by the supervisor (%s)", o.Shoe, o.Coup, o.Ack.Code, o.Ack.Operator)
 	}
 	return ""
 }

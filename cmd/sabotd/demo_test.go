@@ -41,7 +41,7 @@ func TestDemoFast(t *testing.T) {
 	if !strings.Contains(text, "received back from the broker") || coupLines < 50 {
 		t.Fatalf("demo output (%d coup lines):\n%s", coupLines, text)
 	}
-	for _, want := range []string{"ALERT extra-card", "ALERT missing-card", "VOID (supervisor)"} {
+	for _, want := range []string{"ALERT extra-card", "ALERT missing-card", "VOID (supervisor)", "acknowledged by the supervisor (ack-key)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("demo with dealer errors printed no %q line", want)
 		}

@@ -189,6 +189,9 @@ func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tablea
 		case tableau.OutputAck:
 			if !replay {
 				d.log.Info("alert acknowledged", "alert", o.Ack.AlertID, "code", string(o.Ack.Code), "operator", o.Ack.Operator)
+				if d.demoWatch != nil {
+					d.demoWatch(o)
+				}
 			}
 		case tableau.OutputGate:
 			if !replay {
