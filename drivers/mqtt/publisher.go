@@ -51,6 +51,11 @@ type Publisher struct {
 	closed       bool
 	recentCmds   map[string]bool
 	recentOrder  []string
+
+	// acked holds acknowledged messages not yet removed from the outbox
+	// (owned by the sendLoop goroutine).
+	acked    map[uint64]bool
+	ackedMax uint64 // the highest seq in acked
 }
 
 // Status is a snapshot of the publisher's state, for health checks.
@@ -92,6 +97,7 @@ func New(opts Options) (*Publisher, error) {
 		notify:     make(chan struct{}, 1),
 		cmds:       make(chan paho.Message, 64),
 		recentCmds: map[string]bool{},
+		acked:      map[uint64]bool{},
 	}
 	p.brokersLog = redactURLs(opts.Brokers)
 	box.onAppend = p.signal
@@ -472,15 +478,40 @@ func (p *Publisher) current() paho.Client {
 	return p.cur
 }
 
+// ackRemoveDelay is how long acknowledged messages may wait before they are
+// removed from the outbox together: one transaction (one fsync) for the
+// acknowledgements of a burst instead of one per message. A crash in between
+// only sends them again (duplicates are allowed; losses are not).
+const ackRemoveDelay = 100 * time.Millisecond
+
+// removeAcked removes the acknowledged messages from the outbox.
+func (p *Publisher) removeAcked(ctx context.Context) {
+	if len(p.acked) == 0 {
+		return
+	}
+	seqs := make([]uint64, 0, len(p.acked))
+	for seq := range p.acked {
+		seqs = append(seqs, seq)
+	}
+	if err := p.box.remove(seqs); err != nil {
+		p.opts.Logger.Error("mqtt: cannot remove acknowledged messages from the outbox; they will be sent again", "err", err)
+		return
+	}
+	clear(p.acked)
+	p.ackedMax = 0
+	p.checkBacklog(ctx)
+}
+
 // sendLoop delivers the outbox whenever connected.
 func (p *Publisher) sendLoop(ctx context.Context) {
 	defer p.wg.Done()
+	defer p.removeAcked(ctx)
+	var removeTimer <-chan time.Time
 	for ctx.Err() == nil {
 		if c := p.current(); c != nil {
 			err := p.drain(ctx, c)
-			if err == nil {
-				p.checkBacklog(ctx)
-			} else if ctx.Err() == nil {
+			if err != nil && ctx.Err() == nil {
+				p.removeAcked(ctx)
 				p.mu.Lock()
 				p.lastErr = err
 				p.mu.Unlock()
@@ -491,8 +522,14 @@ func (p *Publisher) sendLoop(ctx context.Context) {
 				continue
 			}
 		}
+		if len(p.acked) > 0 && removeTimer == nil {
+			removeTimer = time.After(ackRemoveDelay)
+		}
 		select {
 		case <-p.notify:
+		case <-removeTimer:
+			removeTimer = nil
+			p.removeAcked(ctx)
 		case <-ctx.Done():
 			return
 		}
@@ -504,33 +541,28 @@ type inflight struct {
 	tok paho.Token
 }
 
-// drain publishes every queued message in order, keeping up to Window
-// awaiting PUBACK, and removes each acknowledged one. It returns nil when the
-// outbox is empty, or the first delivery error (timeout = not delivered).
-func (p *Publisher) drain(ctx context.Context, c paho.Client) (err error) {
+// drain publishes every queued message not yet acknowledged, in order,
+// keeping up to Window awaiting PUBACK, and records each acknowledged one in
+// p.acked (removed from the outbox in batches). It returns nil when nothing
+// is left to send, or the first delivery error (timeout = not delivered).
+func (p *Publisher) drain(ctx context.Context, c paho.Client) error {
 	var window []inflight
-	var acked []uint64
-	defer func() {
-		if rerr := p.box.remove(acked); rerr != nil && err == nil {
-			err = rerr
-		}
-	}()
 	waitOldest := func() error {
 		f := window[0]
 		window = window[1:]
 		if err := waitToken(ctx, f.tok, p.opts.AckTimeout); err != nil {
 			return fmt.Errorf("mqtt: outbox message %d not delivered (no PUBACK): %w", f.seq, err)
 		}
-		acked = append(acked, f.seq)
-		if len(acked) >= 128 {
-			if err := p.box.remove(acked); err != nil {
-				return err
-			}
-			acked = acked[:0]
+		p.acked[f.seq] = true
+		p.ackedMax = max(p.ackedMax, f.seq)
+		if len(p.acked) >= 256 {
+			p.removeAcked(ctx)
 		}
 		return nil
 	}
-	var after uint64
+	// Messages are acknowledged in order, so everything up to ackedMax is
+	// acknowledged (or superseded): start after it.
+	after := p.ackedMax
 	for {
 		recs, err := p.box.read(after, 256)
 		if err != nil {
@@ -548,6 +580,10 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client) (err error) {
 			continue
 		}
 		for _, r := range recs {
+			after = r.seq
+			if p.acked[r.seq] {
+				continue // acknowledged, removal pending
+			}
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -556,7 +592,6 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client) (err error) {
 			}
 			tok := c.Publish(p.prefix+"/"+r.topic, 1, r.retained, r.payload)
 			window = append(window, inflight{r.seq, tok})
-			after = r.seq
 			if len(window) >= p.opts.Window {
 				if err := waitOldest(); err != nil {
 					return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -158,5 +159,32 @@ func TestCloseIsPromptWhileConnecting(t *testing.T) {
 	defer box.close()
 	if box.Len() != 1 {
 		t.Fatalf("backlog after Close = %d, want the 1 undelivered message", box.Len())
+	}
+}
+
+// Publish refuses invalid messages whole: nothing of the call is stored.
+func TestPublishRefusesInvalidMessages(t *testing.T) {
+	p, err := New(testOptions("T1", t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ok := Message{Topic: TopicCoup, Payload: []byte(`{}`)}
+	for _, c := range []struct {
+		m    Message
+		want string
+	}{
+		{Message{Topic: TopicCoup, Payload: make([]byte, MaxPayload)}, "4096 bytes, limit 4096"},
+		{Message{Topic: "", Payload: []byte(`{}`)}, `topic ""`},
+		{Message{Topic: "alert/#", Payload: []byte(`{}`)}, "wildcards"},
+		{Message{Topic: "/coup", Payload: []byte(`{}`)}, "relative"},
+	} {
+		err := p.Publish(context.Background(), ok, c.m)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %q", c.m.Topic, err, c.want)
+		}
+	}
+	if n := p.Status().Backlog; n != 0 {
+		t.Fatalf("backlog %d after refused calls", n)
 	}
 }
