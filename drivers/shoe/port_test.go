@@ -268,3 +268,19 @@ func TestOpenSerialUnplugIsError(t *testing.T) {
 	}
 	t.Fatal("no error from reads after unplug")
 }
+
+// A path that is not a serial device is refused with an error naming it.
+func TestOpenSerialNotATTY(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "not-a-tty")
+	os.WriteFile(path, []byte("x"), 0o600)
+	_, err := OpenSerial(ptyConfig(path))
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.HasPrefix(err.Error(), "shoe: ") {
+		t.Fatalf("error %v, want one naming %s", err, path)
+	}
+	// The lock was released: nothing holds the file.
+	fd, _ := os.Open(path)
+	defer fd.Close()
+	if err := flockNB(fd); err != nil {
+		t.Errorf("lock still held after the failed open: %v", err)
+	}
+}

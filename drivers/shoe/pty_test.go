@@ -206,3 +206,7 @@ func (r *recorder) expectSkippingLink(t testing.TB, want string, limit time.Dura
 		return ev
 	}
 }
+
+func flockNB(f *os.File) error {
+	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+}

@@ -76,6 +76,7 @@ type Sabot struct {
 	lastNak   time.Time
 	lastNakOf [2]uint32 // reason, sequence of the last NAK sent
 	missing   bool      // the shoe has sent events we have not got yet
+	badEvent  [2]uint32 // boot, sequence of the last malformed event reported
 	burn      bool      // the shoe's burn-mode switch is on
 	infoBoot  uint32
 	info      *Info
@@ -301,13 +302,15 @@ func (s *Sabot) damaged(err error, now time.Time, emit Emit) error {
 		s.log.Debug("shoe: sabot: damaged frame", "device", s.path, "err", err)
 		var fe *fwproto.FrameError
 		if errors.As(err, &fe) && errors.Is(err, fwproto.ErrBadPayload) {
-			// A malformed event: resending will not help. Never silent:
-			// the controller hears of it.
-			s.log.Error("shoe: sabot: the shoe sent a malformed event", "device", s.path, "err", err)
-			if err := emit(Event{Kind: KindAlarm, Alarm: Alarm{Code: "bad-event", Text: err.Error()}, BootID: fe.Boot, Seq: fe.Seq, Time: now}); err != nil {
-				return err
-			}
+			// A malformed event (a firmware bug; PROTOCOL.md 4.5):
+			// NAK(bad payload) and an alert — once per event, however
+			// often the shoe sends it again.
 			s.reply(v.Reply)
+			if key := [2]uint32{fe.Boot, fe.Seq}; key != s.badEvent {
+				s.badEvent = key
+				s.log.Error("shoe: sabot: the shoe sent a malformed event", "device", s.path, "err", err)
+				return emit(Event{Kind: KindAlarm, Alarm: Alarm{Code: "bad-event", Text: err.Error()}, Time: now})
+			}
 			return nil
 		}
 		s.nak(v.Reply, now)

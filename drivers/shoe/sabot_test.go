@@ -640,9 +640,10 @@ func simEvents(t *testing.T, evs []sim.Event) []string {
 	return out
 }
 
-// Everything at once, the virtual shoe's own faults: cable pulls (the pty
-// unplugged and a new one plugged in after PullTime) and reboots at random
-// cards, unreadable cards, corrupted bytes, split frames, two shoes.
+// Everything at once, through the virtual shoe's own pty link (as `sabot
+// shoe-sim` runs it): cable pulls (the pty unplugged, its link removed, a
+// new one plugged in after PullTime) and reboots at random cards,
+// unreadable cards, corrupted bytes, split frames, two shoes.
 func TestSabotChaosSimPTY(t *testing.T) {
 	t.Parallel()
 	vs, err := sim.New(sim.Options{Seed: 21, Decks: 1, Shoes: 2, PullTime: 300 * time.Millisecond, UID: true,
@@ -650,12 +651,9 @@ func TestSabotChaosSimPTY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ptyLink, not sim.NewPTY: the latter leaves the symlink dangling
-	// while the cable is out, and with tests running in parallel the
-	// /dev/pts/N it names can meanwhile be another test's pty (udev removes
-	// a by-id link when the adapter goes).
+	// The virtual shoe's own pty link, as `sabot shoe-sim` uses it.
 	name := symlinkPath(t)
-	link := &ptyLink{name: name}
+	link := sim.NewPTY(name)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -813,4 +811,86 @@ func TestSabotHelloFollowUps(t *testing.T) {
 	if err := s.Gate(false); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("Gate on a shoe without one: %v", err)
 	}
+}
+
+// An event with a good CRC but a malformed payload (a firmware bug): NAK
+// (bad payload) each time, and one alarm, however often it is resent.
+func TestSabotMalformedEvent(t *testing.T) {
+	s := NewSabot(ProtocolConfig{Logger: quietLogger()})
+	out := &captureSender{}
+	var got []string
+	emit := func(ev Event) error { got = append(got, ev.Kind.String()+" "+ev.Alarm.Code); return nil }
+	now := time.Now()
+	s.Connect(out, now, emit)
+	hello, _ := fwproto.AppendFrame(nil, fwproto.Frame{Boot: 5, Seq: 1, Msg: &fwproto.Hello{}})
+	s.Feed(hello, now, emit)
+	// A CARD with rank 14: build a rank-1 card and patch the rank byte.
+	good, _ := fwproto.AppendFrame(nil, fwproto.Frame{Boot: 5, Seq: 2, Msg: &fwproto.Card{Rank: 1, Suit: 1}})
+	bad := malformedCard(t, good)
+	for range 3 {
+		if err := s.Feed(bad, now, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, ",") != "online ,alarm bad-event" {
+		t.Errorf("events %q", got)
+	}
+	naks := 0
+	for _, f := range out.frames(t) {
+		if m, ok := f.Msg.(*fwproto.Nak); ok && m.Reason == fwproto.NakBadPayload && m.Seq == 2 && f.Boot == 5 {
+			naks++
+		}
+	}
+	if naks == 0 {
+		t.Errorf("no NAK(bad payload) sent")
+	}
+}
+
+// malformedCard re-encodes a CARD frame with rank 14 and a correct CRC.
+func malformedCard(t *testing.T, wire []byte) []byte {
+	t.Helper()
+	raw := cobsDecode(wire[:len(wire)-1])
+	raw[fwproto.HeaderLen] = 14 // the rank byte
+	n := len(raw) - fwproto.CRCLen
+	crc := fwproto.CRC16(raw[:n])
+	raw[n], raw[n+1] = byte(crc), byte(crc>>8)
+	return append(cobsEncode(raw), 0)
+}
+
+func cobsDecode(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		code := int(b[i])
+		i++
+		for j := 1; j < code && i < len(b); j++ {
+			out = append(out, b[i])
+			i++
+		}
+		if code < 0xff && i < len(b) {
+			out = append(out, 0)
+		}
+	}
+	return out
+}
+
+func cobsEncode(b []byte) []byte {
+	out := []byte{0}
+	codeAt, code := 0, byte(1)
+	for _, c := range b {
+		if c == 0 {
+			out[codeAt] = code
+			out = append(out, 0)
+			codeAt, code = len(out)-1, 1
+			continue
+		}
+		out = append(out, c)
+		code++
+		if code == 0xff {
+			out[codeAt] = code
+			out = append(out, 0)
+			codeAt, code = len(out)-1, 1
+		}
+	}
+	out[codeAt] = code
+	return out
 }

@@ -2,6 +2,7 @@ package shoe
 
 import (
 	"context"
+	"os"
 	"errors"
 	"log/slog"
 	"strings"
@@ -95,6 +96,7 @@ func TestShoeUnplugReplug(t *testing.T) {
 
 	pulled := time.Now()
 	p.unplug()
+	os.Remove(name) // udev removes the by-id link with the device
 	ev := rec.next(t, 5*time.Second)
 	if ev.Kind != KindOffline || ev.Reason == "" {
 		t.Fatalf("got %v, want offline", ev)

@@ -21,10 +21,11 @@ import (
 // CR/LF translation, no XON/XOFF, 8 bits): every byte value passes
 // unchanged.
 //
-// A cable pull closes the master (and the shoe's slave handle): the host's
+// A cable pull closes the master (and the shoe's slave handle) and removes
+// Path, as udev removes a /dev/serial/by-id link on an unplug: the host's
 // reads on the old device then fail (EIO on Linux) or return end of file,
 // and writes fail; the next Open creates a new pseudo-terminal and
-// atomically re-points Path to its device, so a host that reopens Path
+// atomically points Path to its device, so a host that reopens Path
 // after an error reaches the shoe again. The device name usually changes;
 // hosts must reopen by Path, never by the resolved device.
 type PTY struct {
@@ -51,6 +52,8 @@ func (p *PTY) Device() string {
 type ptyConn struct {
 	master, slave *os.File
 	once          sync.Once
+	p             *PTY
+	dev           string
 }
 
 func (c *ptyConn) Read(b []byte) (int, error)  { return c.master.Read(b) }
@@ -58,6 +61,15 @@ func (c *ptyConn) Write(b []byte) (int, error) { return c.master.Write(b) }
 func (c *ptyConn) Close() error {
 	var err error
 	c.once.Do(func() {
+		// Like udev on an unplug, take the link away with the device: a
+		// link left dangling names a /dev/pts/N the kernel will give to
+		// the next pseudo-terminal, and a host reopening it would talk to
+		// someone else's (tests running side by side).
+		if c.p != nil {
+			if dst, e := os.Readlink(c.p.Path); e == nil && dst == c.dev {
+				os.Remove(c.p.Path)
+			}
+		}
 		err = c.master.Close()
 		c.slave.Close()
 	})
@@ -115,7 +127,7 @@ func (p *PTY) setup(master, slave *os.File) (*ptyConn, error) {
 	if p.OnOpen != nil {
 		p.OnOpen(dev)
 	}
-	return &ptyConn{master: m, slave: slave}, nil
+	return &ptyConn{master: m, slave: slave, p: p, dev: dev}, nil
 }
 
 // Remove deletes the symbolic link at Path if it still points at the
