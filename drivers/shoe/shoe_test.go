@@ -2,9 +2,9 @@ package shoe
 
 import (
 	"context"
-	"os"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
