@@ -162,9 +162,6 @@ type AlertsConfig struct {
 	// RequireBetsClosed raises early-draw for a card drawn while betting
 	// is open (live-dealer tables).
 	RequireBetsClosed bool `toml:"require_bets_closed"`
-	// BuzzerSeconds bounds how long the buzzer sounds for an alert (the
-	// lamp stays on until the alert is acknowledged); 0 = until ack.
-	BuzzerSeconds int `toml:"buzzer_seconds"`
 }
 
 // LogConfig is the [log] table.
@@ -189,7 +186,7 @@ func DefaultConfig() Config {
 		GPIO:    GPIOConfig{Backend: "gpio"},
 		State:   StateConfig{Dir: "/var/lib/sabot"},
 		HTTP:    HTTPConfig{Addr: "127.0.0.1:0"},
-		Alerts:  AlertsConfig{Misdeal: "alert-only", BuzzerSeconds: 5},
+		Alerts:  AlertsConfig{Misdeal: "alert-only"},
 		Log:     LogConfig{Format: "text", Level: "info"},
 	}
 }
@@ -385,9 +382,6 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if !oneOf(c.Alerts.Misdeal, "alert-only", "void") {
 		bad("alerts.misdeal", "%q: must be \"alert-only\" or \"void\"", c.Alerts.Misdeal)
-	}
-	if c.Alerts.BuzzerSeconds < 0 {
-		bad("alerts.buzzer_seconds", "%d: must not be negative", c.Alerts.BuzzerSeconds)
 	}
 	if !oneOf(c.Log.Format, "text", "json") {
 		bad("log.format", "%q: must be \"text\" or \"json\"", c.Log.Format)
