@@ -282,7 +282,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 	}
 	p, err := mqtt.New(opts)
 	if err != nil {
-		return fmt.Errorf("mqtt: %w", err)
+		return err // "mqtt: ..." names the option
 	}
 	d.pub = p
 	if len(republish) > 0 {
@@ -387,7 +387,7 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 	}
 	s, err := shoe.New(opts)
 	if err != nil {
-		return fmt.Errorf("shoe: %w", err)
+		return fmt.Errorf("shoe.device %q: %w", d.cfg.Shoe.Device, err)
 	}
 	d.shoe = s
 	d.mu.Lock()
@@ -417,7 +417,7 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 		})
 		if err != nil && ctx.Err() == nil && !errors.Is(err, shoe.ErrClosed) {
 			d.log.Error("shoe reader stopped", "err", err)
-			d.stop(fmt.Errorf("shoe: %w", err))
+			d.stop(err)
 		}
 	}()
 	return nil
