@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -129,9 +130,9 @@ type Position struct {
 
 // ProtocolInfo describes a registered protocol.
 type ProtocolInfo struct {
-	Name        string
-	DefaultBaud int
-	New         func(cfg ProtocolConfig) Protocol
+	Name        string                            // the config name, e.g. "beetek"
+	DefaultBaud int                               // line speed when Options.Baud is 0
+	New         func(cfg ProtocolConfig) Protocol // a fresh Protocol for one Shoe
 }
 
 var (
@@ -171,7 +172,7 @@ func LookupProtocol(name string) (ProtocolInfo, error) {
 	p, ok := registry[name]
 	registryMu.Unlock()
 	if !ok {
-		return ProtocolInfo{}, fmt.Errorf("shoe: unknown protocol %q (known: %v)", name, Protocols())
+		return ProtocolInfo{}, fmt.Errorf("shoe: protocol = %q: unknown (known: %s)", name, strings.Join(Protocols(), ", "))
 	}
 	return p, nil
 }

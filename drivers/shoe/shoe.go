@@ -140,7 +140,7 @@ func New(opts Options) (*Shoe, error) {
 		}
 		info, err := LookupProtocol(name)
 		if err != nil {
-			return nil, fmt.Errorf("shoe: protocol = %q: %w", name, err)
+			return nil, err
 		}
 		if opts.Baud == 0 {
 			opts.Baud = info.DefaultBaud

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(discard{}, nil)) }
@@ -172,8 +174,16 @@ func TestShoeIdleNoBusyLoop(t *testing.T) {
 	s, rec, _ := startShoe(t, Options{Path: p.dev, Protocol: "beetek", ReadTimeout: 50 * time.Millisecond, Open: co.Open})
 	rec.expect(t, "online", 5*time.Second)
 	_, _, r0 := co.counts()
+	cpu0 := cpuTime(t)
 	time.Sleep(time.Second)
+	cpu := cpuTime(t) - cpu0
 	_, _, r1 := co.counts()
+	// The whole test process (the link, the test, the race detector)
+	// stays near idle: a spinning reader would burn the full second.
+	if cpu > 150*time.Millisecond {
+		t.Errorf("%v of CPU in 1 s of an idle line", cpu)
+	}
+	t.Logf("idle line: %v CPU in 1 s", cpu)
 	// 1 s / 50 ms = 20 reads; allow for scheduling.
 	if n := r1 - r0; n < 5 || n > 30 {
 		t.Errorf("%d reads on an idle line in 1 s with a 50 ms timeout; want about 20", n)
@@ -370,4 +380,13 @@ func (p *sendOnConnect) Connect(out Sender, now time.Time, emit Emit) error {
 		return err
 	}
 	return out.Send([]byte("hello shoe\n"))
+}
+
+// cpuTime is the CPU time (user + system) this process has used.
+func cpuTime(t *testing.T) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
