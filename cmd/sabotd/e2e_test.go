@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -316,7 +317,8 @@ func TestE2ESamples(t *testing.T) {
 			subscribe(t, broker.url(), "sabot/"+table, r)
 			// The virtual shoe deals the transcript over the sabot protocol.
 			shoe := startShoeSim(t, strings.Join(words, " "), "--rate", "0", "--decks", fmt.Sprint(decks))
-			p := startSabotd(t, e2eConfig(table, shoe.link, "sabot", flags[3], broker.url(), t.TempDir(),
+			state := t.TempDir()
+			p := startSabotd(t, e2eConfig(table, shoe.link, "sabot", flags[3], broker.url(), state,
 				fmt.Sprintf("decks = %d", decks)))
 			shoe.wait(t, 30*time.Second)
 			n := countLines(want)
@@ -334,6 +336,22 @@ func TestE2ESamples(t *testing.T) {
 				st := r.kind("status")
 				return len(st) > 0 && st[len(st)-1]["status"] == "offline"
 			})
+			// The journal, exported, is a transcript `sabot check` reproduces
+			// (with the flags its header gives).
+			if words[len(words)-1] != "shoe" {
+				exp, err := exec.Command(filepath.Join(binaries(t), "sabot"), "export", "--state", state).Output()
+				if err != nil {
+					t.Fatalf("sabot export: %v", err)
+				}
+				hdr := regexp.MustCompile(`(?m)^# check with: sabot check (.*)$`).FindSubmatch(exp)
+				if hdr == nil {
+					t.Fatalf("export has no check flags:\n%s", exp)
+				}
+				again := expectedCheck(t, string(exp), strings.Fields(string(hdr[1]))...)
+				if again != want {
+					t.Fatalf("sabot check of the exported journal:\n%s\nwant:\n%s\nexport:\n%s", again, want, exp)
+				}
+			}
 			var coupLogs int
 			for _, line := range strings.Split(p.logs.String(), "\n") {
 				var m map[string]any
