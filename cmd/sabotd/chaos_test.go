@@ -390,4 +390,12 @@ func TestE2EIdle(t *testing.T) {
 	if pct > 5 {
 		t.Errorf("idle CPU %.2f%% of one core: something spins", pct)
 	}
+	// A graceful stop with the broker gone still ends, with exit 0, within
+	// 10 s: the outbox is flushed for a few seconds at most and keeps the
+	// rest for the next start.
+	broker.stop()
+	time.Sleep(200 * time.Millisecond)
+	if took, err := p.term(); err != nil || took > 10*time.Second {
+		t.Fatalf("SIGTERM with the broker down: %v after %v", err, took)
+	}
 }
