@@ -293,7 +293,9 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		d.journal.SetMark(markPublished, d.journal.Last())
 		d.log.Info("republished outputs of journal records after the last published mark", "messages", len(msgs))
 	}
-	p.Start(ctx)
+	// Not ctx: the publisher must keep delivering while Close flushes it
+	// (its own Close stops it).
+	p.Start(context.WithoutCancel(ctx))
 	return nil
 }
 
