@@ -196,6 +196,7 @@ func startShoeSim(t *testing.T, transcript string, args ...string) *shoeSim {
 	s.cmd = exec.Command(filepath.Join(binaries(t), "sabot"),
 		append([]string{"shoe-sim", "--link", s.link, "--transcript", file}, args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	s.cmd.SysProcAttr = dieWithTest()
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

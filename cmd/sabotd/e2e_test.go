@@ -70,6 +70,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// dieWithTest makes a child process get SIGKILL when the test binary dies
+// (a timeout, an interrupt), so no broker or daemon outlives its test.
+func dieWithTest() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
 func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -111,6 +117,7 @@ func (m *mosquitto) start() {
 	m.t.Helper()
 	m.log = &bytes.Buffer{}
 	m.cmd = exec.Command(m.bin, "-c", m.conf)
+	m.cmd.SysProcAttr = dieWithTest()
 	m.cmd.Stdout, m.cmd.Stderr = m.log, m.log
 	if err := m.cmd.Start(); err != nil {
 		m.t.Fatal(err)
@@ -155,6 +162,7 @@ func startSabotd(t *testing.T, conf string) *sabotdProc {
 	}
 	p := &sabotdProc{t: t, logs: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, "--config", path)
+	p.cmd.SysProcAttr = dieWithTest()
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
