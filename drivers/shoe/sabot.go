@@ -74,10 +74,11 @@ type Sabot struct {
 	connected time.Time
 	lastRx    time.Time
 	lastNak   time.Time
-	lastNakOf [2]uint32 // reason, sequence of the last NAK sent
-	missing   bool      // the shoe has sent events we have not got yet
-	badEvent  [2]uint32 // boot, sequence of the last malformed event reported
-	burn      bool      // the shoe's burn-mode switch is on
+	lastNakOf [2]uint32         // reason, sequence of the last NAK sent
+	missing   bool              // the shoe has sent events we have not got yet
+	badEvent  [2]uint32         // boot, sequence of the last malformed event reported
+	uids      map[string]string // raw UID bytes → hex string
+	burn      bool              // the shoe's burn-mode switch is on
 	infoBoot  uint32
 	info      *Info
 	reported  bool // KindOffline reported for the current silence
@@ -390,11 +391,11 @@ func (s *Sabot) deliver(f fwproto.Frame, lost uint32, now time.Time, emit Emit) 
 	switch m := f.Msg.(type) {
 	case *fwproto.Card:
 		ev.Kind = KindCard
-		ev.Card = tableau.Card{Rank: tableau.Rank(m.Rank), Suit: tableau.Suit(m.Suit), UID: uidString(m.UID)}
+		ev.Card = tableau.Card{Rank: tableau.Rank(m.Rank), Suit: tableau.Suit(m.Suit), UID: s.uid(m.UID)}
 		ev.Quality, ev.ShoeClock, ev.Burn = m.Quality, m.Clock, s.burn
 	case *fwproto.CardUnreadable:
 		ev.Kind = KindUnreadable
-		ev.Card.UID = uidString(m.UID)
+		ev.Card.UID = s.uid(m.UID)
 		ev.ShoeClock, ev.Burn = m.Clock, s.burn
 	case *fwproto.Button:
 		ev.Kind, ev.ShoeClock, ev.Pressed = KindButton, m.Clock, m.Position == 1
@@ -445,6 +446,27 @@ func (s *Sabot) deliver(f fwproto.Frame, lost uint32, now time.Time, emit Emit) 
 		return nil
 	}
 	return emit(ev)
+}
+
+// uidCacheMax bounds the UID strings kept: an 8-deck shoe has 416 cards.
+const uidCacheMax = 4096
+
+// uid returns the UID as a string, reusing the string made the last time
+// the same card was read (RFID cards come round again every shoe), so
+// steady-state reads do not allocate.
+func (s *Sabot) uid(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if u, ok := s.uids[string(b)]; ok {
+		return u
+	}
+	if s.uids == nil || len(s.uids) >= uidCacheMax {
+		s.uids = make(map[string]string)
+	}
+	u := uidString(b)
+	s.uids[string(b)] = u
+	return u
 }
 
 // uidString is the UID in upper-case hex ("04A1B2C3D4E5F6"), "" for none.

@@ -894,3 +894,16 @@ func cobsEncode(b []byte) []byte {
 	out[codeAt] = code
 	return out
 }
+
+func TestSabotUID(t *testing.T) {
+	s := NewSabot(ProtocolConfig{Logger: quietLogger()})
+	if got := s.uid([]byte{0x04, 0xa1, 0xff, 0x00}); got != "04A1FF00" {
+		t.Errorf("uid %q", got)
+	}
+	if s.uid(nil) != "" {
+		t.Error("empty UID")
+	}
+	if n := testing.AllocsPerRun(100, func() { s.uid([]byte{0x04, 0xa1, 0xff, 0x00}) }); n != 0 {
+		t.Errorf("%v allocations for a UID seen before", n)
+	}
+}
