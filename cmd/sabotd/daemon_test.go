@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,6 +245,26 @@ dir = %q
 	waitFor(t, "the ack", 5*time.Second, func() bool { return len(r.kind("ack")) == 1 })
 	if a := r.kind("ack")[0]; a["operator"] != "sup-7" || a["code"] != "extra-card" {
 		t.Fatalf("ack payload %v", a)
+	}
+	// The scoreboard: coup 1 was voided, coup 2 a tie.
+	resp, err := http.Get("http://" + m.d.http.addr + "/scoreboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb scoreboardData
+	json.NewDecoder(resp.Body).Decode(&sb)
+	resp.Body.Close()
+	if sb.Table != "T-1" || sb.Wins.Tie != 1 || sb.Wins.Player+sb.Wins.Banker != 0 || len(sb.Results) != 1 || sb.BeadRows[0][0] != "tie" {
+		t.Fatalf("scoreboard.json = %+v", sb)
+	}
+	resp, err = http.Get("http://" + m.d.http.addr + "/scoreboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), `<td class="tie">T</td>`) || !strings.Contains(string(page), "Table T-1") {
+		t.Fatalf("scoreboard page:\n%s", page)
 	}
 	// Now the display shows the last coup: a natural tie, 8 and 8.
 	waitFor(t, "the display", time.Second, func() bool { return m.d.fakeFrame() == "P8 tn b8" })
