@@ -62,7 +62,6 @@ type Beetek struct {
 
 	seen      map[string]struct{}
 	unknown   atomic.Uint64
-	events    atomic.Uint64
 	truncated bool
 }
 
@@ -121,7 +120,6 @@ func (b *Beetek) reset() {
 }
 
 func (b *Beetek) emit(emit Emit, ev Event) error {
-	b.events.Add(1)
 	return emit(ev)
 }
 

@@ -71,7 +71,6 @@ type Sabot struct {
 	dec       *fwproto.Decoder
 	rx        fwproto.Receiver
 	online    bool
-	connected time.Time
 	lastRx    time.Time
 	lastNak   time.Time
 	lastNakOf [2]uint32         // reason, sequence of the last NAK sent
@@ -178,7 +177,7 @@ func (s *Sabot) Stats() Stats {
 func (s *Sabot) Connect(out Sender, now time.Time, emit Emit) error {
 	s.frame, s.over, s.offset = s.frame[:0], false, 0
 	s.online, s.reported, s.missing = false, false, false
-	s.connected, s.lastRx = now, now
+	s.lastRx = now
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.out = out
