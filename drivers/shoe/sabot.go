@@ -24,9 +24,11 @@ func init() {
 
 // Host-side timing of the sabot protocol.
 const (
-	// commandRetry is how long a command (GATE, INDICATOR, STATUS_REQUEST)
-	// waits for the shoe's ACK before it is sent again.
-	commandRetry = 500 * time.Millisecond
+	// commandRetry is how long a command (GATE, INDICATOR) first waits
+	// for the shoe's ACK before it is sent again; the wait doubles on each
+	// resend up to commandRetryMax (PROTOCOL.md 4.7: 250 ms, up to 2 s).
+	commandRetry    = fwproto.RetransmitTimeout
+	commandRetryMax = 2 * time.Second
 	// nakInterval is the least time between two identical NAKs, so a
 	// burst of damaged bytes does not make a storm of retransmissions.
 	nakInterval = 50 * time.Millisecond
@@ -64,23 +66,24 @@ type Sabot struct {
 	hbTimeout time.Duration
 
 	// Reader goroutine state.
-	frame     []byte // encoded bytes of the frame being received
-	over      bool   // the frame being received is too long
-	offset    int64  // stream bytes fed since Connect
-	rd        feedReader
-	dec       *fwproto.Decoder
-	rx        fwproto.Receiver
-	online    bool
-	lastRx    time.Time
-	lastNak   time.Time
-	lastNakOf [2]uint32         // reason, sequence of the last NAK sent
-	missing   bool              // the shoe has sent events we have not got yet
-	badEvent  [2]uint32         // boot, sequence of the last malformed event reported
-	uids      map[string]string // raw UID bytes → hex string
-	burn      bool              // the shoe's burn-mode switch is on
-	infoBoot  uint32
-	info      *Info
-	reported  bool // KindOffline reported for the current silence
+	frame         []byte // encoded bytes of the frame being received
+	over          bool   // the frame being received is too long
+	offset        int64  // stream bytes fed since Connect
+	rd            feedReader
+	dec           *fwproto.Decoder
+	rx            fwproto.Receiver
+	online        bool
+	lastRx        time.Time
+	lastNak       time.Time
+	lastNakOf     [2]uint32         // reason, sequence of the last NAK sent
+	missing       bool              // the shoe has sent events we have not got yet
+	badEvent      [2]uint32         // boot, sequence of the last malformed event reported
+	uids          map[string]string // raw UID bytes → hex string
+	versionWarned bool              // logged that the shoe speaks another protocol version
+	burn          bool              // the shoe's burn-mode switch is on
+	infoBoot      uint32
+	info          *Info
+	reported      bool // KindOffline reported for the current silence
 
 	// Shared with Commander callers.
 	mu        sync.Mutex
@@ -106,6 +109,7 @@ type command struct {
 	seq    uint32
 	acked  bool
 	sentAt time.Time
+	wait   time.Duration // before the next resend
 }
 
 // NewSabot returns the host side of the sabot protocol (also available as
@@ -176,7 +180,7 @@ func (s *Sabot) Stats() Stats {
 // Connect implements Protocol: it starts the handshake (STATUS_REQUEST).
 func (s *Sabot) Connect(out Sender, now time.Time, emit Emit) error {
 	s.frame, s.over, s.offset = s.frame[:0], false, 0
-	s.online, s.reported, s.missing = false, false, false
+	s.online, s.reported, s.missing, s.versionWarned = false, false, false, false
 	s.lastRx = now
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -299,7 +303,14 @@ func (s *Sabot) damaged(err error, now time.Time, emit Emit) error {
 	case fwproto.Damaged:
 		s.badFrames.Add(1)
 		s.missing = true
-		s.log.Debug("shoe: sabot: damaged frame", "device", s.path, "err", err)
+		if errors.Is(err, fwproto.ErrVersion) && !s.versionWarned {
+			// A good CRC but another major version: not line noise
+			// (PROTOCOL.md 5: a receiver SHOULD report it).
+			s.versionWarned = true
+			s.log.Error("shoe: sabot: the shoe speaks another version of the protocol; its frames are dropped", "device", s.path, "err", err)
+		} else {
+			s.log.Debug("shoe: sabot: damaged frame", "device", s.path, "err", err)
+		}
 		var fe *fwproto.FrameError
 		if errors.As(err, &fe) && errors.Is(err, fwproto.ErrBadPayload) {
 			// A malformed event (a firmware bug; PROTOCOL.md 4.5):
@@ -555,7 +566,8 @@ func (s *Sabot) Tick(now time.Time, emit Emit) error {
 		*command
 		need fwproto.Capabilities
 	}{{&s.gate, fwproto.CapGate}, {&s.indicator, fwproto.CapDisplay}} {
-		if c.msg != nil && !c.acked && s.helloSeen && s.caps&c.need != 0 && now.Sub(c.sentAt) >= commandRetry {
+		if c.msg != nil && !c.acked && s.helloSeen && s.caps&c.need != 0 && now.Sub(c.sentAt) >= c.wait {
+			c.wait = min(2*c.wait, commandRetryMax)
 			_ = s.resendLocked(c.command, now)
 		}
 	}
@@ -565,7 +577,7 @@ func (s *Sabot) Tick(now time.Time, emit Emit) error {
 // sendCommandLocked gives c a new sequence number and sends msg.
 func (s *Sabot) sendCommandLocked(c *command, msg fwproto.Message, now time.Time) error {
 	s.cmdSeq++
-	c.msg, c.seq, c.acked = msg, s.cmdSeq, false
+	c.msg, c.seq, c.acked, c.wait = msg, s.cmdSeq, false, commandRetry
 	return s.resendLocked(c, now)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -787,20 +788,22 @@ func TestSabotHelloFollowUps(t *testing.T) {
 		}
 		return n, seqs
 	}
-	if err := s.Tick(now.Add(100*time.Millisecond), emit); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := gates(); n != 2 {
-		t.Errorf("GATE resent before the retry interval: %d", n)
-	}
-	s.Tick(now.Add(600*time.Millisecond), emit)
-	if n, seqs := gates(); n != 3 || seqs[2] != 3 {
-		t.Errorf("GATE not resent after 600 ms: %d %v", n, seqs)
+	// PROTOCOL.md 4.7: resent after 250 ms, then 500 ms, 1 s, 2 s, 2 s.
+	for _, tc := range []struct {
+		at   time.Duration
+		sent int
+	}{{100, 2}, {260, 3}, {700, 3}, {770, 4}, {1700, 4}, {1780, 5}, {3700, 5}, {3790, 6}, {5700, 6}, {5800, 7}} {
+		if err := s.Tick(now.Add(tc.at*time.Millisecond), emit); err != nil {
+			t.Fatal(err)
+		}
+		if n, seqs := gates(); n != tc.sent || seqs[n-1] != 3 {
+			t.Fatalf("after %d ms: %d GATEs sent %v, want %d (all with sequence 3 after the first)", tc.at, n, seqs, tc.sent)
+		}
 	}
 	ack, _ := fwproto.AppendFrame(nil, fwproto.Frame{Boot: 3, Msg: &fwproto.Ack{Seq: 3}})
-	s.Feed(ack, now.Add(700*time.Millisecond), emit)
-	s.Tick(now.Add(1500*time.Millisecond), emit)
-	if n, _ := gates(); n != 3 {
+	s.Feed(ack, now.Add(5900*time.Millisecond), emit)
+	s.Tick(now.Add(9*time.Second), emit)
+	if n, _ := gates(); n != 7 {
 		t.Errorf("GATE resent after the shoe acknowledged it: %d", n)
 	}
 	// A shoe without a gate.
@@ -905,5 +908,34 @@ func TestSabotUID(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { s.uid([]byte{0x04, 0xa1, 0xff, 0x00}) }); n != 0 {
 		t.Errorf("%v allocations for a UID seen before", n)
+	}
+}
+
+// Frames of another protocol version are dropped and reported once.
+func TestSabotOtherVersion(t *testing.T) {
+	var log strings.Builder
+	s := NewSabot(ProtocolConfig{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	var got []Event
+	emit := func(ev Event) error { got = append(got, ev); return nil }
+	now := time.Now()
+	s.Connect(&captureSender{}, now, emit)
+	good, _ := fwproto.AppendFrame(nil, fwproto.Frame{Boot: 5, Seq: 1, Msg: &fwproto.Hello{}})
+	raw := cobsDecode(good[:len(good)-1])
+	raw[0] = 2 // version 2
+	n := len(raw) - fwproto.CRCLen
+	crc := fwproto.CRC16(raw[:n])
+	raw[n], raw[n+1] = byte(crc), byte(crc>>8)
+	v2 := append(cobsEncode(raw), 0)
+	for range 3 {
+		s.Feed(v2, now, emit)
+	}
+	if len(got) != 0 {
+		t.Errorf("events from a version-2 shoe: %v", got)
+	}
+	if c := strings.Count(log.String(), "another version"); c != 1 {
+		t.Errorf("reported %d times, want once:\n%s", c, log.String())
+	}
+	if st := s.Stats(); st.BadFrames != 3 {
+		t.Errorf("stats %+v", st)
 	}
 }
