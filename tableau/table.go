@@ -129,7 +129,9 @@ type TableConfig struct {
 	// --advantage` (Fold.FeedAdvantages): on the first card of each coup,
 	// every offered bet whose exact expectation for the player on that
 	// coup exceeds the threshold raises advantage. Advantage alerts are for
-	// surveillance: they do not latch.
+	// surveillance: they do not latch. The same check also runs after
+	// every card for the live view (TableView.Advantage), so surveillance
+	// sees a late-shoe edge building up inside a coup.
 	AdvantageThreshold float64
 }
 
@@ -277,6 +279,12 @@ type Table struct {
 	scratch  []Event
 	prevShoe int    // the shoe before the current one
 	prevID   string // its id, for events that close it (incomplete-coup)
+
+	// The live advantage check, cached for the shoe and card count it was
+	// computed at (View recomputes it only after a card is drawn).
+	adv      []AdvantageBet
+	advAt    [2]int // shoe, cards drawn in it
+	advValid bool
 }
 
 type countKey struct {
@@ -715,6 +723,13 @@ type TableView struct {
 	BetsOpen   bool           `json:"bets_open"`
 	GateLocked bool           `json:"gate_locked"`
 	Results    []CoupResult   `json:"results"`
+	// Advantage is the live advantage check after the last card drawn
+	// (with TableConfig.AdvantageThreshold > 0): every offered bet whose
+	// exact expectation for the player on the next coup dealt from the
+	// shoe as it stands now exceeds the threshold, in the order banker,
+	// player, tie, player pair, banker pair, Dragon 7, Panda 8. Empty when
+	// the check is off, no bet qualifies, or fewer than six cards remain.
+	Advantage []AdvantageBet `json:"advantage,omitempty"`
 }
 
 // MaxViewAlerts bounds TableView.Alerts, so a view costs the same however
@@ -761,7 +776,34 @@ func (t *Table) View() TableView {
 			v.ByRank[r.String()] = comp.RemainingRank(r)
 		}
 	}
+	if adv := t.liveAdvantage(); len(adv) > 0 {
+		v.Advantage = append([]AdvantageBet(nil), adv...)
+	}
 	return v
+}
+
+// liveAdvantage returns the live advantage check for the shoe as it stands,
+// recomputing it (exact odds, about 60 µs) only when a card has been drawn
+// since the last call.
+func (t *Table) liveAdvantage() []AdvantageBet {
+	f := t.fold
+	if t.cfg.AdvantageThreshold <= 0 || f.Shoe() == 0 {
+		return nil
+	}
+	at := [2]int{f.Shoe(), t.inShoe}
+	if t.advValid && t.advAt == at {
+		return t.adv
+	}
+	var buf [len(oddsBetOrder)]BetEV
+	bets, err := f.Advantages(buf[:0], t.cfg.AdvantageThreshold)
+	t.adv = t.adv[:0]
+	if err == nil { // an error: fewer than six cards left, nothing to value
+		for _, b := range bets {
+			t.adv = append(t.adv, AdvantageBet{Bet: OddsKey(b.Bet), EV: b.EV})
+		}
+	}
+	t.advAt, t.advValid = at, true
+	return t.adv
 }
 
 // Latched returns the alerts awaiting acknowledgement, oldest first.

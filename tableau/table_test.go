@@ -508,3 +508,78 @@ func TestTableLongRun(t *testing.T) {
 		t.Fatalf("%d output counters kept after 30 shoes", n)
 	}
 }
+
+// TestTableLiveAdvantage feeds the late-Dragon-7 EZ shoe through a Table
+// and checks the live advantage check after every card: the view's list
+// equals the odds engine's verdict on the decks less every card drawn so
+// far, it changes inside coups (not only on their first card), and late in
+// the shoe it holds Dragon 7 with the player's edge the README quotes.
+func TestTableLiveAdvantage(t *testing.T) {
+	const threshold = 0.01
+	f, err := os.Open("../cmd/sabot/testdata/ez-late-dragon7.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	toks, err := tableau.ParseTranscript(f, "ez-late-dragon7.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := tableau.Rules{Game: tableau.GameEZ, TiePays: 8}
+	r := newTableRun(t, tableau.TableConfig{
+		Fold:               tableau.Options{Decks: 8, Rules: rules, Markers: true},
+		AdvantageThreshold: threshold,
+	})
+	off := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Decks: 8, Rules: rules, Markers: true}})
+	var drawn []tableau.Card
+	var prev []tableau.AdvantageBet
+	changedMidCoup := 0
+	for _, tok := range toks {
+		r.apply(tableau.TokenInput(tok))
+		off.apply(tableau.TokenInput(tok))
+		if tok.Kind == tableau.TokShoe {
+			drawn = drawn[:0]
+		}
+		if tok.Kind != tableau.TokCard {
+			continue
+		}
+		drawn = append(drawn, tok.Card)
+		v := r.tb.View()
+		var want []tableau.AdvantageBet
+		rc, err := tableau.NewRankCounts(8, drawn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bets, err := tableau.Advantages(nil, &rc, rules, threshold)
+		if err == nil {
+			for _, b := range bets {
+				want = append(want, tableau.AdvantageBet{Bet: tableau.OddsKey(b.Bet), EV: b.EV})
+			}
+		}
+		if !reflect.DeepEqual(v.Advantage, want) {
+			t.Fatalf("after card %d (%s): view advantage %+v, want %+v", len(drawn), tok.Card, v.Advantage, want)
+		}
+		if v.Phase == "coup" && v.Player.Len()+v.Banker.Len() > 1 && !reflect.DeepEqual(v.Advantage, prev) {
+			changedMidCoup++
+		}
+		prev = v.Advantage
+		if got := off.tb.View().Advantage; got != nil {
+			t.Fatalf("advantage check off, but the view has %+v", got)
+		}
+	}
+	if changedMidCoup == 0 {
+		t.Error("the live advantage never changed after a card inside a coup: not recomputed after every card")
+	}
+	// Before coup 81 the README's worked example gives Dragon 7 about
+	// +56.5%; by the end of the shoe Dragon 7 is still far above 1%.
+	last := r.tb.View().Advantage
+	found := false
+	for _, a := range last {
+		if a.Bet == "dragon7" && a.EV > 0.3 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("end of the late-Dragon-7 shoe: live advantage %+v, want dragon7 above +30%%", last)
+	}
+}

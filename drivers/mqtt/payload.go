@@ -223,6 +223,11 @@ type StatePayload struct {
 	// Beads is the shoe's bead plate so far, one letter per completed coup
 	// in order: "P" player, "B" banker, "T" tie (voided coups left out).
 	Beads string `json:"beads"`
+	// Advantage is the live advantage check after the last card (when the
+	// daemon's alerts.advantage_threshold is set): each offered bet whose
+	// exact expectation for the player on the next coup exceeds the
+	// threshold, with that expectation. Omitted when empty.
+	Advantage []tableau.AdvantageBet `json:"advantage,omitempty"`
 }
 
 // StateAlert is an alert awaiting acknowledgement, in StatePayload.
@@ -332,7 +337,7 @@ func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, 
 		Voided: v.Voided, Winner: v.Winner, Natural: v.Natural, BurnDrawn: v.BurnDrawn, BurnWant: v.BurnWant,
 		CutCard: v.CutCard, LastCoup: v.LastCoup, IsLastCoup: v.IsLastCoup, CardsDrawn: v.CardsDrawn,
 		CardsRemaining: v.Remaining, RemainingByRank: v.ByRank, OpenAlertCount: max(v.AlertCount, len(v.Alerts)),
-		Offline: v.Offline, BetsOpen: v.BetsOpen, GateLocked: v.GateLocked,
+		Offline: v.Offline, BetsOpen: v.BetsOpen, GateLocked: v.GateLocked, Advantage: v.Advantage,
 	}
 	if p.RemainingByRank == nil {
 		p.RemainingByRank = map[string]int{}

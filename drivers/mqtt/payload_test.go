@@ -148,7 +148,7 @@ func TestWorstCasePayloadSizes(t *testing.T) {
 		results = append(results, tableau.CoupResult{Winner: tableau.WinnerTie})
 	}
 	st, err := b.State(tableau.TableView{Table: long(64), ShoeID: shoeID, Player: hand, Banker: hand, ByRank: rem,
-		Alerts: alerts, Results: results, Phase: "coup", Waiting: "complete"}, 1<<60, t0)
+		Alerts: alerts, Results: results, Phase: "coup", Waiting: "complete", Advantage: allAdvantages()}, 1<<60, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,5 +175,47 @@ func TestWorstCasePayloadSizes(t *testing.T) {
 	}
 	if _, err := Encode(TopicAlert, false, map[string]string{"x": long(MaxPayload)}); err == nil || !strings.Contains(err.Error(), "limit 4096") {
 		t.Errorf("oversized payload: err = %v", err)
+	}
+}
+
+// allAdvantages is a live advantage list with every bet, each with a long
+// expectation: the largest the state payload can carry.
+func allAdvantages() []tableau.AdvantageBet {
+	var a []tableau.AdvantageBet
+	for _, bet := range []string{"banker", "player", "tie", "player_pair", "banker_pair", "dragon7", "panda8"} {
+		a = append(a, tableau.AdvantageBet{Bet: bet, EV: 0.012345678901234567})
+	}
+	return a
+}
+
+// The live advantage check travels in the state payload, valid against
+// its schema, and is left out when empty.
+func TestStateAdvantage(t *testing.T) {
+	b := NewBuilder("T1", tableau.Rules{Game: tableau.GameEZ, TiePays: 8})
+	v := tableau.TableView{Table: "T1", ShoeID: "S1", Phase: "coup", Waiting: "player",
+		Advantage: []tableau.AdvantageBet{{Bet: "dragon7", EV: 0.0521}}}
+	m, err := b.State(v, 7, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validatePayload(t, TopicState, m.Payload); err != nil {
+		t.Fatalf("state with advantage fails its schema: %v\n%s", err, m.Payload)
+	}
+	if !strings.Contains(string(m.Payload), `"advantage":[{"bet":"dragon7","ev":0.0521}]`) {
+		t.Errorf("state payload lacks the advantage list: %s", m.Payload)
+	}
+	v.Advantage = nil
+	if m, err = b.State(v, 8, t0); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(m.Payload), `"advantage"`) {
+		t.Errorf("empty advantage list published: %s", m.Payload)
+	}
+	v.Advantage = []tableau.AdvantageBet{{Bet: "baccarat", EV: 1}}
+	if m, err = b.State(v, 9, t0); err != nil {
+		t.Fatal(err)
+	}
+	if validatePayload(t, TopicState, m.Payload) == nil {
+		t.Errorf("schema accepts an unknown bet name: %s", m.Payload)
 	}
 }
