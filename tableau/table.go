@@ -28,6 +28,11 @@ const (
 	InputBetsOpen   InputKind = "bets-open"   // live dealer: betting is open
 	InputBetsClosed InputKind = "bets-closed" // live dealer: betting closed, cards may be drawn
 	InputBacklog    InputKind = "backlog"     // the MQTT outbox is filling up (Text)
+	// InputRejected is a command refused before it reached the table (bad
+	// JSON, wrong table, unknown operator, ...): Code names the command,
+	// Text the reason, Operator and Ref who sent it. It is journaled for
+	// the audit trail only and changes nothing.
+	InputRejected InputKind = "command-rejected"
 )
 
 // Input is one input event. Its JSON form is what the daemon's journal
@@ -377,6 +382,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		}
 	case InputBacklog:
 		extra = append(extra, t.daemonAlert(AlertOutboxBacklog, Card{}, "MQTT messages are queuing up undelivered"+suffix(in.Text)))
+	case InputRejected:
+		// Audit record only: the command was refused and changes nothing.
 	case InputBetsOpen:
 		t.betsOpen = true
 	case InputBetsClosed:

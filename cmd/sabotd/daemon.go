@@ -267,11 +267,12 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		PasswordFile: d.cfg.MQTT.PasswordFile,
 		TLS: mqtt.TLSOptions{CAFile: d.cfg.MQTT.TLSCA, CertFile: d.cfg.MQTT.TLSCert,
 			KeyFile: d.cfg.MQTT.TLSKey, ServerName: d.cfg.MQTT.TLSServerName},
-		StateDir:   d.cfg.State.Dir,
-		MaxBacklog: d.cfg.MQTT.BacklogLimit,
-		Version:    Version(),
-		Commands:   d.cfg.MQTT.Commands,
-		OnCommand:  d.onCommand,
+		StateDir:          d.cfg.State.Dir,
+		MaxBacklog:        d.cfg.MQTT.BacklogLimit,
+		Version:           Version(),
+		Commands:          d.cfg.MQTT.Commands,
+		OnCommand:         d.onCommand,
+		OnCommandRejected: d.onCommandRejected,
 		OnBacklog: func(b mqtt.BacklogAlert) {
 			d.metrics.backlog.Set(float64(b.Queued))
 		},
@@ -319,6 +320,22 @@ func (d *daemon) onCommand(c mqtt.Command) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return d.submit(ctx, in)
+}
+
+// onCommandRejected journals a command that MQTT validation refused, as an
+// audit record (tableau.InputRejected: the table ignores it). A journal
+// failure is logged: the command was refused either way.
+func (d *daemon) onCommandRejected(c mqtt.Command, reason string) {
+	in := tableau.Input{Kind: tableau.InputRejected, Source: "mqtt", Operator: c.Operator,
+		Code: c.Name, Text: reason}
+	if c.RequestID != "" {
+		in.Ref = "cmd:" + c.RequestID
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.submit(ctx, in); err != nil {
+		d.log.Warn("rejected command not journaled", "command", c.Name, "request_id", c.RequestID, "err", err)
+	}
 }
 
 // shoeInput maps a shoe event onto the table's input (the transcript's

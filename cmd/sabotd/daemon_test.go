@@ -15,6 +15,7 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -245,6 +246,25 @@ dir = %q
 	waitFor(t, "the ack", 5*time.Second, func() bool { return len(r.kind("ack")) == 1 })
 	if a := r.kind("ack")[0]; a["operator"] != "sup-7" || a["code"] != "extra-card" {
 		t.Fatalf("ack payload %v", a)
+	}
+	// A refused command (no operator) changes nothing, and is journaled as
+	// an audit record with the reason.
+	voids := len(r.kind("void"))
+	sub.Publish("sabot/T-1/cmd/void", 1, false, `{"request_id":"r2"}`).WaitTimeout(time.Second)
+	waitFor(t, "the refused command's audit record", 5*time.Second, func() bool {
+		found := false
+		m.d.journal.Replay(1, func(rec journal.Record) error {
+			var in tableau.Input
+			if json.Unmarshal(rec.Data, &in) == nil && in.Kind == tableau.InputRejected &&
+				in.Code == "void" && in.Ref == "cmd:r2" && strings.Contains(in.Text, "operator") {
+				found = true
+			}
+			return nil
+		})
+		return found
+	})
+	if n := len(r.kind("void")); n != voids {
+		t.Fatalf("a refused void command voided a coup: %d voids, had %d", n, voids)
 	}
 	// The scoreboard: coup 1 was voided, coup 2 a tie.
 	resp, err := http.Get("http://" + m.d.http.addr + "/scoreboard.json")
