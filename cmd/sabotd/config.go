@@ -50,6 +50,13 @@ type ShoeConfig struct {
 	Protocol string `toml:"protocol"`
 	// Baud defaults to 115200 for "sabot", 9600 for "beetek" and "lines".
 	Baud int `toml:"baud"`
+	// DataBits (5–8, default 8), Parity ("none", "odd", "even", "mark",
+	// "space"; default "none") and StopBits ("1", "1.5", "2"; default "1")
+	// complete the line settings: 8N1 unless the shoe's manual says
+	// otherwise.
+	DataBits int    `toml:"data_bits"`
+	Parity   string `toml:"parity"`
+	StopBits string `toml:"stop_bits"`
 	// Markers says whether the coup button delimits coups (the transcript
 	// "|"): "auto" (on unless the protocol is "beetek", which has no coup
 	// button, and no [gpio] coup_button is set), "on" or "off".
@@ -180,7 +187,7 @@ func DefaultConfig() Config {
 		Decks:   8,
 		TiePays: 8,
 		CutRule: "last-coup",
-		Shoe:    ShoeConfig{Protocol: "sabot", Markers: "auto"},
+		Shoe:    ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1"},
 		MQTT:    MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
 		Display: DisplayConfig{Kind: "none", CLK: "GPIO23", DIO: "GPIO24", SPI: "/dev/spidev0.0", Address: 0x70, Brightness: 7},
 		GPIO:    GPIOConfig{Backend: "gpio"},
@@ -314,6 +321,15 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if c.Shoe.Baud < 300 || c.Shoe.Baud > 4000000 {
 		bad("shoe.baud", "%d: not a serial baud rate", c.Shoe.Baud)
+	}
+	if c.Shoe.DataBits < 5 || c.Shoe.DataBits > 8 {
+		bad("shoe.data_bits", "%d: must be 5, 6, 7 or 8", c.Shoe.DataBits)
+	}
+	if !oneOf(c.Shoe.Parity, "none", "odd", "even", "mark", "space") {
+		bad("shoe.parity", "%q: must be \"none\", \"odd\", \"even\", \"mark\" or \"space\"", c.Shoe.Parity)
+	}
+	if !oneOf(c.Shoe.StopBits, "1", "1.5", "2") {
+		bad("shoe.stop_bits", "%q: must be \"1\", \"1.5\" or \"2\"", c.Shoe.StopBits)
 	}
 	if !oneOf(c.Shoe.Markers, "auto", "on", "off") {
 		bad("shoe.markers", "%q: must be \"auto\", \"on\" or \"off\"", c.Shoe.Markers)

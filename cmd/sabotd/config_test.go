@@ -59,7 +59,16 @@ func TestBaudDefaults(t *testing.T) {
 			t.Errorf("%q: baud %d, want %d", tc.extra, cfg.Shoe.Baud, tc.baud)
 		}
 	}
-	cfg, _ := ParseConfig([]byte(base+"protocol = \"beetek\"\n"), "c.toml")
+	// Line settings: 8N1 by default, as configured otherwise.
+	cfg, err := ParseConfig([]byte(base), "c.toml")
+	if err != nil || cfg.Shoe.DataBits != 8 || cfg.Shoe.Parity != "none" || cfg.Shoe.StopBits != "1" {
+		t.Errorf("default line settings %d %q %q (%v), want 8 \"none\" \"1\"", cfg.Shoe.DataBits, cfg.Shoe.Parity, cfg.Shoe.StopBits, err)
+	}
+	cfg, err = ParseConfig([]byte(base+"data_bits = 7\nparity = \"even\"\nstop_bits = \"2\"\n"), "c.toml")
+	if err != nil || cfg.Shoe.DataBits != 7 || cfg.Shoe.Parity != "even" || cfg.Shoe.StopBits != "2" {
+		t.Errorf("7E2: got %d %q %q (%v)", cfg.Shoe.DataBits, cfg.Shoe.Parity, cfg.Shoe.StopBits, err)
+	}
+	cfg, _ = ParseConfig([]byte(base+"protocol = \"beetek\"\n"), "c.toml")
 	if cfg.markersOn() {
 		t.Error("markers auto should be off for beetek without a coup button")
 	}
@@ -91,6 +100,9 @@ func TestConfigErrors(t *testing.T) {
 		{"http addr", ok + "[http]\naddr = \"9180\"\n", `c.toml:5: http.addr: "9180"`},
 		{"inline table", "table = \"T1\"\nshoe = { device = \"/dev/x\", baud = 1 }\n", `c.toml:2: shoe.baud: 1`},
 		{"gate beetek", ok + "protocol = \"beetek\"\ngate = true\n", `c.toml:5: shoe.gate`},
+		{"data bits", ok + "data_bits = 9\n", `c.toml:4: shoe.data_bits: 9`},
+		{"parity", ok + "parity = \"e\"\n", `c.toml:4: shoe.parity: "e"`},
+		{"stop bits", ok + "stop_bits = \"3\"\n", `c.toml:4: shoe.stop_bits: "3"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig([]byte(tc.src), "c.toml")

@@ -396,6 +396,9 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 		Path:     d.cfg.Shoe.Device,
 		Protocol: d.cfg.Shoe.Protocol,
 		Baud:     d.cfg.Shoe.Baud,
+		DataBits: d.cfg.Shoe.DataBits,
+		Parity:   d.cfg.Shoe.Parity,
+		StopBits: d.cfg.Shoe.StopBits,
 		Logger:   d.log.With("component", "shoe"),
 	}
 	if d.demoRun != nil {
