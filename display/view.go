@@ -10,8 +10,8 @@ import "github.com/sabot-table/sabot/tableau"
 //     unknown (-1, shown as "br" alone) before the first burn card;
 //   - the coup's cards (the current coup's, or the last coup's between
 //     coups), Waiting for "player-third"/"banker-third", the winner and
-//     natural once complete (a voided coup shows its totals without a
-//     winner);
+//     natural once complete; a voided coup shows blank (it no longer
+//     counts);
 //   - LastCoup from v.IsLastCoup;
 //   - Alert: the oldest alert latched and awaiting acknowledgement
 //     (flashing); acknowledging clears the latch, and the display returns
@@ -47,7 +47,7 @@ func FromView(v tableau.TableView) TableState {
 		s.Waiting = HandBanker
 	}
 	if v.Voided {
-		s.Waiting = HandNone
+		s.Player, s.Banker, s.Waiting = nil, nil, HandNone
 		return s
 	}
 	if v.Complete {

@@ -61,3 +61,45 @@ func TestFromViewTable(t *testing.T) {
 		}
 	}
 }
+
+// A voided coup shows blank while it stays current (with coup markers:
+// until the dealer's coup button), then the display moves on.
+func TestFromViewVoided(t *testing.T) {
+	tb, err := tableau.NewTable(tableau.TableConfig{Fold: tableau.Options{Markers: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seq uint64
+	show := func(kind tableau.InputKind, c string) string {
+		t.Helper()
+		in := tableau.Input{Kind: kind}
+		if c != "" {
+			if in.Card, err = tableau.ParseCard(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seq++
+		tb.Apply(seq, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), in, nil)
+		return Compose(FromView(tb.View()), Layout4, 7).String()
+	}
+	show(tableau.InputShoe, "")
+	for _, c := range []string{"2H", "3C", "4D"} { // burn 2: the first card and two more
+		show(tableau.InputCard, c)
+	}
+	show(tableau.InputButton, "")
+	for _, step := range []struct {
+		kind       tableau.InputKind
+		card, want string
+	}{
+		{tableau.InputCard, "5S", "5   "},
+		{tableau.InputCard, "3H", "5  3"},
+		{tableau.InputVoid, "", "    "},   // voided: blank, no totals, nothing blinking
+		{tableau.InputCard, "9C", "    "}, // dealt into the voided coup before its "|"
+		{tableau.InputButton, "", "    "},
+		{tableau.InputCard, "7D", "7   "}, // the next coup
+	} {
+		if got := show(step.kind, step.card); got != step.want {
+			t.Errorf("%v %s: display %q, want %q", step.kind, step.card, got, step.want)
+		}
+	}
+}

@@ -279,7 +279,7 @@ type Table struct {
 	betsOpen bool
 	gate     bool
 	results  []CoupResult
-	lastCoup Coup // the last completed or current coup, for the display
+	lastCoup Coup // the last completed or current coup, for the display; empty after a void
 	lastSeq  uint64
 	scratch  []Event
 	prevShoe int    // the shoe before the current one
@@ -491,7 +491,7 @@ func (t *Table) place(before foldSnapshot, card Card) placed {
 	default:
 		p.Position, p.coup = PositionNone, f.CoupNumber()
 	}
-	if f.Phase() == PhaseCoup {
+	if f.Phase() == PhaseCoup && !f.Voided() {
 		t.lastCoup = c
 	}
 	return p
@@ -629,6 +629,7 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 		return append(out, t.outputIn(c.Shoe, OutputCoup, seq, at, c.Coup, func(o *Output) { o.Event = ev }))
 	case EventVoid:
 		v := ev.Void
+		t.lastCoup = Coup{} // a voided coup is not shown as the last coup
 		had := false
 		for i := len(t.results) - 1; i >= 0; i-- {
 			if t.results[i].Coup == v.Coup {

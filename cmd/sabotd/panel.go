@@ -91,57 +91,13 @@ func (d *daemon) openBoard() error {
 	return nil
 }
 
-// displayState converts the table's view into what the totals display and
-// the lamps show.
-func displayState(v tableau.TableView) display.TableState {
-	s := display.TableState{
-		Coup:     v.Coup,
-		Player:   v.Player.Slice(),
-		Banker:   v.Banker.Slice(),
-		LastCoup: v.IsLastCoup,
-		Offline:  v.Offline,
-	}
-	switch v.Waiting {
-	case "player-third":
-		s.Waiting = display.HandPlayer
-	case "banker-third":
-		s.Waiting = display.HandBanker
-	}
-	if v.Complete && !v.Voided {
-		switch v.Winner {
-		case tableau.WinnerPlayer:
-			s.Result = display.ResultPlayer
-		case tableau.WinnerBanker:
-			s.Result = display.ResultBanker
-		case tableau.WinnerTie:
-			s.Result = display.ResultTie
-		}
-		s.Natural = v.Natural
-	}
-	if v.Phase == "burn" || v.Phase == "no-shoe" && v.Shoe > 0 {
-		s.Burning = true
-		s.BurnRemaining = -1
-		if v.BurnWant > 0 {
-			s.BurnRemaining = max(v.BurnWant-v.BurnDrawn, 0)
-		}
-		s.Player, s.Banker = nil, nil
-	}
-	if v.Voided {
-		s.Player, s.Banker = nil, nil
-	}
-	if n := len(v.Alerts); n > 0 {
-		s.Alert = string(v.Alerts[n-1].Code)
-	}
-	return s
-}
-
 // showView shows the view on the display and lamps; for a card it records
 // the card → display latency.
 func (d *daemon) showView(view tableau.TableView, r inputReq) {
 	if d.board == nil {
 		return
 	}
-	if err := d.board.Show(displayState(view)); err != nil {
+	if err := d.board.Show(display.FromView(view)); err != nil {
 		d.log.Warn("display", "err", err)
 	}
 	if r.in.Kind == tableau.InputCard && !r.recv.IsZero() {
