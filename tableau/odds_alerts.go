@@ -63,8 +63,7 @@ func (f *Fold) FeedAdvantages(tok Token, threshold float64, out []Event) []Event
 	return out
 }
 
-// BestAdvantage is the odds engine in the shape of AdvantageFunc (the
-// daemon's table controller calls it after every card): the offered bet
+// BestAdvantage is the odds engine reduced to one answer: the offered bet
 // with the highest expectation for the player on the next coup dealt from
 // the remaining shoe, as its OddsKey and EV. It returns ("", -1) when the
 // shoe cannot be valued (fewer than six cards left) or rules are invalid.

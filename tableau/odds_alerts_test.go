@@ -171,6 +171,4 @@ func TestFoldAdvantagesAndBest(t *testing.T) {
 	if bet, ev := BestAdvantage(&fresh, Rules{TiePays: 5}); bet != "" || ev != -1 {
 		t.Errorf("invalid rules: %s %v", bet, ev)
 	}
-	// Table's hook has the shape of AdvantageFunc.
-	var _ AdvantageFunc = BestAdvantage
 }

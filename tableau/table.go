@@ -553,11 +553,6 @@ func severity(code AlertCode) string {
 // informational shoe-online and the surveillance-only advantage.
 func latches(code AlertCode) bool { return code != AlertShoeOnline && code != AlertAdvantage }
 
-// AdvantageFunc is the shape of a pluggable advantage valuation
-// (BestAdvantage): the best bet's key and expectation for the next coup
-// from the remaining shoe.
-type AdvantageFunc func(remaining *Composition, rules Rules) (bet string, ev float64)
-
 // alertText is the human text for the fold's alerts.
 func alertText(a AlertEvent) string {
 	switch a.Code {
