@@ -134,7 +134,8 @@ type GPIOConfig struct {
 	// InputsActiveHigh: keys pull the pin high; the default is keys to
 	// ground with the pull-up enabled.
 	InputsActiveHigh bool `toml:"inputs_active_high"`
-	// DebounceMS is the key debounce time (0: 30 ms).
+	// DebounceMS is the key debounce time in milliseconds (default 30; 0
+	// also means 30).
 	DebounceMS int    `toml:"debounce_ms"`
 	AckKey     string `toml:"ack_key"`
 	VoidKey    string `toml:"void_key"`
@@ -190,7 +191,7 @@ func DefaultConfig() Config {
 		Shoe:    ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1"},
 		MQTT:    MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
 		Display: DisplayConfig{Kind: "none", CLK: "GPIO23", DIO: "GPIO24", SPI: "/dev/spidev0.0", Address: 0x70, Brightness: 7},
-		GPIO:    GPIOConfig{Backend: "gpio"},
+		GPIO:    GPIOConfig{Backend: "gpio", DebounceMS: 30},
 		State:   StateConfig{Dir: "/var/lib/sabot"},
 		HTTP:    HTTPConfig{Addr: "127.0.0.1:0"},
 		Alerts:  AlertsConfig{Misdeal: "alert-only"},

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/sabot-table/sabot/drivers/board"
 	"io"
 	"os"
 	"os/signal"
@@ -75,7 +76,7 @@ func main() {
 	if err := m.Run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "sabotd:", err)
 		m.Close()
-		os.Exit(1)
+		os.Exit(runExitCode(err))
 	}
 	select {
 	case <-ctx.Done():
@@ -95,6 +96,21 @@ func main() {
 }
 
 var errUsage = errors.New("usage")
+
+// errConfig marks a startup error that only a configuration change can
+// fix (a pin name the GPIO chip does not have, ...): sabotd exits 2, which
+// the systemd unit does not restart (RestartPreventExitStatus=2).
+var errConfig = errors.New("configuration")
+
+// runExitCode is the exit status for an error from Run: 2 for
+// configuration errors (the config file's and the board's), 1 otherwise
+// (a device or the network: restarting may help).
+func runExitCode(err error) int {
+	if errors.Is(err, errConfig) || errors.Is(err, board.ErrConfig) {
+		return 2
+	}
+	return 1
+}
 
 // DemoOptions are the --demo flags.
 type DemoOptions struct {

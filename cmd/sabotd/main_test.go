@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,4 +124,38 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestBadPinExitsTwo runs the real binary with a pin name no GPIO chip
+// has: a configuration error, so sabotd exits 2 (which the systemd unit
+// does not restart) and names the key.
+func TestBadPinExitsTwo(t *testing.T) {
+	bin := filepath.Join(binaries(t), "sabotd")
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "sabotd.toml")
+	src := fmt.Sprintf(`table = "T-PIN"
+[shoe]
+device = %q
+[display]
+kind = "none"
+[gpio]
+backend = "gpio"
+lamp = "SABOT_NO_SUCH_PIN_71"
+[state]
+dir = %q
+`, filepath.Join(dir, "no-shoe"), filepath.Join(dir, "state"))
+	if err := os.WriteFile(conf, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config", conf)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("sabotd with a bad pin name: %v, want exit status 2\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `"gpio.lamp"`) || !strings.Contains(stderr.String(), "SABOT_NO_SUCH_PIN_71") {
+		t.Errorf("error does not name the key and the pin:\n%s", stderr.String())
+	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -75,7 +74,9 @@ func (d *daemon) openBoard() error {
 	}
 	b, err := board.Open(boardConfig(d.cfg), opts)
 	if err != nil {
-		return errors.New(boardKeys.Replace(err.Error()))
+		// Name sabotd's keys ("gpio.lamp"), keeping the error's chain
+		// (board.ErrConfig makes it a configuration error: exit 2).
+		return &renamedError{msg: boardKeys.Replace(err.Error()), err: err}
 	}
 	d.board = b
 	if name := d.cfg.GPIO.BetsKey; name != "" && d.cfg.GPIO.Backend != board.BackendFake && d.cfg.Display.Kind != "fake" {
@@ -84,12 +85,22 @@ func (d *daemon) openBoard() error {
 		}
 		p := gpioreg.ByName(name)
 		if p == nil {
-			return fmt.Errorf("gpio.bets_key: no GPIO pin named %q", name)
+			return fmt.Errorf("%w: gpio.bets_key: no GPIO pin named %q", errConfig, name)
 		}
 		d.betsKey = &board.Button{Name: "bets_key", Pin: p, ActiveHigh: d.cfg.GPIO.InputsActiveHigh}
 	}
 	return nil
 }
+
+// renamedError is err with its message rewritten; errors.Is and As still
+// see err.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
 
 // showView shows the view on the display and lamps; for a card it records
 // the card → display latency.

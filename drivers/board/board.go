@@ -295,7 +295,7 @@ func Open(cfg Config, opts *Options) (*Board, error) {
 	}
 	b.debounce = time.Duration(cfg.DebounceMS) * time.Millisecond
 	if cfg.DebounceMS < 0 {
-		return nil, fmt.Errorf("board: config key %q: %d ms is negative", o.KeyPrefix+"debounce_ms", cfg.DebounceMS)
+		return nil, configErr(o.KeyPrefix+"debounce_ms", "%d ms is negative", cfg.DebounceMS)
 	}
 	var pins pinSource
 	switch cfg.Backend {
@@ -322,7 +322,7 @@ func Open(cfg Config, opts *Options) (*Board, error) {
 		b.Fake = &Fake{Pins: map[string]*gpiotest.Pin{}, activeHigh: cfg.InputsActiveHigh}
 		pins = fakePins{b.Fake, o.Clock}
 	default:
-		return nil, fmt.Errorf("board: config key %q: unknown backend %q (want %q or %q)", o.KeyPrefix+"backend", cfg.Backend, BackendGPIO, BackendFake)
+		return nil, configErr(o.KeyPrefix+"backend", "unknown backend %q (want %q or %q)", cfg.Backend, BackendGPIO, BackendFake)
 	}
 	if err := b.open(cfg, o, pins); err != nil {
 		_ = b.Close()
@@ -360,14 +360,14 @@ func (r realPins) pin(key, name string, _ bool) (gpio.PinIO, error) {
 	}
 	p := r.o.PinByName(name)
 	if p == nil {
-		return nil, fmt.Errorf("board: config key %q: no GPIO pin named %q (names come from the GPIO chip's line names, e.g. \"GPIO17\"; `gpioinfo` lists them)", r.o.KeyPrefix+key, name)
+		return nil, configErr(r.o.KeyPrefix+key, "no GPIO pin named %q (names come from the GPIO chip's line names, e.g. \"GPIO17\"; `gpioinfo` lists them)", name)
 	}
 	return p, nil
 }
 
 func (r realPins) spi(key, name string) (spi.PortCloser, error) {
 	if name == "" {
-		return nil, fmt.Errorf("board: config key %q: the MAX7219 needs an SPI port, e.g. \"/dev/spidev0.0\"", r.o.KeyPrefix+key)
+		return nil, configErr(r.o.KeyPrefix+key, "the MAX7219 needs an SPI port, e.g. \"/dev/spidev0.0\"")
 	}
 	p, err := r.o.OpenSPI(name)
 	if err != nil {
@@ -449,7 +449,7 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 		b.Brightness = display.DefaultBrightness
 	}
 	if b.Brightness < 0 || b.Brightness > display.MaxBrightness {
-		return fmt.Errorf("board: config key %q: brightness %d, want 1..%d", key("brightness"), dc.Brightness, display.MaxBrightness)
+		return configErr(key("brightness"), "brightness %d, want 1..%d", dc.Brightness, display.MaxBrightness)
 	}
 	digits := dc.Digits
 	var r display.Renderer
@@ -474,7 +474,7 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 				return err
 			}
 			if clk == nil || dio == nil {
-				return fmt.Errorf("board: config keys %q and %q: the TM1637 needs both pins", key("clk"), key("dio"))
+				return configErr(key("clk"), "the TM1637 needs both pins, %q and %q", key("clk"), key("dio"))
 			}
 		}
 		opts := &tm1637.Opts{Digits: digits, Order: dc.Order, HalfBit: time.Duration(dc.HalfBitUS) * time.Microsecond}
@@ -492,7 +492,7 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 			digits = chips * max7219.DigitsPerChip
 		}
 		if digits > chips*max7219.DigitsPerChip {
-			return fmt.Errorf("board: config key %q: %d digits on %d chips", key("digits"), digits, chips)
+			return configErr(key("digits"), "%d digits on %d chips", digits, chips)
 		}
 		port, err := pins.spi("display.spi", dc.SPI)
 		if err != nil {
@@ -511,16 +511,16 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 		case "linear":
 			layout = ht16k33.LayoutLinear
 		default:
-			return fmt.Errorf("board: config key %q: unknown layout %q (want backpack4 or linear)", key("layout"), dc.Layout)
+			return configErr(key("layout"), "unknown layout %q (want backpack4 or linear)", dc.Layout)
 		}
 		if digits == 0 {
 			digits = layout.Digits()
 		}
 		if digits > layout.Digits() {
-			return fmt.Errorf("board: config key %q: %d digits, the %s layout holds %d", key("digits"), digits, orDefault(dc.Layout, "backpack4"), layout.Digits())
+			return configErr(key("digits"), "%d digits, the %s layout holds %d", digits, orDefault(dc.Layout, "backpack4"), layout.Digits())
 		}
 		if dc.Addr < 0 || dc.Addr > 0x7F {
-			return fmt.Errorf("board: config key %q: I²C address %#x out of range", key("addr"), dc.Addr)
+			return configErr(key("addr"), "I²C address %#x out of range", dc.Addr)
 		}
 		bus, err := pins.i2c("display.i2c", dc.I2C)
 		if err != nil {
@@ -537,7 +537,7 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 			digits = 4
 		}
 		if digits > terminal.MaxDigits {
-			return fmt.Errorf("board: config key %q: the terminal shows at most %d digits", key("digits"), terminal.MaxDigits)
+			return configErr(key("digits"), "the terminal shows at most %d digits", terminal.MaxDigits)
 		}
 		t := terminal.New(o.Terminal)
 		b.Terminal = t
@@ -552,7 +552,7 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 		})
 		r = t
 	default:
-		return fmt.Errorf("board: config key %q: unknown display chip %q (want tm1637, max7219, ht16k33, terminal or empty)", key("chip"), dc.Chip)
+		return configErr(key("chip"), "unknown display chip %q (want tm1637, max7219, ht16k33, terminal or empty)", dc.Chip)
 	}
 	l, err := display.LayoutFor(digits)
 	if err != nil {
@@ -690,4 +690,25 @@ func SignalsWith(s display.TableState, alertBuzzer Pattern) map[string]Pattern {
 		p[OutTowerAmber] = PatternSteady
 	}
 	return p
+}
+
+// ErrConfig is matched (errors.Is) by every *ConfigError: a board setting
+// that cannot work whatever the hardware does, such as a pin name the GPIO
+// chip does not have. Restarting does not help; fix the configuration.
+var ErrConfig = errors.New("board: bad configuration")
+
+// ConfigError is a bad board setting, naming its config key.
+type ConfigError struct {
+	Key string // the config key, with Options.KeyPrefix
+	Msg string // what is wrong with its value
+}
+
+// Error formats the error as `board: config key "KEY": MSG`.
+func (e *ConfigError) Error() string { return fmt.Sprintf("board: config key %q: %s", e.Key, e.Msg) }
+
+// Is makes errors.Is(err, ErrConfig) true.
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+
+func configErr(key, format string, args ...any) error {
+	return &ConfigError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }

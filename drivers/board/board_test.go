@@ -334,4 +334,8 @@ func TestOpenRealHostUnknownPin(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `config key "board.ack_key": no GPIO pin named "SABOT_NO_SUCH_PIN_999"`) {
 		t.Errorf("Open: %v", err)
 	}
+	var ce *ConfigError
+	if !errors.Is(err, ErrConfig) || !errors.As(err, &ce) || ce.Key != "board.ack_key" {
+		t.Errorf("Open: %v is not a *ConfigError for board.ack_key", err)
+	}
 }
