@@ -35,6 +35,9 @@ const (
 type TableState struct {
 	// Coup is the coup number (for status lines; not shown on the digits).
 	Coup int
+	// Voided is set when coup Coup was voided: the digits show blank (the
+	// coup no longer counts) and status lines say so.
+	Voided bool
 	// Player and Banker are the cards dealt to each hand in the current
 	// coup, in order (at most three each). A hand with no cards is shown
 	// blank; otherwise its total (sum of card values mod 10) is shown.

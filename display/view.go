@@ -47,7 +47,7 @@ func FromView(v tableau.TableView) TableState {
 		s.Waiting = HandBanker
 	}
 	if v.Voided {
-		s.Player, s.Banker, s.Waiting = nil, nil, HandNone
+		s.Player, s.Banker, s.Waiting, s.Voided = nil, nil, HandNone, true
 		return s
 	}
 	if v.Complete {

@@ -280,6 +280,8 @@ type Table struct {
 	gate     bool
 	results  []CoupResult
 	lastCoup Coup // the last completed or current coup, for the display; empty after a void
+	// lastVoided: the last coup was voided (until the next coup starts).
+	lastVoided bool
 	lastSeq  uint64
 	scratch  []Event
 	prevShoe int    // the shoe before the current one
@@ -444,7 +446,7 @@ func (t *Table) beginShoeIfNew(prevShoe int, seq uint64, at time.Time) {
 		t.inShoe = 0
 		clear(t.uids)
 		t.results = t.results[:0]
-		t.lastCoup = Coup{}
+		t.lastCoup, t.lastVoided = Coup{}, false
 	}
 }
 
@@ -492,7 +494,7 @@ func (t *Table) place(before foldSnapshot, card Card) placed {
 		p.Position, p.coup = PositionNone, f.CoupNumber()
 	}
 	if f.Phase() == PhaseCoup && !f.Voided() {
-		t.lastCoup = c
+		t.lastCoup, t.lastVoided = c, false
 	}
 	return p
 }
@@ -624,7 +626,7 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 		return append(out, t.outputIn(c.Shoe, OutputCoup, seq, at, c.Coup, func(o *Output) { o.Event = ev }))
 	case EventVoid:
 		v := ev.Void
-		t.lastCoup = Coup{} // a voided coup is not shown as the last coup
+		t.lastCoup, t.lastVoided = Coup{}, true // a voided coup is not shown as the last coup
 		had := false
 		for i := len(t.results) - 1; i >= 0; i-- {
 			if t.results[i].Coup == v.Coup {
@@ -763,7 +765,9 @@ func (t *Table) View() TableView {
 		v.Winner = c.Winner()
 		v.Natural = v.Complete && c.Natural()
 	}
-	v.Voided = f.Voided()
+	// Voided: the current coup is voided, or, between coups, the last one
+	// was.
+	v.Voided = f.Voided() || (f.Phase() != PhaseCoup && t.lastVoided)
 	if f.LastCoup() > 0 {
 		next := f.CoupNumber()
 		if cur := f.Coup(); f.Phase() != PhaseCoup || cur.Complete() || f.Voided() {

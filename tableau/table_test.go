@@ -583,3 +583,30 @@ func TestTableLiveAdvantage(t *testing.T) {
 		t.Errorf("end of the late-Dragon-7 shoe: live advantage %+v, want dragon7 above +30%%", last)
 	}
 }
+
+// Between coups, the view says the last coup was voided (the display and
+// the scoreboard must not show it as a result) until the next coup starts.
+func TestTableViewAfterVoid(t *testing.T) {
+	for _, markers := range []bool{false, true} {
+		r := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Markers: markers}})
+		script := "shoe 2H 3C 4D 9S 9H 9C 9D"
+		if markers {
+			script = "shoe 2H 3C 4D | 9S 9H 9C 9D"
+		}
+		for _, w := range strings.Fields(script + " void") {
+			r.apply(scriptInput(t, w))
+		}
+		if markers {
+			r.apply(scriptInput(t, "|"))
+		}
+		v := r.tb.View()
+		if !v.Voided || v.Player.Len() != 0 || v.Banker.Len() != 0 || v.Complete || v.Coup != 1 || v.Phase != "between" {
+			t.Errorf("markers %v: view after the void: voided %v, player %v, banker %v, complete %v, coup %d, phase %s",
+				markers, v.Voided, v.Player, v.Banker, v.Complete, v.Coup, v.Phase)
+		}
+		r.apply(scriptInput(t, "5S"))
+		if v := r.tb.View(); v.Voided || v.Coup != 2 || v.Player.Len() != 1 {
+			t.Errorf("markers %v: the next coup: voided %v, coup %d, player %v", markers, v.Voided, v.Coup, v.Player)
+		}
+	}
+}

@@ -271,9 +271,13 @@ dir = %q
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sb scoreboardData
-	json.NewDecoder(resp.Body).Decode(&sb)
+	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if !strings.Contains(string(raw), `"wins":{"player":0,"banker":0,"tie":1}`) {
+		t.Errorf("scoreboard.json wins not in lower-case keys: %s", raw)
+	}
+	var sb scoreboardData
+	json.Unmarshal(raw, &sb)
 	if sb.Table != "T-1" || sb.Wins.Tie != 1 || sb.Wins.Player+sb.Wins.Banker != 0 || len(sb.Results) != 1 || sb.BeadRows[0][0] != "tie" {
 		t.Fatalf("scoreboard.json = %+v", sb)
 	}

@@ -154,19 +154,26 @@ table{border-collapse:collapse}td{width:1.6em;height:1.6em;text-align:center;bor
 // current view, the shoe's results, wins per side and the bead plate
 // (results column by column, six rows).
 type scoreboardData struct {
-	Table       string                            `json:"table"`
-	Shoe        int                               `json:"shoe"`
-	ShoeID      string                            `json:"shoe_id"`
-	Coup        int                               `json:"coup"`
-	PlayerTotal int                               `json:"player_total"`
-	BankerTotal int                               `json:"banker_total"`
-	Waiting     string                            `json:"waiting,omitempty"`
-	Alerts      []string                          `json:"alerts"`
-	Wins        struct{ Player, Banker, Tie int } `json:"wins"`
-	Results     []tableau.CoupResult              `json:"results"`
-	BeadRows    [][]string                        `json:"bead_plate"`
-	Display     string                            `json:"display,omitempty"`
-	View        tableau.TableView                 `json:"view"`
+	Table       string               `json:"table"`
+	Shoe        int                  `json:"shoe"`
+	ShoeID      string               `json:"shoe_id"`
+	Coup        int                  `json:"coup"`
+	PlayerTotal int                  `json:"player_total"`
+	BankerTotal int                  `json:"banker_total"`
+	Waiting     string               `json:"waiting,omitempty"`
+	Alerts      []string             `json:"alerts"`
+	Wins        winCounts            `json:"wins"`
+	Results     []tableau.CoupResult `json:"results"`
+	BeadRows    [][]string           `json:"bead_plate"`
+	Display     string               `json:"display,omitempty"`
+	View        tableau.TableView    `json:"view"`
+}
+
+// winCounts counts the shoe's coups won by each side and its ties.
+type winCounts struct {
+	Player int `json:"player"`
+	Banker int `json:"banker"`
+	Tie    int `json:"tie"`
 }
 
 func (d *daemon) scoreboard() any {

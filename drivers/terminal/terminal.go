@@ -212,9 +212,12 @@ func (s *Screen) draw() error {
 var _ display.Renderer = (*Screen)(nil)
 
 // CoupLine describes a finished coup for the last-coup line, e.g.
-// "#12 player 9 banker 8: player wins (natural)"; ok is false while s has
-// no result.
+// "#12 player 9 banker 8: player wins (natural)", or "#12 voided"; ok is
+// false while s has no result.
 func CoupLine(s display.TableState) (line string, ok bool) {
+	if s.Voided && s.Coup > 0 {
+		return fmt.Sprintf("#%d voided", s.Coup), true
+	}
 	var who string
 	switch s.Result {
 	case display.ResultPlayer:

@@ -172,6 +172,9 @@ func TestCoupAndMessageLines(t *testing.T) {
 	if l, _ := CoupLine(s); l != "#3 player 7 banker 7: tie" {
 		t.Errorf("tie line %q", l)
 	}
+	if l, ok := CoupLine(display.TableState{Coup: 6, Voided: true}); !ok || l != "#6 voided" {
+		t.Errorf("voided coup line %q, %v", l, ok)
+	}
 	cases := map[string]display.TableState{
 		"shoe offline": {Offline: true, Alert: "extra-card"},
 		"E1 extra-card: waiting for the supervisor's acknowledgement": {Alert: "extra-card"},
