@@ -54,9 +54,9 @@ func TestFromViewTable(t *testing.T) {
 		{tableau.Input{Kind: tableau.InputOffline}, "----"},
 		{tableau.Input{Kind: tableau.InputOnline}, "[E][1][4][ ]"}, // the outage awaits acknowledgement
 		{tableau.Input{Kind: tableau.InputAck}, "9P.n8"},
-		{card("AS"), "1 .  "}, // the last coup (cut card out) begins
+		{card("AS"), "1 .  "},                             // the last coup (cut card out) begins
 		{tableau.Input{Kind: tableau.InputVoid}, "  .  "}, // voided: blank
-		{card("2S"), "[E][5][ ][ ]"}, // a coup after the (voided) last coup: after-cut
+		{card("2S"), "[E][5][ ][ ]"},                      // a coup after the (voided) last coup: after-cut
 	}
 	for i, s := range steps {
 		if got := apply(s.in); got != s.want {

@@ -282,10 +282,10 @@ type Table struct {
 	lastCoup Coup // the last completed or current coup, for the display; empty after a void
 	// lastVoided: the last coup was voided (until the next coup starts).
 	lastVoided bool
-	lastSeq  uint64
-	scratch  []Event
-	prevShoe int    // the shoe before the current one
-	prevID   string // its id, for events that close it (incomplete-coup)
+	lastSeq    uint64
+	scratch    []Event
+	prevShoe   int    // the shoe before the current one
+	prevID     string // its id, for events that close it (incomplete-coup)
 
 	// The live advantage check, cached for the shoe and card count it was
 	// computed at (View recomputes it only after a card is drawn).
