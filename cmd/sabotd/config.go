@@ -237,6 +237,28 @@ func LoadConfig(path string) (Config, error) {
 	return ParseConfig(data, path)
 }
 
+// typeError matches the TOML library's wrong-type message, which names Go
+// types and struct fields.
+var typeError = regexp.MustCompile(`^cannot decode TOML (\S+) into (?:struct field \S+ of type |a slice of type |)(\S+)`)
+
+// plainTypeError rewrites a wrong-type message in the config file's terms:
+// "wrong type: a TOML string where an integer is wanted". Other messages are
+// returned as they are.
+func plainTypeError(msg string) string {
+	m := typeError.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	want := map[string]string{
+		"int": "an integer", "int64": "an integer", "uint16": "an integer", "float64": "a number",
+		"string": "a string", "bool": "true or false", "[]string": "an array of strings",
+	}[m[2]]
+	if want == "" {
+		want = "another type"
+	}
+	return "wrong type: a TOML " + m[1] + " where " + want + " is wanted"
+}
+
 // ParseConfig decodes and validates a TOML document; file names it in
 // errors. Unknown keys, wrong types and impossible values are errors that
 // name the key and its line (*ConfigError, joined when several).
@@ -258,7 +280,7 @@ func ParseConfig(data []byte, file string) (Config, error) {
 			return Config{}, errors.Join(errs...)
 		case errors.As(err, &de):
 			line, col := de.Position()
-			msg := strings.TrimPrefix(de.Error(), "toml: ")
+			msg := plainTypeError(strings.TrimPrefix(de.Error(), "toml: "))
 			return Config{}, &ConfigError{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: msg}
 		}
 		return Config{}, fmt.Errorf("config: %s: %w", file, err)
