@@ -255,7 +255,6 @@ func TestE2EVirtualShoe(t *testing.T) {
 		`markers = "auto"`, "markers = \"auto\"\ngate = true", 1)
 	p := startSabotd(t, conf+"[gpio]\nbackend = \"fake\"\n")
 	shoe.wait(t, 60*time.Second)
-	_ = toks
 	n := countLines(want)
 	waitFor(t, fmt.Sprintf("%d events", n), 20*time.Second, func() bool { return len(withoutLink(r.events())) >= n })
 	matchEvents(t, withoutLink(r.events()), want)
@@ -272,6 +271,25 @@ func TestE2EVirtualShoe(t *testing.T) {
 	mu.Unlock()
 	t.Logf("MEASURE card→display p50 %s p99 %s over %.0f cards (histogram buckets)", d50, d99, cards)
 	t.Logf("MEASURE card→broker→subscriber p50 %v p99 %v over %d cards", b50, b99, nb)
+	// card → broker acknowledgement (PUBACK), from the daemon's histogram:
+	// one observation per card message (burn cards included).
+	cardMsgs := 0
+	for _, tok := range toks {
+		if tok.Kind == tableau.TokCard {
+			cardMsgs++
+		}
+	}
+	waitFor(t, "every card acknowledged", 10*time.Second, func() bool {
+		_, n := histogramQuantile(metricsOf(t, p), "sabot_card_to_broker_ack_seconds", 0.5)
+		return n >= float64(cardMsgs)
+	})
+	metrics = metricsOf(t, p)
+	a50, acks := histogramQuantile(metrics, "sabot_card_to_broker_ack_seconds", 0.5)
+	a99, _ := histogramQuantile(metrics, "sabot_card_to_broker_ack_seconds", 0.99)
+	if acks != float64(cardMsgs) {
+		t.Errorf("card → broker-ack observed %.0f times, want once per card message (%d)", acks, cardMsgs)
+	}
+	t.Logf("MEASURE card→broker-ack (PUBACK) p50 %s p99 %s over %.0f cards (histogram buckets)", a50, a99, acks)
 	t.Logf("MEASURE RSS after a full shoe %d KiB", rss)
 	if rss > 30*1024 {
 		t.Errorf("RSS after a full shoe %d KiB, target under 30 MiB", rss)

@@ -276,6 +276,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		OnBacklog: func(b mqtt.BacklogAlert) {
 			d.metrics.backlog.Set(float64(b.Queued))
 		},
+		OnAck:  d.onAck,
 		Logger: d.log.With("component", "mqtt"),
 	}
 	if d.cfg.MQTT.PasswordFile == "" && os.Getenv("SABOT_MQTT_PASSWORD") != "" {
@@ -320,6 +321,23 @@ func (d *daemon) onCommand(c mqtt.Command) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return d.submit(ctx, in)
+}
+
+// onAck observes the card → broker-acknowledged latency: a card message's
+// time is when the daemon received the card (the journal record's time).
+func (d *daemon) onAck(topic string, payload []byte) {
+	if topic != mqtt.TopicCard {
+		return
+	}
+	var env struct {
+		Time string `json:"time"`
+	}
+	if json.Unmarshal(payload, &env) != nil {
+		return
+	}
+	if at, err := time.Parse(time.RFC3339Nano, env.Time); err == nil {
+		d.metrics.cardToAck.Observe(time.Since(at).Seconds())
+	}
 }
 
 // onCommandRejected journals a command that MQTT validation refused, as an

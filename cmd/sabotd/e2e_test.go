@@ -102,7 +102,9 @@ func startMosquitto(t *testing.T) *mosquitto {
 	bin := testenv.NeedProgram(t, "mosquitto")
 	dir := t.TempDir()
 	m := &mosquitto{t: t, bin: bin, port: freePort(t), conf: filepath.Join(dir, "mosquitto.conf")}
-	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\nmax_inflight_messages 0\nmax_queued_messages 100000\n", m.port)
+	// set_tcp_nodelay: without it the broker holds small packets (PUBACKs)
+	// for Nagle's algorithm, tens of milliseconds each; see drivers/mqtt/README.md.
+	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\nmax_inflight_messages 0\nmax_queued_messages 100000\nset_tcp_nodelay true\n", m.port)
 	if err := os.WriteFile(m.conf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

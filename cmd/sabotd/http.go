@@ -29,6 +29,7 @@ type metrics struct {
 	shoeOnline    prometheus.Gauge
 	latchedAlerts prometheus.Gauge
 	cardToDisplay prometheus.Histogram
+	cardToAck     prometheus.Histogram
 	backlog       prometheus.Gauge
 	gate          *prometheus.CounterVec
 }
@@ -55,12 +56,17 @@ func newMetrics() *metrics {
 		cardToDisplay: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "sabot_card_to_display_seconds", Help: "Card event received to display frame written.", Buckets: lat,
 		}),
+		cardToAck: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "sabot_card_to_broker_ack_seconds",
+			Help:    "Card event received to its MQTT card message acknowledged by the broker (PUBACK).",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14), // 0.5 ms … 4 s
+		}),
 		gate: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sabot_gate_commands_total", Help: "Gate commands sent to the shoe, by state (locked, unlocked).",
 		}, []string{"state"}),
 		backlog: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sabot_outbox_backlog", Help: "MQTT messages waiting for a broker acknowledgement."}),
 	}
-	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.backlog, m.gate)
+	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.cardToAck, m.backlog, m.gate)
 	return m
 }
 

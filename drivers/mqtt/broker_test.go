@@ -3,7 +3,9 @@ package mqtt
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -19,13 +21,42 @@ func TestEmbeddedBrokerFullShoe(t *testing.T) {
 	}
 	sub := newSubscriber(t, b.URL(), "scoreboard-1", "sabot/T1", "sabot/T1/#", nil)
 	events := shoeEvents(t, "T1")
-	p := startPublisher(t, testOptions("T1", t.TempDir(), b.URL()))
+	opts := testOptions("T1", t.TempDir(), b.URL())
+	var ackMu sync.Mutex
+	var acked []string // "topic id" of each acknowledged message, in order
+	opts.OnAck = func(topic string, payload []byte) {
+		var env Envelope
+		json.Unmarshal(payload, &env)
+		ackMu.Lock()
+		acked = append(acked, topic+" "+env.ID)
+		ackMu.Unlock()
+	}
+	p := startPublisher(t, opts)
 	publishEvents(t, p, events, 0)
 	assertDelivery(t, sub, expectedIDs(t, events), 30*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := p.Flush(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// OnAck reported every event message published, once each, in order.
+	var wantAcks []string
+	for _, ev := range events {
+		for _, m := range ev {
+			var env Envelope
+			json.Unmarshal(m.Payload, &env)
+			if !m.Retained { // a retained state may be superseded before it is sent
+				wantAcks = append(wantAcks, m.Topic+" "+env.ID)
+			}
+		}
+	}
+	ackMu.Lock()
+	got := slices.DeleteFunc(slices.Clone(acked), func(s string) bool {
+		return strings.HasPrefix(s, TopicStatus+" ") || strings.HasPrefix(s, TopicState+" ")
+	})
+	ackMu.Unlock()
+	if !slices.Equal(got, wantAcks) {
+		t.Fatalf("OnAck reported %d messages, want the %d published, once each, in order", len(got), len(wantAcks))
 	}
 	if st := p.Status(); !st.Connected || st.Backlog != 0 || st.Broker != b.URL() {
 		t.Fatalf("status %+v", st)

@@ -109,6 +109,13 @@ type Options struct {
 	// Publish or from the delivery goroutine, so it must not block nor call
 	// Publish: hand the event to the daemon's loop (a buffered channel).
 	OnBacklog func(BacklogAlert)
+	// OnAck, if set, is called from the delivery goroutine for every
+	// outbox message once the broker has acknowledged it (PUBACK), in
+	// order, with its topic (without the prefix, e.g. TopicCard) and
+	// payload. It must not block nor keep payload; the daemon uses it for
+	// the card → broker-acknowledged latency metric. Messages acknowledged
+	// before a crash and resent after it are reported again.
+	OnAck func(topic string, payload []byte)
 	// DaemonRaisesBacklogAlert: the daemon turns OnBacklog into a
 	// tableau.InputBacklog, so its table raises the outbox-backlog alert
 	// (journaled, displayed, published with a stable id). When false (the

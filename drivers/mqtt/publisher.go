@@ -537,8 +537,20 @@ func (p *Publisher) sendLoop(ctx context.Context) {
 }
 
 type inflight struct {
-	seq uint64
-	tok paho.Token
+	seq     uint64
+	tok     paho.Token
+	topic   string // without the prefix, for OnAck
+	payload []byte
+}
+
+// tokenDone reports whether tok has completed, without waiting.
+func tokenDone(tok paho.Token) bool {
+	select {
+	case <-tok.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // drain publishes every queued message not yet acknowledged, in order,
@@ -555,6 +567,9 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client) error {
 		}
 		p.acked[f.seq] = true
 		p.ackedMax = max(p.ackedMax, f.seq)
+		if p.opts.OnAck != nil {
+			p.opts.OnAck(f.topic, f.payload)
+		}
 		if len(p.acked) >= 256 {
 			p.removeAcked(ctx)
 		}
@@ -590,8 +605,16 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client) error {
 			if !c.IsConnectionOpen() {
 				return errors.New("mqtt: not connected")
 			}
+			// Collect acknowledgements that have already arrived, so that
+			// they are recorded (and OnAck called) when they happen, not
+			// only when the window is full.
+			for len(window) > 0 && tokenDone(window[0].tok) {
+				if err := waitOldest(); err != nil {
+					return err
+				}
+			}
 			tok := c.Publish(p.prefix+"/"+r.topic, 1, r.retained, r.payload)
-			window = append(window, inflight{r.seq, tok})
+			window = append(window, inflight{r.seq, tok, r.topic, r.payload})
 			if len(window) >= p.opts.Window {
 				if err := waitOldest(); err != nil {
 					return err
