@@ -143,6 +143,32 @@ func (f Frame) String() string {
 	return b.String()
 }
 
+// TextFrame is the inverse of Frame.String: each character is a digit,
+// a '.' lights the decimal point of the digit before it, and "[x]" makes x
+// blink. TextFrame("9P.n8", 7) is the four digits 9, P with its point, n
+// and 8 at brightness 7. Characters outside the glyph table show blank
+// (see Glyph); a '.' with no digit before it is a digit showing only its
+// point, and an unclosed '[' blinks the rest.
+func TextFrame(text string, brightness int) Frame {
+	f := Frame{Brightness: clampBrightness(brightness)}
+	blink := false
+	for _, r := range text {
+		switch {
+		case r == '[':
+			blink = true
+		case r == ']':
+			blink = false
+		case r == '.' && len(f.Digits) > 0 && !f.Digits[len(f.Digits)-1].DP:
+			f.Digits[len(f.Digits)-1].DP = true
+		case r == '.':
+			f.Digits = append(f.Digits, Digit{Char: ' ', DP: true, Blink: blink})
+		default:
+			f.Digits = append(f.Digits, Digit{Char: r, Blink: blink})
+		}
+	}
+	return f
+}
+
 // Renderer shows frames: every chip driver (drivers/tm1637,
 // drivers/max7219, drivers/ht16k33) and the terminal display
 // (drivers/terminal) implement it. Render shows f as given, digit 0

@@ -40,28 +40,13 @@ func readGolden(t *testing.T, name string, addr uint16) []i2ctest.IO {
 	return out
 }
 
-func frame(text string, b int) display.Frame {
-	f := display.Blank(len(text), b)
-	i := 0
-	for _, r := range text {
-		if r == '.' {
-			f.Digits[i-1].DP = true
-			continue
-		}
-		f.Digits[i].Char = r
-		i++
-	}
-	f.Digits = f.Digits[:i]
-	return f
-}
-
 func TestGoldenBackpack4(t *testing.T) {
 	rec := &i2ctest.Record{}
 	d, err := ht16k33.New(rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Render(frame("9P.n6", 12)); err != nil {
+	if err := d.Render(display.TextFrame("9P.n6", 12)); err != nil {
 		t.Fatal(err)
 	}
 	if want := readGolden(t, "backpack4.golden", 0x70); !reflect.DeepEqual(rec.Ops, want) {
@@ -96,11 +81,11 @@ func TestErrors(t *testing.T) {
 	}
 	pb := &i2ctest.Playback{DontPanic: true} // no device answers
 	d, _ := ht16k33.New(pb, nil)
-	err := d.Render(frame("1", 3))
+	err := d.Render(display.TextFrame("1", 3))
 	if err == nil || !strings.HasPrefix(err.Error(), "ht16k33: HT16K33(playback@0x70): write 0x21") {
 		t.Errorf("error %v", err)
 	}
-	if err := d.Render(frame("12345", 3)); err == nil || !strings.Contains(err.Error(), "5 digits") {
+	if err := d.Render(display.TextFrame("12345", 3)); err == nil || !strings.Contains(err.Error(), "5 digits") {
 		t.Errorf("5 digits on backpack: %v", err)
 	}
 	if d.Digits() != 4 {
@@ -111,7 +96,7 @@ func TestErrors(t *testing.T) {
 // Only digit 1's decimal point lights the colon; other dps stay with their
 // digits.
 func TestColonOnlyFromDigit1(t *testing.T) {
-	ram, err := ht16k33.EncodeRAM(frame("1.23.4", 1), ht16k33.LayoutBackpack4)
+	ram, err := ht16k33.EncodeRAM(display.TextFrame("1.23.4", 1), ht16k33.LayoutBackpack4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,21 +44,6 @@ func readGolden(t *testing.T, name string) [][]byte {
 	return out
 }
 
-func frame(text string, b int) display.Frame {
-	f := display.Blank(len(text), b)
-	i := 0
-	for _, r := range text {
-		if r == '.' {
-			f.Digits[i-1].DP = true
-			continue
-		}
-		f.Digits[i].Char = r
-		i++
-	}
-	f.Digits = f.Digits[:i]
-	return f
-}
-
 func ops(rec []conntest.IO) [][]byte {
 	var out [][]byte
 	for _, io := range rec {
@@ -90,7 +75,7 @@ func TestGoldenOneChip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := frame("P9 P.n b6", 10)
+	f := display.TextFrame("P9 P.n b6", 10)
 	if err := d.Render(f); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +98,7 @@ func TestGoldenTwoChips(t *testing.T) {
 	if d.Digits() != 16 {
 		t.Errorf("Digits = %d", d.Digits())
 	}
-	if err := d.Render(frame("0123456789Pbt-Er", 15)); err != nil {
+	if err := d.Render(display.TextFrame("0123456789Pbt-Er", 15)); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ops(rec.Ops), readGolden(t, "two-chips.golden"); !reflect.DeepEqual(got, want) {
@@ -133,13 +118,13 @@ func TestGoldenTwoChips(t *testing.T) {
 func TestFrameWidth(t *testing.T) {
 	rec := &conntest.Record{}
 	d, _ := max7219.New(rec, nil)
-	if err := d.Render(frame("123456789", 1)); err == nil {
+	if err := d.Render(display.TextFrame("123456789", 1)); err == nil {
 		t.Error("9 digits accepted on one chip")
 	}
 	if len(rec.Ops) != 0 {
 		t.Errorf("sent %d transfers for a refused frame", len(rec.Ops))
 	}
-	if err := d.Render(frame("1", 1)); err != nil {
+	if err := d.Render(display.TextFrame("1", 1)); err != nil {
 		t.Fatal(err)
 	}
 	got := ops(rec.Ops)
@@ -160,7 +145,7 @@ func TestErrors(t *testing.T) {
 		t.Error("-1 chips accepted")
 	}
 	d, _ := max7219.New(&failConn{}, nil)
-	err := d.Render(frame("1", 1))
+	err := d.Render(display.TextFrame("1", 1))
 	if err == nil || !strings.HasPrefix(err.Error(), "max7219: ") || !strings.Contains(err.Error(), "register 0x0f") {
 		t.Errorf("error %v", err)
 	}
@@ -168,7 +153,7 @@ func TestErrors(t *testing.T) {
 
 func BenchmarkRender(b *testing.B) {
 	d, _ := max7219.New(&conntest.Discard{}, &max7219.Opts{Chips: 2})
-	f := frame("0123456789Pbt-Er", 15)
+	f := display.TextFrame("0123456789Pbt-Er", 15)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := d.Render(f); err != nil {

@@ -18,23 +18,8 @@ func cardsOf(t *testing.T, ranks ...int) []tableau.Card {
 	return out
 }
 
-func frame(text string, b int) display.Frame {
-	f := display.Blank(len(text), b)
-	i := 0
-	for _, r := range text {
-		if r == '.' {
-			f.Digits[i-1].DP = true
-			continue
-		}
-		f.Digits[i].Char = r
-		i++
-	}
-	f.Digits = f.Digits[:i]
-	return f
-}
-
 func TestLinesNatural(t *testing.T) {
-	f := frame("9P.n6", 7)
+	f := display.TextFrame("9P.n6", 7)
 	st := Status{
 		Lamps:    []Lamp{{Name: "alarm_lamp", On: true, Pattern: "fast-blink"}, {Name: "tower_green", Pattern: "steady"}},
 		LastCoup: "#12 player 9 banker 6, player wins (natural)",
@@ -59,7 +44,7 @@ func TestLinesNatural(t *testing.T) {
 }
 
 func TestLinesEightDigitsFit(t *testing.T) {
-	f := frame("Err   E1", 15)
+	f := display.TextFrame("Err   E1", 15)
 	lines := Lines(f, Status{Message: "E1 extra-card: 6H drawn, banker stands on 7"})
 	want := []string{
 		"Sabot table display  (brightness 15/15)",
@@ -87,7 +72,7 @@ func TestLinesEightDigitsFit(t *testing.T) {
 	if len(lines) > 24 {
 		t.Errorf("%d lines do not fit 24", len(lines))
 	}
-	for i, l := range Lines(frame("88888888.", 15), Status{}) {
+	for i, l := range Lines(display.TextFrame("88888888.", 15), Status{}) {
 		if len(l) > 80 {
 			t.Errorf("line %d is %d columns", i, len(l))
 		}
@@ -116,7 +101,7 @@ func TestLampsWrap(t *testing.T) {
 func TestScreenRedrawsInPlace(t *testing.T) {
 	var buf bytes.Buffer
 	s := New(&buf)
-	if err := s.Render(frame("----", 3)); err != nil {
+	if err := s.Render(display.TextFrame("----", 3)); err != nil {
 		t.Fatal(err)
 	}
 	first := buf.String()
@@ -148,7 +133,7 @@ func TestScreenRedrawsInPlace(t *testing.T) {
 }
 
 func BenchmarkLines(b *testing.B) {
-	f := frame("P9 P.n b6", 15)
+	f := display.TextFrame("P9 P.n b6", 15)
 	st := Status{Lamps: []Lamp{{Name: "alarm_lamp"}, {Name: "tower_green", On: true}}, LastCoup: "#12"}
 	b.ReportAllocs()
 	for b.Loop() {
