@@ -1,7 +1,6 @@
 package tableau_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -129,27 +128,6 @@ func brief(outs []tableau.Output) string {
 	return strings.Join(parts, " ")
 }
 
-func jsonLines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 func asJSON(t *testing.T, v any) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -218,7 +196,7 @@ func TestTableMatchesCheck(t *testing.T) {
 			}
 			got := events(r.out)
 			got = r.tb.Fold().End(got) // end of input, as `sabot check`
-			want := jsonLines(t, strings.TrimSuffix(shoe, ".shoe")+".expected.jsonl")
+			want := readJSONLines(t, strings.TrimSuffix(shoe, ".shoe")+".expected.jsonl")
 			if len(got) != len(want) {
 				t.Fatalf("%d events, want %d:\n%v", len(got), len(want), got)
 			}
