@@ -63,6 +63,3 @@ func FromView(v tableau.TableView) TableState {
 	}
 	return s
 }
-
-// FromAlertCode is ErrorText for a tableau alert code.
-func FromAlertCode(c tableau.AlertCode) string { return ErrorText(string(c)) }

@@ -365,7 +365,7 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 	case InputVoid:
 		evs = t.fold.Void(evs)
 	case InputUnreadable:
-		extra = append(extra, t.daemonAlert(AlertUnreadableCard, Card{}, "the shoe could not read a card"+suffix(in.Text)))
+		extra = append(extra, t.daemonAlert(AlertUnreadableCard, Card{}, defaultText(AlertUnreadableCard)+suffix(in.Text)))
 	case InputAlarm:
 		text := strings.TrimSpace(in.Code + " " + in.Text)
 		if text == "" {
@@ -375,15 +375,15 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 	case InputOffline:
 		if !t.offline {
 			t.offline = true
-			extra = append(extra, t.daemonAlert(AlertShoeOffline, Card{}, "the shoe stopped answering"+suffix(in.Text)))
+			extra = append(extra, t.daemonAlert(AlertShoeOffline, Card{}, defaultText(AlertShoeOffline)+suffix(in.Text)))
 		}
 	case InputOnline:
 		if t.offline {
 			t.offline = false
-			extra = append(extra, t.daemonAlert(AlertShoeOnline, Card{}, "the shoe answers again"))
+			extra = append(extra, t.daemonAlert(AlertShoeOnline, Card{}, ""))
 		}
 	case InputBacklog:
-		extra = append(extra, t.daemonAlert(AlertOutboxBacklog, Card{}, "MQTT messages are queuing up undelivered"+suffix(in.Text)))
+		extra = append(extra, t.daemonAlert(AlertOutboxBacklog, Card{}, defaultText(AlertOutboxBacklog)+suffix(in.Text)))
 	case InputRejected:
 		// Audit record only: the command was refused and changes nothing.
 	case InputBetsOpen:
@@ -421,6 +421,12 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 	t.scratch = evs[:0]
 	t.afterInput(in, seq, at, &out)
 	return out
+}
+
+// defaultText is code's default text from the alert table.
+func defaultText(code AlertCode) string {
+	m, _ := LookupAlert(code)
+	return m.Text
 }
 
 func suffix(s string) string {
@@ -536,48 +542,29 @@ func (t *Table) daemonAlert(code AlertCode, card Card, text string) Output {
 func (t *Table) daemonAlertAt(coup int, code AlertCode, card Card, text string) Output {
 	card.UID = ""
 	return Output{Event: alertEvent(t.fold.Shoe(), coup, code, card),
-		Alert: AlertInfo{Severity: severity(code), Text: text, AwaitsAck: latches(code)}}
+		Alert: code.Info(text)}
 }
 
-// severity classifies alert codes: dealer errors and tampering are errors,
-// equipment conditions warnings, recoveries info.
-func severity(code AlertCode) string {
-	switch code {
-	case AlertShoeOnline:
-		return "info"
-	case AlertShoeOffline, AlertOutboxBacklog, AlertUnreadableCard, AlertAdvantage:
-		return "warning"
-	}
-	return "error"
-}
-
-// latches says whether an alert waits for acknowledgement: all but the
-// informational shoe-online and the surveillance-only advantage.
-func latches(code AlertCode) bool { return code != AlertShoeOnline && code != AlertAdvantage }
-
-// alertText is the human text for the fold's alerts.
+// alertText is the human text for the fold's alerts: the alert table's
+// text, worded with the card or coup where the fold gives one.
 func alertText(a AlertEvent) string {
 	switch a.Code {
 	case AlertExtraCard:
 		return fmt.Sprintf("surplus card %s after coup %d was complete", a.Card, a.Coup)
 	case AlertMissingCard:
 		return fmt.Sprintf("coup %d closed before the tableau was complete: no result", a.Coup)
-	case AlertBurnCount:
-		return "the burn had the wrong number of cards"
 	case AlertComposition:
 		return fmt.Sprintf("%s cannot come from this shoe (more than the decks hold)", a.Card)
 	case AlertAfterCut:
 		return fmt.Sprintf("coup %d started after the shoe's last coup (cut card)", a.Coup)
 	case AlertIncompleteCoup:
 		return fmt.Sprintf("coup %d was left incomplete", a.Coup)
-	case AlertUnreadableCard:
-		return "the shoe could not read a card"
 	case AlertAdvantage:
 		if a.AdvantageBet != nil {
 			return fmt.Sprintf("%s bet expectation %+.2f%% on coup %d", a.AdvantageBet.Bet, 100*a.AdvantageBet.EV, a.Coup)
 		}
 	}
-	return string(a.Code)
+	return "" // the table's default text
 }
 
 func (t *Table) nextN(shoe, coup int, kind OutputKind) int {
@@ -618,7 +605,7 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 	switch ev.Kind {
 	case EventAlert:
 		a := ev.Alert
-		return t.emitAlert(a, AlertInfo{Severity: severity(a.Code), Text: alertText(a), AwaitsAck: latches(a.Code)}, seq, at, out)
+		return t.emitAlert(a, a.Code.Info(alertText(a)), seq, at, out)
 	case EventCoup:
 		c := ev.Coup
 		t.results = append(t.results, CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,

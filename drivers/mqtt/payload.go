@@ -128,11 +128,12 @@ type CardPayload struct {
 	Value int    `json:"value"`
 }
 
-// Alert severities (tableau's spelling).
+// Alert severities: tableau's (the alert table, tableau.LookupAlert, says
+// each code's severity).
 const (
-	SeverityInfo    = "info"
-	SeverityWarning = "warning"
-	SeverityError   = "error"
+	SeverityInfo    = tableau.SeverityInfo
+	SeverityWarning = tableau.SeverityWarning
+	SeverityError   = tableau.SeverityError
 )
 
 // MaxAlertText is the longest alert text, in bytes, a payload carries.
@@ -140,7 +141,8 @@ const MaxAlertText = 1024
 
 // AlertPayload is published on TopicAlert for every alert: the `sabot check`
 // alert line (tableau.AlertEvent: type, shoe, coup, code, card) plus
-// severity, text and awaits_ack (tableau.AlertInfo).
+// severity, text and awaits_ack (tableau.AlertInfo, from the alert table
+// tableau.LookupAlert).
 type AlertPayload struct {
 	Envelope
 	tableau.AlertEvent

@@ -2,11 +2,14 @@ package mqtt
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
 var (
@@ -126,6 +129,35 @@ func TestSchemasRejectBadPayloads(t *testing.T) {
 		}
 		if err := validatePayload(t, TopicCoup, []byte(p)); err == nil {
 			t.Errorf("%s: schema accepted %s", name, p)
+		}
+	}
+}
+
+// Every code of tableau's alert table gives an alert payload the schema
+// accepts, with the table's severity and latching, and the schema names it.
+func TestAlertTablePayloads(t *testing.T) {
+	b, err := Schemas.ReadFile("schema/alert.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bld := NewBuilder("T1", tableau.Rules{})
+	for _, meta := range tableau.Alerts() {
+		if !strings.Contains(string(b), " "+string(meta.Code)+",") && !strings.Contains(string(b), " "+string(meta.Code)+" ") {
+			t.Errorf("schema/alert.json does not name %s", meta.Code)
+		}
+		o := tableau.Output{Kind: tableau.OutputAlert, ID: "T1/s/0/alert/1", ShoeID: "s",
+			Event: tableau.Event{Kind: tableau.EventAlert, Alert: tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Code: meta.Code}},
+			Alert: meta.Code.Info("")}
+		m, ok, err := bld.Output(o)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v %v", meta.Code, ok, err)
+		}
+		if err := validatePayload(t, TopicAlert, m.Payload); err != nil {
+			t.Errorf("%s: %v", meta.Code, err)
+		}
+		var p AlertPayload
+		if err := json.Unmarshal(m.Payload, &p); err != nil || p.Severity != meta.Severity || p.AwaitsAck != meta.Latches || p.Text != meta.Text {
+			t.Errorf("%s: payload %s", meta.Code, m.Payload)
 		}
 	}
 }
