@@ -22,6 +22,7 @@ type Decoder struct {
 	rpos, rend int
 	off        int64 // stream offset of rbuf[rpos]
 	readErr    error // deferred error from r.Read
+	empty      int   // consecutive reads that returned no bytes and no error
 
 	enc      [MaxEncodedLen]byte
 	encN     int   // bytes of the current frame held in enc
@@ -45,6 +46,12 @@ type Decoder struct {
 	timeSync       TimeSync
 }
 
+// maxEmptyReads bounds the consecutive reads that return no bytes and no
+// error (a serial port's read timeout passing on an idle line) within one
+// Decode: after this many, Decode returns io.ErrNoProgress rather than
+// spinning on the reader. The same limit as bufio's.
+const maxEmptyReads = 100
+
 // NewDecoder returns a Decoder reading r.
 func NewDecoder(r io.Reader) *Decoder { return &Decoder{r: r} }
 
@@ -59,6 +66,10 @@ func (d *Decoder) Offset() int64 { return d.off }
 //     one frame was damaged; call Decode again to continue with the next.
 //     A stream that ends inside a frame gives ErrTruncated, then io.EOF.
 //   - io.EOF: the stream ended between frames.
+//   - io.ErrNoProgress (wrapped): the reader returned no bytes and no error
+//     100 times in a row (maxEmptyReads; a port whose read timeout passes
+//     on an idle line). Nothing is lost, a partial frame included: call
+//     Decode again to keep waiting.
 //   - any other error: the reader failed (wrapped), and a partial frame
 //     was discarded. The error is returned once; a later Decode reads
 //     again, so a transient error (a read deadline) can be retried, while
@@ -88,10 +99,15 @@ func (d *Decoder) Decode() (Frame, error) {
 			d.rpos, d.rend = 0, n
 			if err != nil {
 				d.readErr = err
-			} else if n == 0 {
+			}
+			if n > 0 || err != nil {
+				d.empty = 0
 				continue
 			}
-			continue
+			if d.empty++; d.empty >= maxEmptyReads {
+				d.empty = 0
+				return Frame{}, fmt.Errorf("fwproto: read: %d reads returned nothing: %w", maxEmptyReads, io.ErrNoProgress)
+			}
 		}
 		chunk := d.rbuf[d.rpos:d.rend]
 		i := bytes.IndexByte(chunk, 0)
@@ -222,22 +238,91 @@ func (d *Decoder) message(t Type) Message {
 }
 
 // Clone returns a deep copy of f that does not share memory with the
-// Decoder (or anything else), safe to keep after the next Decode.
+// Decoder (or anything else), safe to keep after the next Decode. Every
+// field is copied as it is, out-of-range values included (a message the
+// caller edited or built by hand is copied, not re-encoded).
 func Clone(f Frame) Frame {
-	if f.Msg == nil {
-		return f
-	}
-	m := NewMessage(f.Msg.Type())
-	// Re-decoding the canonical payload copies every field; the payload is
-	// a private copy, so slices in m do not alias the caller's memory.
-	p := f.Msg.AppendPayload(nil)
-	if err := m.decode(p); err != nil {
-		// f.Msg was built by hand with out-of-range fields; fall back to
-		// returning it as is rather than losing it.
-		return f
-	}
-	f.Msg = m
+	f.Msg = cloneMessage(f.Msg)
 	return f
+}
+
+// cloneBytes returns a copy of b (nil for nil).
+func cloneBytes(b HexBytes) HexBytes {
+	if b == nil {
+		return nil
+	}
+	return append(make(HexBytes, 0, len(b)), b...)
+}
+
+// cloneMessage copies m and the byte slices it holds (strings are
+// immutable and shared).
+func cloneMessage(m Message) Message {
+	switch v := m.(type) {
+	case nil:
+		return nil
+	case *Hello:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *Card:
+		c := *v
+		c.UID, c.Ext = cloneBytes(v.UID), cloneBytes(v.Ext)
+		return &c
+	case *CardUnreadable:
+		c := *v
+		c.UID, c.Ext = cloneBytes(v.UID), cloneBytes(v.Ext)
+		return &c
+	case *Button:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *CutCard:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *ShoeState:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *Alarm:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *Heartbeat:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *Ack:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *Nak:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *Gate:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *Indicator:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *StatusRequest:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *TimeSync:
+		c := *v
+		c.Ext = cloneBytes(v.Ext)
+		return &c
+	}
+	// A type outside the package (one embedding a Message): copy it
+	// through its payload if that round-trips, else keep it as it is.
+	if c := NewMessage(m.Type()); c != nil && c.decode(m.AppendPayload(nil)) == nil {
+		return c
+	}
+	return m
 }
 
 // Decode decodes exactly one frame from b, which holds one COBS-encoded

@@ -25,6 +25,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -496,6 +497,9 @@ func (s *Shoe) reader(c io.ReadWriteCloser, id int) {
 	d := fwproto.NewDecoder(c)
 	for {
 		f, err := d.Decode()
+		if errors.Is(err, io.ErrNoProgress) {
+			continue // an idle line that reads as (0, nil): keep waiting
+		}
 		if err != nil && !fwproto.IsFrameError(err) {
 			select {
 			case s.in <- inbound{conn: id, err: err, closed: true}:
