@@ -2,6 +2,7 @@ package tableau
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -63,16 +64,38 @@ func (t Token) String() string {
 	return t.Kind.String()
 }
 
-// ErrSyntax is wrapped by every *ParseError.
+// MaxTokenBytes is the longest transcript token accepted, in bytes of
+// input. A card is 1–3 bytes ("7", "AS", "10h") and the longest keyword
+// ("shoe", "void") 4, so anything longer is a mistake (a binary file, a
+// missing separator). The Lexer refuses such a token with a *ParseError
+// wrapping ErrTokenTooLong as soon as its byte MaxTokenBytes+1 is read: it
+// never holds more than MaxTokenBytes bytes of a token, and the error quotes
+// at most MaxQuotedBytes of it.
+const MaxTokenBytes = 64
+
+// MaxQuotedBytes is the longest prefix of an over-long token that a
+// *ParseError quotes.
+const MaxQuotedBytes = 16
+
+// readBufSize is the Lexer's read buffer: its memory is this constant plus
+// MaxTokenBytes, whatever the input's size, line lengths or comments.
+const readBufSize = 64 << 10
+
+// ErrSyntax is wrapped by every *ParseError that is not a read error.
 var ErrSyntax = errors.New("tableau: transcript syntax error")
 
-// ParseError reports a token the transcript grammar does not know, or input
-// that cannot be read. File is empty unless the caller sets it.
+// ErrTokenTooLong is wrapped by the *ParseError of a token longer than
+// MaxTokenBytes. It wraps ErrSyntax.
+var ErrTokenTooLong = fmt.Errorf("%w: token longer than %d bytes", ErrSyntax, MaxTokenBytes)
+
+// ParseError reports a token the transcript grammar does not know, a token
+// longer than MaxTokenBytes, or input that cannot be read. File is the name
+// given to NewLexer or ParseTranscript.
 type ParseError struct {
 	File  string // name used in messages; "" if unknown
-	Pos   Pos    // where the offending token starts
-	Token string // the offending token as written ("" for read errors)
-	Err   error  // underlying read error, if any
+	Pos   Pos    // where the offending token starts (the read position for read errors)
+	Token string // the offending token as written, or its first MaxQuotedBytes bytes if too long ("" for read errors)
+	Err   error  // ErrTokenTooLong, or the underlying read error; nil for an unknown token
 }
 
 // Error formats the error as "tableau: FILE:LINE:COL: unknown token "X"".
@@ -82,7 +105,8 @@ func (e *ParseError) Error() string {
 
 // Located formats the error without the package prefix, as
 // "FILE:LINE:COL: unknown token "X"" (FILE omitted when empty), the form a
-// command-line tool prints.
+// command-line tool prints. A token past MaxTokenBytes reads
+// "FILE:LINE:COL: token longer than 64 bytes: "AAAA…"".
 func (e *ParseError) Located() string {
 	var b strings.Builder
 	if e.File != "" {
@@ -90,15 +114,19 @@ func (e *ParseError) Located() string {
 		b.WriteByte(':')
 	}
 	fmt.Fprintf(&b, "%d:%d: ", e.Pos.Line, e.Pos.Col)
-	if e.Err != nil {
+	switch {
+	case errors.Is(e.Err, ErrTokenTooLong):
+		fmt.Fprintf(&b, "token longer than %d bytes: %q…", MaxTokenBytes, e.Token)
+	case e.Err != nil:
 		fmt.Fprintf(&b, "read error: %v", e.Err)
-	} else {
+	default:
 		fmt.Fprintf(&b, "unknown token %q", e.Token)
 	}
 	return b.String()
 }
 
-// Unwrap returns the read error, or ErrSyntax for an unknown token.
+// Unwrap returns the read error or ErrTokenTooLong, or ErrSyntax for an
+// unknown token.
 func (e *ParseError) Unwrap() error {
 	if e.Err != nil {
 		return e.Err
@@ -106,106 +134,212 @@ func (e *ParseError) Unwrap() error {
 	return ErrSyntax
 }
 
-// Lexer reads transcript tokens from a stream, one at a time.
+// Lexer reads transcript tokens from a stream, one at a time, in constant
+// memory: a readBufSize read buffer and at most MaxTokenBytes of the
+// current token, whatever the input.
 //
 // The transcript syntax: UTF-8 text (a leading byte order mark is
-// skipped); "#" starts a comment to the end of the line; tokens are separated by any white space; case is ignored. Tokens are
-// cards (see ParseCard), "shoe", "|", "cut" and "void".
+// skipped); "#" starts a comment to the end of the line; tokens are
+// separated by any white space (unicode.IsSpace); case is ignored. Tokens
+// are cards (see ParseCard), "shoe", "|", "cut" and "void", each at most
+// MaxTokenBytes bytes.
 type Lexer struct {
-	r    *bufio.Reader
-	pos  Pos // position of the next rune
-	buf  []byte
+	rd   io.Reader
+	buf  []byte // read buffer; buf[r:w] is unread
+	r, w int
+	rerr error // the reader's error (io.EOF at the end), reported once buf is drained
+	perr error // a *ParseError once one is returned: every later Next returns it
+	pos  Pos   // position of buf[r]
+	tok  [MaxTokenBytes]byte
 	file string
 }
 
 // NewLexer returns a Lexer reading r. file names the input in errors; it may
 // be empty.
 func NewLexer(r io.Reader, file string) *Lexer {
-	return &Lexer{r: bufio.NewReader(r), pos: Pos{Line: 1, Col: 1}, file: file}
+	return &Lexer{rd: r, buf: make([]byte, readBufSize), pos: Pos{Line: 1, Col: 1}, file: file}
 }
 
-func (l *Lexer) advance(ru rune, size int) {
-	l.pos.Offset += size
-	if ru == '\n' {
-		l.pos.Line++
-		l.pos.Col = 1
-	} else {
-		l.pos.Col++
+// Offset is the number of input bytes consumed so far: after Next returns
+// io.EOF, the size of the input.
+func (l *Lexer) Offset() int { return l.pos.Offset }
+
+// more reads more input into buf, keeping buf[r:w]. It reports whether any
+// byte was added; when not, rerr is set.
+func (l *Lexer) more() bool {
+	if l.rerr != nil {
+		return false
+	}
+	if l.r > 0 {
+		l.w = copy(l.buf, l.buf[l.r:l.w])
+		l.r = 0
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := l.rd.Read(l.buf[l.w:])
+		l.w += n
+		if err != nil {
+			l.rerr = err
+		}
+		if n > 0 {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+	l.rerr = io.ErrNoProgress
+	return false
+}
+
+// readErr turns the pending reader error into Next's result: io.EOF at the
+// end of the input, a *ParseError for any other error.
+func (l *Lexer) readErr() error {
+	if l.rerr == io.EOF {
+		return io.EOF
+	}
+	l.perr = &ParseError{File: l.file, Pos: l.pos, Err: l.rerr}
+	return l.perr
+}
+
+// rune decodes the rune at buf[r], reading more input if it may be split.
+func (l *Lexer) rune() (rune, int) {
+	for !utf8.FullRune(l.buf[l.r:l.w]) && l.more() {
+	}
+	return utf8.DecodeRune(l.buf[l.r:l.w])
+}
+
+// asciiSpace is unicode.IsSpace restricted to ASCII.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// skipComment consumes a comment: from buf[r] ('#') through the end of the
+// line.
+func (l *Lexer) skipComment() {
+	for {
+		chunk := l.buf[l.r:l.w]
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			l.r += i + 1
+			l.pos.Offset += i + 1
+			l.pos.Line++
+			l.pos.Col = 1
+			return
+		}
+		// Count whole runes only; a rune split by the buffer's end waits
+		// for the next read.
+		k := len(chunk)
+		for i := 1; i < utf8.UTFMax && i <= len(chunk); i++ {
+			if utf8.RuneStart(chunk[len(chunk)-i]) {
+				if !utf8.FullRune(chunk[len(chunk)-i:]) {
+					k = len(chunk) - i
+				}
+				break
+			}
+		}
+		if l.rerr != nil {
+			k = len(chunk)
+		}
+		l.pos.Col += utf8.RuneCount(chunk[:k])
+		l.pos.Offset += k
+		l.r += k
+		if !l.more() && l.r == l.w {
+			return
+		}
 	}
 }
 
 // Next returns the next token. At the end of input it returns io.EOF. A
-// token the grammar does not know, or a read error, gives a *ParseError.
+// token the grammar does not know or longer than MaxTokenBytes, or a read
+// error, gives a *ParseError; every later call returns the same error.
 func (l *Lexer) Next() (Token, error) {
+	if l.perr != nil {
+		return Token{}, l.perr
+	}
 	// Skip white space and comments.
 	for {
-		ru, size, err := l.r.ReadRune()
-		if err != nil {
-			if err == io.EOF {
-				return Token{}, io.EOF
-			}
-			return Token{}, &ParseError{File: l.file, Pos: l.pos, Err: err}
+		if l.r == l.w && !l.more() {
+			return Token{}, l.readErr()
 		}
-		if ru == '\uFEFF' && l.pos.Offset == 0 {
-			l.pos.Offset += size // a byte order mark: not a column
-			continue
-		}
-		if ru == '#' {
-			l.advance(ru, size)
-			for {
-				ru, size, err = l.r.ReadRune()
-				if err != nil {
-					if err == io.EOF {
-						return Token{}, io.EOF
-					}
-					return Token{}, &ParseError{File: l.file, Pos: l.pos, Err: err}
+		b := l.buf[l.r]
+		if b < utf8.RuneSelf {
+			if asciiSpace[b] {
+				l.r++
+				l.pos.Offset++
+				if b == '\n' {
+					l.pos.Line++
+					l.pos.Col = 1
+				} else {
+					l.pos.Col++
 				}
-				l.advance(ru, size)
-				if ru == '\n' {
-					break
-				}
+				continue
 			}
-			continue
-		}
-		if unicode.IsSpace(ru) {
-			l.advance(ru, size)
-			continue
-		}
-		if err := l.r.UnreadRune(); err != nil {
-			return Token{}, &ParseError{File: l.file, Pos: l.pos, Err: err}
-		}
-		break
-	}
-	start := l.pos
-	l.buf = l.buf[:0]
-	for {
-		ru, size, err := l.r.ReadRune()
-		if err != nil {
-			if err == io.EOF {
-				break
-			}
-			return Token{}, &ParseError{File: l.file, Pos: l.pos, Err: err}
-		}
-		if unicode.IsSpace(ru) || ru == '#' {
-			if err := l.r.UnreadRune(); err != nil {
-				return Token{}, &ParseError{File: l.file, Pos: l.pos, Err: err}
+			if b == '#' {
+				l.skipComment()
+				continue
 			}
 			break
 		}
-		l.advance(ru, size)
-		if ru == utf8.RuneError && size == 1 {
-			l.buf = append(l.buf, 0xff) // keep invalid bytes visible in errors
+		ru, size := l.rune()
+		if ru == '\uFEFF' && l.pos.Offset == 0 {
+			l.r += size
+			l.pos.Offset += size // a byte order mark: not a column
 			continue
 		}
-		l.buf = utf8.AppendRune(l.buf, ru)
+		if !unicode.IsSpace(ru) {
+			break
+		}
+		l.r += size
+		l.pos.Offset += size
+		l.pos.Col++
+	}
+	start := l.pos
+	n := 0 // bytes of the token in l.tok
+	for {
+		if l.r == l.w && !l.more() {
+			if l.rerr != io.EOF {
+				return Token{}, l.readErr()
+			}
+			break
+		}
+		b := l.buf[l.r]
+		size := 1
+		if b < utf8.RuneSelf {
+			if asciiSpace[b] || b == '#' {
+				break
+			}
+		} else {
+			var ru rune
+			ru, size = l.rune()
+			if unicode.IsSpace(ru) {
+				break
+			}
+			if ru == utf8.RuneError && size == 1 {
+				b = 0xff // keep invalid bytes visible in errors
+			}
+		}
+		if n+size > MaxTokenBytes {
+			q := min(n, MaxQuotedBytes)
+			for q > 0 && q < n && !utf8.RuneStart(l.tok[q]) {
+				q-- // do not split a rune in the quote
+			}
+			l.perr = &ParseError{File: l.file, Pos: start, Token: string(l.tok[:q]), Err: ErrTokenTooLong}
+			return Token{}, l.perr
+		}
+		if size == 1 {
+			l.tok[n] = b
+		} else {
+			copy(l.tok[n:], l.buf[l.r:l.r+size])
+		}
+		n += size
+		l.r += size
+		l.pos.Offset += size
+		l.pos.Col++
 	}
 	tok := Token{Pos: start}
-	word := l.buf
+	word := l.tok[:n]
 	switch {
-	case keyword(word, "shoe"):
-		tok.Kind = TokShoe
 	case len(word) == 1 && word[0] == '|':
 		tok.Kind = TokMarker
+	case keyword(word, "shoe"):
+		tok.Kind = TokShoe
 	case keyword(word, "cut"):
 		tok.Kind = TokCut
 	case keyword(word, "void"):
@@ -213,7 +347,8 @@ func (l *Lexer) Next() (Token, error) {
 	default:
 		c, ok := parseCard(word)
 		if !ok {
-			return Token{}, &ParseError{File: l.file, Pos: start, Token: string(word)}
+			l.perr = &ParseError{File: l.file, Pos: start, Token: string(word)}
+			return Token{}, l.perr
 		}
 		tok.Kind = TokCard
 		tok.Card = c

@@ -137,9 +137,14 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	return cfg, errors.Join(errs...)
 }
 
-// runCheck is `sabot check`. The whole transcript is parsed before any
-// coup is folded, so a syntax error prints no coup at all.
-func runCheck(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runCheck is `sabot check`. It reads the transcript twice, in constant
+// memory: the first pass only tokenizes it (a parse error then prints
+// nothing on standard output, and --markers auto learns whether there is
+// any "|"), the second folds it token by token and prints each event as it
+// happens. Standard input, or a FILE that cannot be read twice (a pipe, a
+// terminal), is spooled to a temporary file during the first pass and the
+// file is removed at the end.
+func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseCheckFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -151,55 +156,39 @@ func runCheck(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "sabot check: %v\n", err)
 		return 2
 	}
-
-	in, name := stdin, "<stdin>"
-	if cfg.file != "-" {
-		f, err := os.Open(cfg.file)
-		if err != nil {
-			fmt.Fprintf(stderr, "sabot check: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		in, name = f, cfg.file
-	}
-	toks, err := tableau.ParseTranscript(in, name)
+	in, err := openCheckInput(cfg.file, stdin)
 	if err != nil {
-		var pe *tableau.ParseError
-		if errors.As(err, &pe) {
-			fmt.Fprintln(stderr, pe.Located())
-		} else {
-			fmt.Fprintf(stderr, "sabot check: %s: %v\n", name, err)
-		}
+		fmt.Fprintf(stderr, "sabot check: %v\n", err)
 		return 2
+	}
+	defer in.close()
+
+	// Pass 1: tokens only.
+	sc, err := scanTranscript(ctx, in.first(), in.name)
+	if err != nil {
+		printCheckError(stderr, in.name, err)
+		return 2
+	}
+	if sc.cards == 0 {
+		fmt.Fprintf(stderr, "sabot check: %s: no cards (%d bytes, nothing to check)\n", in.name, sc.size)
+		return 1
 	}
 	switch cfg.markers {
 	case "on":
 		cfg.opts.Markers = true
 	case "auto":
-		cfg.opts.Markers = tableau.HasMarkers(toks)
+		cfg.opts.Markers = sc.markers
 	}
 
-	events, err := foldCheck(cfg, toks)
+	// Pass 2: fold and print, over exactly the bytes the first pass read.
+	second, err := in.second(sc.size)
 	if err != nil {
-		fmt.Fprintf(stderr, "sabot check: %v\n", err)
+		fmt.Fprintf(stderr, "sabot check: %s: %v\n", in.name, err)
 		return 2
 	}
-	alerts := 0
-	w := bufio.NewWriter(stdout)
-	for i := range events {
-		b, err := json.Marshal(events[i])
-		if err != nil {
-			fmt.Fprintf(stderr, "sabot check: encoding event: %v\n", err)
-			return 2
-		}
-		w.Write(b)
-		w.WriteByte('\n')
-		if events[i].Kind == tableau.EventAlert {
-			alerts++
-		}
-	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintf(stderr, "sabot check: writing output: %v\n", err)
+	alerts, err := foldCheck(ctx, cfg, second, in.name, stdout, stderr)
+	if err != nil {
+		printCheckError(stderr, in.name, err)
 		return 2
 	}
 	if alerts > 0 {
@@ -208,19 +197,259 @@ func runCheck(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return 0
 }
 
-// foldCheck folds the transcript, with the advantage check before each coup
-// when --advantage is given (issue 3).
-func foldCheck(cfg checkConfig, toks []tableau.Token) ([]tableau.Event, error) {
-	if cfg.advantage == nil {
-		return tableau.FoldTokens(cfg.opts, toks)
+// printCheckError prints a parse error as the compiler-style
+// "FILE:LINE:COL: ..." line, anything else prefixed with the command.
+func printCheckError(stderr io.Writer, name string, err error) {
+	var pe *tableau.ParseError
+	if errors.As(err, &pe) {
+		fmt.Fprintln(stderr, pe.Located())
+		return
 	}
-	f, err := tableau.NewFold(cfg.opts)
+	fmt.Fprintf(stderr, "sabot check: %s: %v\n", name, err)
+}
+
+// checkInput is the transcript `sabot check` reads twice: a regular file
+// read in place, or a spool (a temporary file) filled from standard input
+// or a pipe during the first pass.
+type checkInput struct {
+	name  string
+	f     *os.File  // the file read in place, or the spool
+	start int64     // offset of the transcript in f
+	src   io.Reader // the non-seekable source being spooled; nil for a regular file
+	spool string    // the spool's path, removed by close; "" without a spool
+	orig  *os.File  // a FILE being spooled, closed by close
+}
+
+// openCheckInput opens FILE ("-": standard input). A directory is an
+// error naming it as one.
+func openCheckInput(file string, stdin io.Reader) (*checkInput, error) {
+	if file == "-" {
+		in := &checkInput{name: "<stdin>"}
+		if f, ok := stdin.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				if off, err := f.Seek(0, io.SeekCurrent); err == nil {
+					in.f, in.start = f, off // sabot check < file: read it in place
+					return in, nil
+				}
+			}
+		}
+		if stdin == nil {
+			stdin = strings.NewReader("")
+		}
+		return in, in.startSpool(stdin)
+	}
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
-	var out []tableau.Event
-	for _, t := range toks {
-		out = f.FeedAdvantages(t, *cfg.advantage, out)
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	return f.End(out), nil
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory", file)
+	}
+	in := &checkInput{name: file}
+	if st.Mode().IsRegular() {
+		in.f = f
+		return in, nil
+	}
+	// A pipe, FIFO or device (sabot check <(zcat year.shoe.gz)): spool it.
+	in.orig = f
+	if err := in.startSpool(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// startSpool creates the spool for src, in $TMPDIR (or /tmp).
+func (in *checkInput) startSpool(src io.Reader) error {
+	f, err := os.CreateTemp("", "sabot-check-*.shoe")
+	if err != nil {
+		return fmt.Errorf("spooling %s: %w", in.name, err)
+	}
+	in.f, in.src, in.spool = f, src, f.Name()
+	return nil
+}
+
+// first is the reader of the first pass: the file, or the source copied
+// into the spool as it is read.
+func (in *checkInput) first() io.Reader {
+	if in.src == nil {
+		return io.NewSectionReader(in.f, in.start, math.MaxInt64-in.start)
+	}
+	return &spoolReader{src: in.src, spool: in.f}
+}
+
+// second is the reader of the second pass: the size bytes the first pass
+// tokenized (bytes appended to a growing file since are not read).
+func (in *checkInput) second(size int) (io.Reader, error) {
+	if in.src != nil {
+		if _, err := in.f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.NewSectionReader(in.f, in.start, int64(size)), nil
+}
+
+func (in *checkInput) close() {
+	if in.orig != nil {
+		in.orig.Close()
+	}
+	if in.f != nil && in.f != os.Stdin {
+		in.f.Close()
+	}
+	if in.spool != "" {
+		os.Remove(in.spool)
+	}
+}
+
+// spoolReader reads src and writes what it reads to spool.
+type spoolReader struct {
+	src   io.Reader
+	spool *os.File
+}
+
+func (s *spoolReader) Read(p []byte) (int, error) {
+	n, err := s.src.Read(p)
+	if n > 0 {
+		if _, werr := s.spool.Write(p[:n]); werr != nil {
+			return n, fmt.Errorf("spooling to a temporary file (set TMPDIR to a directory with space): %w", werr)
+		}
+	}
+	return n, err
+}
+
+// scanResult is what the first pass learns.
+type scanResult struct {
+	size    int  // bytes tokenized: the whole input
+	cards   int  // card tokens
+	markers bool // any "|" (for --markers auto)
+}
+
+// ctxCheckEvery is how many tokens pass between two looks at ctx (an
+// interrupt), so that the look costs nothing per token.
+const ctxCheckEvery = 1 << 14
+
+// scanTranscript is the first pass: tokenize r to the end.
+func scanTranscript(ctx context.Context, r io.Reader, name string) (scanResult, error) {
+	var res scanResult
+	l := tableau.NewLexer(r, name)
+	for i := 0; ; i++ {
+		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return res, fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		t, err := l.Next()
+		if err == io.EOF {
+			res.size = l.Offset()
+			return res, nil
+		}
+		if err != nil {
+			return res, err
+		}
+		switch t.Kind {
+		case tableau.TokCard:
+			res.cards++
+		case tableau.TokMarker:
+			res.markers = true
+		}
+	}
+}
+
+// foldCheck is the second pass: it folds r token by token (with the
+// advantage check before each coup under --advantage), writes each event
+// as a JSON line as it happens, warns on stderr of every "void" that voids
+// nothing, and returns the number of alerts. Memory: the fold's state (one
+// shoe), the events of one token (a few) and the output buffer.
+func foldCheck(ctx context.Context, cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
+	f, err := tableau.NewFold(cfg.opts)
+	if err != nil {
+		return 0, err
+	}
+	l := tableau.NewLexer(r, name)
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	out := make([]tableau.Event, 0, 16)
+	var line []byte
+	var voided struct{ shoe, coup int } // the last coup voided
+	emit := func(evs []tableau.Event) error {
+		for i := range evs {
+			b, err := json.Marshal(evs[i])
+			if err != nil {
+				return fmt.Errorf("encoding event: %w", err)
+			}
+			line = append(append(line[:0], b...), '\n')
+			if _, err := w.Write(line); err != nil {
+				return fmt.Errorf("writing output: %w", err)
+			}
+			switch evs[i].Kind {
+			case tableau.EventAlert:
+				alerts++
+			case tableau.EventVoid:
+				voided.shoe, voided.coup = evs[i].Void.Shoe, evs[i].Void.Coup
+			}
+		}
+		return nil
+	}
+	for i := 0; ; i++ {
+		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return alerts, fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		t, err := l.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return alerts, err // the file changed since the first pass
+		}
+		if cfg.advantage != nil {
+			out = f.FeedAdvantages(t, *cfg.advantage, out[:0])
+		} else {
+			out = f.Feed(t, out[:0])
+		}
+		if err := emit(out); err != nil {
+			return alerts, err
+		}
+		if t.Kind == tableau.TokVoid && !hasVoid(out) {
+			if err := w.Flush(); err != nil {
+				return alerts, fmt.Errorf("writing output: %w", err)
+			}
+			fmt.Fprintf(stderr, "%s:%s: warning: void ignored: %s\n", name, t.Pos, voidIgnoredReason(f, cfg.opts.Markers, voided.shoe, voided.coup))
+		}
+	}
+	if err := emit(f.End(out[:0])); err != nil {
+		return alerts, err
+	}
+	if err := w.Flush(); err != nil {
+		return alerts, fmt.Errorf("writing output: %w", err)
+	}
+	return alerts, nil
+}
+
+func hasVoid(evs []tableau.Event) bool {
+	for i := range evs {
+		if evs[i].Kind == tableau.EventVoid {
+			return true
+		}
+	}
+	return false
+}
+
+// voidIgnoredReason says why a "void" voided nothing, from the fold's
+// state after it and the last coup voided.
+func voidIgnoredReason(f *tableau.Fold, markers bool, vShoe, vCoup int) string {
+	shoe, coup := f.Shoe(), f.CoupNumber()
+	switch {
+	case f.Phase() == tableau.PhaseBurn:
+		return fmt.Sprintf("shoe %d is still burning cards, no coup to void", shoe)
+	case coup == 0:
+		return fmt.Sprintf("no coup dealt yet in shoe %d", shoe)
+	case vShoe == shoe && vCoup == coup:
+		return fmt.Sprintf("coup %d of shoe %d is already voided", coup, shoe)
+	case markers:
+		return fmt.Sprintf("coup %d of shoe %d was already closed by \"|\"", coup, shoe)
+	}
+	return fmt.Sprintf("no coup in progress after coup %d of shoe %d", coup, shoe)
 }

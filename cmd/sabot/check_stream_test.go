@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// spoolFiles lists the spool files `sabot check` leaves in dir.
+func spoolFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "sabot-check-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCheckStdinSpooled: standard input is spooled to a temporary file for
+// the two passes and the file is removed afterwards, on success and on a
+// parse error (which prints nothing on standard output).
+func TestCheckStdinSpooled(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	src, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCheckArgs(t, string(src), "-")
+	want, _ := os.ReadFile("../../tableau/testdata/clean-8deck.expected.jsonl")
+	if code != 0 || errs != "" || len(jsonLines(t, out)) != len(jsonLines(t, string(want))) {
+		t.Errorf("stdin: exit %d stderr %q, %d lines", code, errs, len(jsonLines(t, out)))
+	}
+	if left := spoolFiles(t, tmp); len(left) != 0 {
+		t.Errorf("spool files left: %v", left)
+	}
+	code, out, errs = runCheckArgs(t, string(src)+"\n7X\n", "-")
+	if code != 2 || out != "" || !strings.HasPrefix(errs, "<stdin>:") || !strings.Contains(errs, `unknown token "7X"`) {
+		t.Errorf("parse error at the end: exit %d stdout %d bytes stderr %q", code, len(out), errs)
+	}
+	if left := spoolFiles(t, tmp); len(left) != 0 {
+		t.Errorf("spool files left after an error: %v", left)
+	}
+}
+
+// TestCheckStdinRegularFile: `sabot check < file` reads the file in place
+// (no spool: TMPDIR does not exist) and gives the same output as `sabot check file`.
+func TestCheckStdinRegularFile(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing")) // a spool would fail
+	const path = "../../tableau/testdata/extra-card.shoe"
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var o1, e1 strings.Builder
+	code := run(context.Background(), []string{"check"}, f, &o1, &e1)
+	_, o2, _ := runCheckArgs(t, "", path)
+	if code != 1 || o1.String() != o2 || e1.String() != "" {
+		t.Errorf("exit %d stderr %q\n%s\nwant\n%s", code, e1.String(), o1.String(), o2)
+	}
+}
+
+// TestCheckFIFO: a FILE that is a named pipe (sabot check <(zcat …)) is
+// read once and spooled, and the spool is removed.
+func TestCheckFIFO(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	fifo := filepath.Join(t.TempDir(), "shoe.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile("../../tableau/testdata/missing-card.shoe")
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		w.Write(src)
+		w.Close()
+	}()
+	code, out, errs := runCheckArgs(t, "", fifo)
+	_, want, _ := runCheckArgs(t, "", "../../tableau/testdata/missing-card.shoe")
+	if code != 1 || out != want || errs != "" {
+		t.Errorf("fifo: exit %d stderr %q\n%s\nwant\n%s", code, errs, out, want)
+	}
+	if left := spoolFiles(t, tmp); len(left) != 0 {
+		t.Errorf("spool files: %v", left)
+	}
+}
+
+// TestCheckEmptyAndDirectory: a transcript without a card is reported, not
+// passed as clean; a directory is named as one.
+func TestCheckEmptyAndDirectory(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.shoe")
+	os.WriteFile(empty, nil, 0o644)
+	code, out, errs := runCheckArgs(t, "", empty)
+	if code != 1 || out != "" || errs != "sabot check: "+empty+": no cards (0 bytes, nothing to check)\n" {
+		t.Errorf("empty file: exit %d stdout %q stderr %q", code, out, errs)
+	}
+	comments := filepath.Join(dir, "comments.shoe")
+	os.WriteFile(comments, []byte("# nothing dealt\nshoe\n"), 0o644)
+	if code, out, errs := runCheckArgs(t, "", comments); code != 1 || out != "" || !strings.Contains(errs, comments+": no cards") {
+		t.Errorf("comments only: exit %d stdout %q stderr %q", code, out, errs)
+	}
+	if code, out, errs := runCheckArgs(t, "", "-"); code != 1 || out != "" || !strings.Contains(errs, "<stdin>: no cards") {
+		t.Errorf("empty stdin: exit %d stdout %q stderr %q", code, out, errs)
+	}
+	code, out, errs = runCheckArgs(t, "", dir)
+	if code != 2 || out != "" || errs != "sabot check: "+dir+": is a directory\n" {
+		t.Errorf("directory: exit %d stdout %q stderr %q", code, out, errs)
+	}
+}
+
+// TestCheckVoidIgnoredWarning: a "void" that voids nothing is reported on
+// standard error with its position and the reason; the JSON output and the
+// exit status are those of the fold.
+func TestCheckVoidIgnoredWarning(t *testing.T) {
+	for _, tc := range []struct {
+		src, args, want string
+	}{
+		{"shoe 2H 3C 4D | 5S 5H 2C 2D |\nvoid 9S 9H 9C 9D |", "", `<stdin>:2:1: warning: void ignored: coup 1 of shoe 1 was already closed by "|"` + "\n"},
+		{"shoe 2H 3C 4D | 5S 5H void 2C void 2D |", "", `<stdin>:1:31: warning: void ignored: coup 1 of shoe 1 is already voided` + "\n"},
+		{"shoe 2H void 3C 4D | 5S 5H 2C 2D |", "", `<stdin>:1:9: warning: void ignored: shoe 1 is still burning cards, no coup to void` + "\n"},
+		{"shoe 2H 3C 4D | void 5S 5H 2C 2D |", "", `<stdin>:1:17: warning: void ignored: no coup dealt yet in shoe 1` + "\n"},
+		{"2H 3C 4D 5S 5H 2C void void 2D 9S 9H 9C 9D", "off", `<stdin>:1:24: warning: void ignored: coup 1 of shoe 1 is already voided` + "\n"},
+		{"shoe 2H 3C 4D | 5S 5H 2C 2D void |", "", ""},
+	} {
+		args := []string{"-"}
+		if tc.args != "" {
+			args = append(args, "--markers", tc.args)
+		}
+		code, out, errs := runCheckArgs(t, tc.src, args...)
+		f, _ := tableau.NewFold(tableau.Options{Markers: tc.args == ""})
+		toks, _ := tableau.ParseTranscript(strings.NewReader(tc.src), "")
+		var evs []tableau.Event
+		for _, tk := range toks {
+			evs = f.Feed(tk, evs)
+		}
+		evs = f.End(evs)
+		var want strings.Builder
+		wantCode := 0
+		for _, e := range evs {
+			fmt.Fprintln(&want, e.String())
+			if e.Kind == tableau.EventAlert {
+				wantCode = 1
+			}
+		}
+		if errs != tc.want || out != want.String() || code != wantCode {
+			t.Errorf("%q: exit %d (want %d) stderr %q, want %q\n%s", tc.src, code, wantCode, errs, tc.want, out)
+		}
+	}
+}
+
+// TestCheckHugeTokenConstantMemory: `sabot check` of a file holding a
+// 64 MiB token refuses it with file:line:col and a short quote, prints
+// nothing on standard output and allocates under 2 MiB doing so.
+func TestCheckHugeTokenConstantMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.shoe")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("shoe 2H 3C 4D |\n9S 3H KD 5C | ")
+	chunk := []byte(strings.Repeat("A", 1<<20))
+	for range 64 {
+		f.Write(chunk)
+	}
+	f.Close()
+	chunk = nil
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, out, errs := runCheckArgs(t, "", path)
+	runtime.ReadMemStats(&after)
+	if want := path + `:2:15: token longer than 64 bytes: "AAAAAAAAAAAAAAAA"…` + "\n"; code != 2 || out != "" || errs != want {
+		t.Errorf("exit %d stdout %q stderr %q, want %q", code, out, errs, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<20 {
+		t.Errorf("allocated %d bytes", alloc)
+	}
+}
+
+// heapWriter discards what is written and records the largest heap in use
+// (runtime.MemStats.HeapAlloc: live objects plus garbage not yet swept) at
+// each write: output is written while the input is read, so this samples
+// the heap throughout the run.
+type heapWriter struct{ max uint64 }
+
+func (h *heapWriter) Write(p []byte) (int, error) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	h.max = max(h.max, ms.HeapAlloc)
+	return len(p), nil
+}
+
+// TestCheckMemoryDoesNotGrow: the heap while checking 256 shoes is no
+// larger than while checking one (give or take the garbage collector's
+// slack), where holding the transcript took about 50 bytes per input byte
+// (256 shoes: 800 KB of input, 40 MB of heap).
+func TestCheckMemoryDoesNotGrow(t *testing.T) {
+	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := func(n int) string {
+		p := filepath.Join(dir, fmt.Sprintf("x%d.shoe", n))
+		if err := os.WriteFile(p, []byte(strings.Repeat(string(one), n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	small, big := path(1), path(256)
+	peak := func(p string) uint64 {
+		runtime.GC()
+		var w heapWriter
+		if code := run(context.Background(), []string{"check", p}, nil, &w, io.Discard); code != 0 {
+			t.Errorf("%s: exit %d", p, code)
+		}
+		return w.max
+	}
+	ps := max(peak(small), peak(small))
+	pb := peak(big)
+	t.Logf("heap: %d bytes checking 1 shoe, %d checking 256", ps, pb)
+	if pb > ps+4<<20 {
+		t.Errorf("heap %d bytes checking 256 shoes, %d checking one", pb, ps)
+	}
+}
