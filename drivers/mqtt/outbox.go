@@ -91,6 +91,9 @@ type outbox struct {
 	closed  bool
 
 	commits atomic.Int64 // committed write transactions (for tests and stats)
+	// beforeCommit, when set (tests), is called by the writer with each
+	// batch's size just before it opens the batch's transaction.
+	beforeCommit func(n int)
 
 	mu    sync.Mutex
 	count int // records in bucketQueue
@@ -231,6 +234,9 @@ func (o *outbox) writer() {
 			default:
 				break drain
 			}
+		}
+		if o.beforeCommit != nil {
+			o.beforeCommit(len(batch))
 		}
 		o.commit(batch)
 	}

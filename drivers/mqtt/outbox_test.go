@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -145,33 +144,35 @@ func TestOutboxGroupCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback() // before o.close, if the test fails early
+	batches := make(chan int, 4)
+	o.beforeCommit = func(n int) { batches <- n }
 	const n = 50
 	var wg sync.WaitGroup
-	var started atomic.Int32
 	errs := make(chan error, n)
-	for i := range n {
+	send := func(i int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			started.Add(1)
 			errs <- o.append(context.Background(), []Message{msg("card", fmt.Sprint(i))}, false)
 		}()
 	}
-	// Wait until every request is either in the writer's first batch
-	// (blocked on the lock) or queued behind it: the queue stops growing.
+	// The first request alone: the writer takes it and goes on to its
+	// transaction, which blocks on the held lock.
+	send(0)
+	if first := <-batches; first != 1 {
+		t.Fatalf("first batch has %d requests, want 1", first)
+	}
+	// Everything sent now must wait in the queue behind that transaction.
+	for i := 1; i < n; i++ {
+		send(i)
+	}
 	deadline := time.Now().Add(30 * time.Second)
-	prev, stable := -1, 0
-	for stable < 20 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-		if l := len(o.reqs); l == prev && started.Load() == n {
-			stable++
-		} else {
-			prev, stable = l, 0
-		}
+	for len(o.reqs) < n-1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
 	}
 	queued := len(o.reqs)
-	if queued == 0 || queued == n {
-		t.Fatalf("%d of %d requests queued behind the writer", queued, n)
+	if queued != n-1 {
+		t.Fatalf("%d of %d requests queued behind the writer, want %d", queued, n, n-1)
 	}
 	tx.Rollback()
 	wg.Wait()
@@ -183,6 +184,9 @@ func TestOutboxGroupCommit(t *testing.T) {
 	}
 	if o.Len() != n {
 		t.Fatalf("Len = %d", o.Len())
+	}
+	if second := <-batches; second != n-1 {
+		t.Fatalf("second batch has %d requests, want %d", second, n-1)
 	}
 	if c := o.commits.Load(); c != 2 {
 		t.Fatalf("%d requests took %d commits, want 2 (the writer's first batch, then the %d queued behind it together)", n, c, queued)
