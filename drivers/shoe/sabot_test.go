@@ -514,26 +514,41 @@ func TestSabotGateIndicator(t *testing.T) {
 			break
 		}
 	}
-	// The gate is locked: within a few card times at most one more card
-	// (already drawn when GATE arrived) comes.
-	deadline := time.After(500 * time.Millisecond)
-	more := 0
-wait:
-	for {
+	// GATE reaches the shoe (how soon depends on the machine's load): from
+	// then on the shoe creates no card, and every card it created before is
+	// delivered to the host.
+	deadline := time.Now().Add(30 * time.Second)
+	for !r.shoe.Stats().GateLocked {
+		if time.Now().After(deadline) {
+			t.Fatal("virtual shoe gate not locked")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	atLock := r.shoe.Stats().Cards
+	// Twenty card times at the shoe's rate, and the delivered cards catch up.
+	time.Sleep(100 * time.Millisecond)
+	if n := r.shoe.Stats().Cards; n != atLock {
+		t.Errorf("%d cards drawn through a locked gate", n-atLock)
+	}
+	delivered := 10
+	for delivered < atLock && time.Now().Before(deadline) {
 		select {
 		case g := <-ch:
 			if g.ev.Kind == KindCard {
-				more++
+				delivered++
 			}
-		case <-deadline:
-			break wait
+		case <-time.After(time.Until(deadline)):
 		}
 	}
-	if more > 1 {
-		t.Errorf("%d cards drawn through a locked gate", more)
+	if delivered != atLock {
+		t.Errorf("host got %d cards, the shoe drew %d before its gate locked", delivered, atLock)
 	}
-	if !r.shoe.Stats().GateLocked {
-		t.Errorf("virtual shoe gate not locked")
+	select {
+	case g := <-ch:
+		if g.ev.Kind == KindCard {
+			t.Errorf("card %v delivered after the shoe's gate locked", g.ev)
+		}
+	case <-time.After(50 * time.Millisecond):
 	}
 	if err := s.Indicator(Indicator{Lamps: 3, Blink: 1, BeepMs: 250}); err != nil {
 		t.Fatal(err)
