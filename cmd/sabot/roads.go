@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+func init() {
+	register(&command{
+		name:    "roads",
+		summary: "draw the scoreboard roads (bead plate, big road, derived roads, ask-road, statistics) of each shoe as JSON lines",
+		run:     runRoads,
+	})
+}
+
+const roadsUsage = `usage: sabot roads [check's flags] [FILE|-]
+       sabot roads --results BPPTB...
+
+Reads a shoe transcript (FILE, or standard input if FILE is "-" or absent),
+folds it as sabot check does (same flags: --decks, --rules, --tie-pays,
+--cut-rule, --markers; see sabot check -h), and prints the roads of each
+shoe as one JSON object per line: bead_plate, big_road, big_eye_boy,
+small_road, cockroach_pig, ask, stats and the drawn grids (the contract is
+drivers/mqtt/schema/roads.json, without the MQTT envelope). Voided coups
+are on no road.
+
+With --results, the results are given directly, one letter per coup
+(B banker, P player, T tie; case and white space ignored), as one shoe
+whose cards are not known.
+
+Exit status: 0 success, 2 the input cannot be read or parsed (nothing is
+printed on standard output then) or bad flags.
+`
+
+// maxResultsFlag bounds --results (letters, white space included): a
+// command line, not a year of coups.
+const maxResultsFlag = 1 << 20
+
+// parseResults parses the --results argument.
+func parseResults(s string) ([]tableau.CoupResult, error) {
+	if len(s) > maxResultsFlag {
+		return nil, fmt.Errorf("--results: %d bytes, limit %d", len(s), maxResultsFlag)
+	}
+	var out []tableau.CoupResult
+	for i, c := range s {
+		var w tableau.Winner
+		switch c {
+		case 'B', 'b':
+			w = tableau.WinnerBanker
+		case 'P', 'p':
+			w = tableau.WinnerPlayer
+		case 'T', 't':
+			w = tableau.WinnerTie
+		case ' ', '\t', '\n', '\r', ',':
+			continue
+		default:
+			return nil, fmt.Errorf("--results: %q at byte %d: want B, P or T", c, i+1)
+		}
+		out = append(out, tableau.CoupResult{Coup: len(out) + 1, Winner: w})
+	}
+	return out, nil
+}
+
+// splitResultsFlag takes --results (or -results, with "=" or as the next
+// argument) out of args; the rest are check's flags and FILE.
+func splitResultsFlag(args []string) (rest []string, results *string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "results" {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, nil, errors.New("--results: missing value (a string such as BPPTB)")
+			}
+			i++
+			val = args[i]
+		}
+		if results != nil {
+			return nil, nil, errors.New("--results given twice")
+		}
+		results = &val
+	}
+	return rest, results, nil
+}
+
+// runRoads is `sabot roads`.
+func runRoads(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			fmt.Fprint(stderr, roadsUsage)
+			return 0
+		}
+	}
+	rest, results, err := splitResultsFlag(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot roads: %v\n", err)
+		return 2
+	}
+	if results != nil {
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "sabot roads: --results takes no other flag or FILE, got %s\n", strings.Join(rest, " "))
+			return 2
+		}
+		rs, err := parseResults(*results)
+		if err != nil {
+			fmt.Fprintf(stderr, "sabot roads: %v\n", err)
+			return 2
+		}
+		return writeRoads(stdout, stderr, []display.Roads{display.BuildRoads(display.RoadsInput{Shoe: 1, Results: rs, CardsLeft: -1})})
+	}
+
+	cfg, err := parseCheckFlags(rest, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if errors.Is(err, errFlagsReported) {
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot roads: %v\n", err)
+		return 2
+	}
+	in, name := stdin, "<stdin>"
+	if cfg.file != "-" {
+		f, err := os.Open(cfg.file)
+		if err != nil {
+			fmt.Fprintf(stderr, "sabot roads: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		in, name = f, cfg.file
+	}
+	toks, err := tableau.ParseTranscript(in, name)
+	if err != nil {
+		var pe *tableau.ParseError
+		if errors.As(err, &pe) {
+			fmt.Fprintln(stderr, pe.Located())
+		} else {
+			fmt.Fprintf(stderr, "sabot roads: %s: %v\n", name, err)
+		}
+		return 2
+	}
+	switch cfg.markers {
+	case "on":
+		cfg.opts.Markers = true
+	case "auto":
+		cfg.opts.Markers = tableau.HasMarkers(toks)
+	}
+	shoes, err := shoeRoads(cfg.opts, toks)
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot roads: %v\n", err)
+		return 2
+	}
+	if len(shoes) == 0 {
+		fmt.Fprintf(stderr, "sabot roads: %s: no shoe in the input\n", name)
+	}
+	return writeRoads(stdout, stderr, shoes)
+}
+
+// shoeRoads folds toks and returns the roads of every shoe, in order. The
+// results kept are those of one shoe at a time.
+func shoeRoads(opts tableau.Options, toks []tableau.Token) ([]display.Roads, error) {
+	f, err := tableau.NewFold(opts)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out     []display.Roads
+		results []tableau.CoupResult
+		evs     []tableau.Event
+	)
+	apply := func(evs []tableau.Event) {
+		for i := range evs {
+			switch e := &evs[i]; e.Kind {
+			case tableau.EventCoup:
+				c := e.Coup
+				results = append(results, tableau.CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
+					PlayerPair: c.PlayerPair, BankerPair: c.BankerPair})
+			case tableau.EventVoid:
+				// A voided coup is on no road, even if its coup line was out.
+				for j := len(results) - 1; j >= 0; j-- {
+					if results[j].Coup == e.Void.Coup {
+						results = append(results[:j], results[j+1:]...)
+						break
+					}
+				}
+			}
+		}
+	}
+	// closeShoe records the roads of the fold's current shoe, as it stands
+	// before the next shoe (or the end of the input).
+	closeShoe := func() {
+		if f.Shoe() == 0 {
+			return
+		}
+		out = append(out, display.BuildRoads(display.RoadsInput{Shoe: f.Shoe(), Results: results,
+			CardsLeft: max(0, f.Composition().Remaining()), Coup: f.CoupNumber(), LastCoup: f.LastCoup()}))
+		results = results[:0]
+	}
+	for _, t := range toks {
+		if t.Kind == tableau.TokShoe {
+			// Ending a shoe raises alerts only (a coup is out as soon as it
+			// is complete), so the old shoe's roads are complete here.
+			closeShoe()
+		}
+		evs = f.Feed(t, evs[:0])
+		apply(evs)
+	}
+	apply(f.End(evs[:0]))
+	closeShoe()
+	return out, nil
+}
+
+// writeRoads prints one JSON line per shoe.
+func writeRoads(stdout, stderr io.Writer, shoes []display.Roads) int {
+	w := bufio.NewWriter(stdout)
+	for i := range shoes {
+		b, err := json.Marshal(&shoes[i])
+		if err != nil {
+			fmt.Fprintf(stderr, "sabot roads: encoding shoe %d: %v\n", shoes[i].Shoe, err)
+			return 2
+		}
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(stderr, "sabot roads: writing output: %v\n", err)
+		return 2
+	}
+	return 0
+}
