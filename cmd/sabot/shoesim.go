@@ -32,7 +32,9 @@ Plays the shoe's side of the Sabot shoe protocol (firmware-proto/PROTOCOL.md).
 With --link it creates a pseudo-terminal in raw mode, makes PATH a symbolic
 link to its device and prints the device path on standard output (again after
 every simulated cable pull, which replaces the pseudo-terminal: hosts must
-reopen PATH). With --port it drives a real serial port instead.
+reopen PATH). PATH must not exist or be a symbolic link (which is replaced);
+anything else there is refused. On exit only the link it made is removed.
+With --port it drives a real serial port instead.
 
 It deals the transcript FILE (the sabot check format: cards, "|" the coup
 button, "cut" the cut card, "void" the supervisor key, "shoe" a new shoe) or
@@ -43,7 +45,8 @@ event has been acknowledged by the host. Interrupted, it exits 1.
 byte), drop, dup, split (per frame), pull, reboot, unreadable (per card).
 
 Exit status: 0 every event acknowledged, 1 interrupted or the link failed,
-2 bad flags or an unreadable transcript.
+2 bad flags, an unreadable transcript or something other than a symbolic
+link at --link PATH.
 
 Flags:
 `
@@ -138,6 +141,14 @@ func runShoeSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 			fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
 		}
 		return 2
+	}
+	if cfg.link != "" {
+		// Only a symbolic link (or nothing) may be at --link: the shoe
+		// replaces it and removes its own link on exit.
+		if err := sim.CheckLinkPath(cfg.link); err != nil {
+			fmt.Fprintf(stderr, "sabot shoe-sim: --link: %v\n", err)
+			return 2
+		}
 	}
 	if cfg.transcript != "" {
 		f, err := os.Open(cfg.transcript)

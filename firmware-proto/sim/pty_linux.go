@@ -29,7 +29,12 @@ import (
 // after an error reaches the shoe again. The device name usually changes;
 // hosts must reopen by Path, never by the resolved device.
 type PTY struct {
-	// Path is the symbolic link to create (replaced if it exists).
+	// Path is the symbolic link to create. A symbolic link already there
+	// is replaced (the file it points to is not touched); anything else
+	// (a regular file, a device node, a directory) is refused: Open fails
+	// with an error naming Path (CheckLinkPath). Remove and a cable pull
+	// delete only the link this PTY made, and only while it still points
+	// at the device it set.
 	Path string
 	// OnOpen, if set, is called with the slave device's name after each
 	// Open (the command-line tool prints it).
@@ -110,7 +115,15 @@ func (p *PTY) setup(master, slave *os.File) (*ptyConn, error) {
 	m := os.NewFile(uintptr(nfd), master.Name())
 	master.Close()
 	dev := slave.Name()
+	if err := CheckLinkPath(p.Path); err != nil {
+		m.Close()
+		return nil, err
+	}
 	tmp := filepath.Join(filepath.Dir(p.Path), "."+filepath.Base(p.Path)+".tmp")
+	if fi, err := os.Lstat(tmp); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+		m.Close()
+		return nil, fmt.Errorf("sim: linking %s: %s exists and is not a symbolic link; refusing to replace it", p.Path, tmp)
+	}
 	os.Remove(tmp)
 	if err := os.Symlink(dev, tmp); err != nil {
 		m.Close()
@@ -128,6 +141,44 @@ func (p *PTY) setup(master, slave *os.File) (*ptyConn, error) {
 		p.OnOpen(dev)
 	}
 	return &ptyConn{master: m, slave: slave, p: p, dev: dev}, nil
+}
+
+// CheckLinkPath reports whether path may be used as a PTY's Path: it must
+// not exist or be a symbolic link. A regular file, a device node (as root,
+// /dev/ttyUSB0 itself), a directory or anything else at path is an error
+// naming it. (Another process can still create something at path between
+// the check and the rename that replaces it; the link is made in path's own
+// directory and renamed into place, so path is never left half made.)
+func CheckLinkPath(path string) error {
+	fi, err := os.Lstat(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sim: link %s: %w", path, err)
+	}
+	if fi.Mode()&os.ModeSymlink == 0 {
+		return fmt.Errorf("sim: link %s: exists and is not a symbolic link (%s); refusing to replace it", path, describeMode(fi.Mode()))
+	}
+	return nil
+}
+
+func describeMode(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
 }
 
 // Remove deletes the symbolic link at Path if it still points at the

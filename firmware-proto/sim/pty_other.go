@@ -26,6 +26,22 @@ func (p *PTY) Open(context.Context) (io.ReadWriteCloser, error) {
 	return nil, errors.New("sim: pseudo-terminal links need Linux")
 }
 
+// CheckLinkPath reports whether path may be used as a PTY's Path: it must
+// not exist or be a symbolic link.
+func CheckLinkPath(path string) error {
+	fi, err := os.Lstat(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&os.ModeSymlink == 0 {
+		return errors.New("sim: link " + path + ": exists and is not a symbolic link; refusing to replace it")
+	}
+	return nil
+}
+
 // Remove does nothing.
 func (p *PTY) Remove() error { return nil }
 
