@@ -2,6 +2,7 @@ package tableau
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -207,11 +208,14 @@ type AlertInfo struct {
 	AwaitsAck bool   `json:"awaits_ack"`
 }
 
-// AckInfo is an acknowledged alert.
+// AckInfo is an acknowledged latched entry: Count alerts of Code, the
+// first AlertID, the newest LastAlertID.
 type AckInfo struct {
-	AlertID  string    `json:"alert_id"`
-	Code     AlertCode `json:"code"`
-	Operator string    `json:"operator,omitempty"`
+	AlertID     string    `json:"alert_id"`
+	LastAlertID string    `json:"last_alert_id"`
+	Count       int       `json:"count"`
+	Code        AlertCode `json:"code"`
+	Operator    string    `json:"operator,omitempty"`
 }
 
 // Output is one thing the table wants done: publish a card, coup, alert,
@@ -237,14 +241,23 @@ type Output struct {
 	VoidsResult bool
 }
 
-// LatchedAlert is an alert waiting for acknowledgement.
+// LatchedAlert is the latched entry of one alert code: every alert of that
+// code raised since the last acknowledgement, coalesced. Shoe, Coup, Card
+// and Text are those of the newest.
 type LatchedAlert struct {
-	ID   string    `json:"id"`
-	Code AlertCode `json:"code"`
-	Shoe int       `json:"shoe"`
-	Coup int       `json:"coup"`
-	Card Card      `json:"card,omitzero"`
-	Text string    `json:"text"`
+	// ID is the first alert's id: the entry's identity, and the alert_id
+	// of its acknowledgement.
+	ID string `json:"id"`
+	// LastID is the newest alert's id (ID when Count is 1).
+	LastID string `json:"last_id"`
+	// Count is the number of alerts coalesced, at least 1 (it saturates at
+	// the largest int rather than wrapping).
+	Count int       `json:"count"`
+	Code  AlertCode `json:"code"`
+	Shoe  int       `json:"shoe"`
+	Coup  int       `json:"coup"`
+	Card  Card      `json:"card,omitzero"`
+	Text  string    `json:"text"`
 }
 
 // CoupResult is a completed coup of the current shoe, for scoreboard roads.
@@ -391,11 +404,12 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 	case InputBetsClosed:
 		t.betsOpen = false
 	case InputAck:
+		// One output per latched entry, so at most one per alert code
+		// however many alerts were coalesced.
 		for _, a := range t.latched {
-			ack := a
-			out = append(out, Output{Kind: OutputAck, ID: a.ID + "/ack", Seq: seq, Time: at,
+			out = append(out, Output{Kind: OutputAck, ID: AckID(a.ID), Seq: seq, Time: at,
 				Shoe: a.Shoe, ShoeID: t.shoeID, Coup: a.Coup,
-				Ack: AckInfo{AlertID: ack.ID, Code: ack.Code, Operator: in.Operator}})
+				Ack: AckInfo{AlertID: a.ID, LastAlertID: a.LastID, Count: a.Count, Code: a.Code, Operator: in.Operator}})
 		}
 		t.latched = t.latched[:0]
 	}
@@ -573,14 +587,14 @@ func (t *Table) nextN(shoe, coup int, kind OutputKind) int {
 	return t.counts[k]
 }
 
-// id builds "<table>/<shoe-id>/<coup>/<kind>/<n>".
+// id gives the next output of kind in shoe's coup its id (OutputID).
 func (t *Table) id(shoe, coup int, kind OutputKind) string {
 	n := t.nextN(shoe, coup, kind)
 	sid := t.shoeID
 	if shoe == t.prevShoe && shoe != t.fold.Shoe() {
 		sid = t.prevID
 	}
-	return t.cfg.Table + "/" + sid + "/" + strconv.Itoa(coup) + "/" + kind.String() + "/" + strconv.Itoa(n)
+	return OutputID(t.cfg.Table, sid, coup, kind.String(), uint64(n))
 }
 
 func (t *Table) output(kind OutputKind, seq uint64, at time.Time, coup int, fill func(*Output)) Output {
@@ -639,10 +653,30 @@ func (t *Table) emitAlert(a AlertEvent, info AlertInfo, seq uint64, at time.Time
 	ev.Alert.Type = EventAlert
 	o := t.outputIn(a.Shoe, OutputAlert, seq, at, a.Coup, func(o *Output) { o.Event = ev; o.Alert = info })
 	if info.AwaitsAck {
-		t.latched = append(t.latched, LatchedAlert{ID: o.ID, Code: a.Code, Shoe: a.Shoe, Coup: a.Coup, Card: a.Card, Text: info.Text})
+		t.latch(LatchedAlert{ID: o.ID, LastID: o.ID, Count: 1, Code: a.Code, Shoe: a.Shoe, Coup: a.Coup, Card: a.Card, Text: info.Text})
 	}
 	return append(out, o)
 }
+
+// latch coalesces a latched alert into its code's entry, or adds the entry.
+// Bound: one entry per alert code, so len(t.latched) ≤ MaxLatched (every
+// code the Table raises is an AlertCode constant of the alert table).
+func (t *Table) latch(a LatchedAlert) {
+	for i := range t.latched {
+		e := &t.latched[i]
+		if e.Code == a.Code {
+			if e.Count < math.MaxInt {
+				e.Count++
+			}
+			e.LastID, e.Shoe, e.Coup, e.Card, e.Text = a.ID, a.Shoe, a.Coup, a.Card, a.Text
+			return
+		}
+	}
+	t.latched = append(t.latched, a)
+}
+
+// MaxLatched bounds the Table's latched entries: one per alert code.
+const MaxLatched = len(alertTable)
 
 // afterInput runs the checks that follow every input: betting reopening
 // when a coup ends, the advantage check after a card, and the gate.
@@ -657,7 +691,7 @@ func (t *Table) afterInput(in Input, seq uint64, at time.Time, out *[]Output) {
 		locked := t.gateShouldLock()
 		if locked != t.gate {
 			t.gate = locked
-			*out = append(*out, Output{Kind: OutputGate, ID: t.cfg.Table + "/gate/" + strconv.FormatUint(seq, 10),
+			*out = append(*out, Output{Kind: OutputGate, ID: GateID(t.cfg.Table, seq),
 				Seq: seq, Time: at, Shoe: f.Shoe(), ShoeID: t.shoeID, Coup: f.CoupNumber(), GateLocked: locked})
 		}
 	}
@@ -707,8 +741,9 @@ type TableView struct {
 	CardsDrawn int            `json:"cards_drawn"`
 	Remaining  int            `json:"cards_remaining"`
 	ByRank     map[string]int `json:"remaining_by_rank"`
-	// Alerts are the newest MaxViewAlerts alerts awaiting
-	// acknowledgement, oldest first; AlertCount counts them all.
+	// Alerts are the latched entries (one per alert code awaiting
+	// acknowledgement, see LatchedAlert) in the order their first alert
+	// was raised; AlertCount is the number of alerts they coalesce.
 	Alerts     []LatchedAlert `json:"alerts"`
 	AlertCount int            `json:"alert_count"`
 	Offline    bool           `json:"offline"`
@@ -725,8 +760,9 @@ type TableView struct {
 }
 
 // MaxViewAlerts bounds TableView.Alerts, so a view costs the same however
-// many alerts wait for acknowledgement.
-const MaxViewAlerts = 16
+// many alerts wait for acknowledgement: every latched entry, one per alert
+// code (MaxLatched).
+const MaxViewAlerts = MaxLatched
 
 // View returns the current snapshot. Its slices are copies.
 func (t *Table) View() TableView {
@@ -736,7 +772,7 @@ func (t *Table) View() TableView {
 		CutCard: f.CutCard(), LastCoup: f.LastCoup(), CardsDrawn: t.inShoe, Offline: t.offline,
 		BetsOpen: t.betsOpen, GateLocked: t.gate,
 		Alerts:     append([]LatchedAlert{}, t.latched[max(0, len(t.latched)-MaxViewAlerts):]...),
-		AlertCount: len(t.latched),
+		AlertCount: t.latchedCount(),
 		Results:    append([]CoupResult{}, t.results...),
 	}
 	v.BurnDrawn, v.BurnWant = f.Burn()
@@ -800,7 +836,18 @@ func (t *Table) liveAdvantage() []AdvantageBet {
 	return t.adv
 }
 
-// Latched returns the alerts awaiting acknowledgement, oldest first.
+// latchedCount is the number of alerts awaiting acknowledgement (the sum
+// of the entries' counts), saturating at the largest int.
+func (t *Table) latchedCount() int {
+	n := 0
+	for _, a := range t.latched {
+		n = min(n, math.MaxInt-a.Count) + a.Count
+	}
+	return n
+}
+
+// Latched returns the latched entries (one per alert code awaiting
+// acknowledgement), in the order their first alert was raised.
 func (t *Table) Latched() []LatchedAlert { return append([]LatchedAlert(nil), t.latched...) }
 
 // GateLocked reports whether the gate should be locked now.

@@ -3,8 +3,6 @@ package mqtt
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -55,24 +53,14 @@ func NewEnvelope(table, id, shoeID string, t time.Time) Envelope {
 }
 
 // EventID returns an event ID of the canonical form
-// "<table>/<shoe-id>/<coup>/<kind>/<n>" (the form tableau.Table gives its
-// outputs): kind is "card", "coup", "alert", "void", "state", ...; n counts
-// events of that kind within the coup, from 1. Derive every argument from
-// the journal event that caused the message, never from a counter of
-// messages sent, so that ids survive restarts.
+// "<table>/<shoe-id>/<coup>/<kind>/<n>": tableau.OutputID, which owns the
+// format (tableau.Table gives its outputs these ids). kind is "card",
+// "coup", "alert", "void", "state", ...; n counts events of that kind
+// within the coup, from 1. Derive every argument from the journal event
+// that caused the message, never from a counter of messages sent, so that
+// ids survive restarts.
 func EventID(table, shoeID string, coup int, kind string, n int) string {
-	var b strings.Builder
-	b.Grow(len(table) + len(shoeID) + len(kind) + 16)
-	b.WriteString(table)
-	b.WriteByte('/')
-	b.WriteString(shoeID)
-	b.WriteByte('/')
-	b.WriteString(strconv.Itoa(coup))
-	b.WriteByte('/')
-	b.WriteString(kind)
-	b.WriteByte('/')
-	b.WriteString(strconv.Itoa(n))
-	return b.String()
+	return tableau.OutputID(table, shoeID, coup, kind, uint64(max(n, 0)))
 }
 
 // Message is one message for the outbox: Topic is relative to the table
@@ -159,9 +147,11 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// AckPayload is published on TopicAlertAck when an alert is acknowledged:
-// tableau.AckInfo (alert_id, code, operator) plus the alert's shoe and coup;
-// the envelope's time is when.
+// AckPayload is published on TopicAlertAck when a latched entry is
+// acknowledged: tableau.AckInfo (alert_id of the entry's first alert,
+// last_alert_id of its newest, count of alerts coalesced, code, operator)
+// plus the newest alert's shoe and coup; the envelope's time is when. One
+// acknowledgement publishes one AckPayload per alert code latched.
 type AckPayload struct {
 	Envelope
 	tableau.AckInfo
@@ -213,8 +203,9 @@ type StatePayload struct {
 	CardsDrawn      int            `json:"cards_drawn"`
 	CardsRemaining  int            `json:"cards_remaining"`
 	RemainingByRank map[string]int `json:"remaining_by_rank"`
-	// OpenAlerts are the newest MaxStateAlerts alerts awaiting
-	// acknowledgement; OpenAlertCount counts them all.
+	// OpenAlerts are the newest MaxStateAlerts latched entries (one per
+	// alert code awaiting acknowledgement); OpenAlertCount counts the
+	// alerts they coalesce.
 	OpenAlerts     []StateAlert `json:"open_alerts"`
 	OpenAlertCount int          `json:"open_alert_count"`
 	// Offline: the shoe link is down. BetsOpen: live-dealer betting is
@@ -232,11 +223,14 @@ type StatePayload struct {
 	Advantage []tableau.AdvantageBet `json:"advantage,omitempty"`
 }
 
-// StateAlert is an alert awaiting acknowledgement, in StatePayload.
+// StateAlert is a latched entry awaiting acknowledgement, in
+// StatePayload: ID is its first alert's id, Count the alerts of Code it
+// coalesces, Coup the newest's coup.
 type StateAlert struct {
-	ID   string            `json:"id"`
-	Code tableau.AlertCode `json:"code"`
-	Coup int               `json:"coup"`
+	ID    string            `json:"id"`
+	Code  tableau.AlertCode `json:"code"`
+	Coup  int               `json:"coup"`
+	Count int               `json:"count"`
 }
 
 // MaxStateAlerts is how many open alerts a state payload lists.
@@ -331,7 +325,7 @@ func tiePays(r tableau.Rules) int {
 // journal input with sequence number seq at time t. Its id is
 // "<table>/<shoe-id>/<coup>/state/<seq>".
 func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, error) {
-	id := b.table + "/" + v.ShoeID + "/" + strconv.Itoa(v.Coup) + "/state/" + strconv.FormatUint(seq, 10)
+	id := tableau.OutputID(b.table, v.ShoeID, v.Coup, "state", seq)
 	p := StatePayload{
 		Envelope: NewEnvelope(b.table, id, v.ShoeID, t),
 		Shoe:     v.Shoe, Phase: v.Phase, Coup: v.Coup, Player: v.Player, Banker: v.Banker,
@@ -361,7 +355,7 @@ func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, 
 	for n := min(len(v.Alerts), MaxStateAlerts); ; n /= 2 {
 		p.OpenAlerts = make([]StateAlert, 0, n)
 		for _, a := range v.Alerts[len(v.Alerts)-n:] {
-			p.OpenAlerts = append(p.OpenAlerts, StateAlert{ID: a.ID, Code: a.Code, Coup: a.Coup})
+			p.OpenAlerts = append(p.OpenAlerts, StateAlert{ID: a.ID, Code: a.Code, Coup: a.Coup, Count: max(a.Count, 1)})
 		}
 		m, err := Encode(TopicState, true, p)
 		if err == nil || n == 0 {
