@@ -1,0 +1,284 @@
+package tableau
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// SnapshotVersion is the version of the snapshot format Snapshot writes
+// and the newest RestoreTable reads. Version 1 is a JSON object; a
+// snapshot of another version is refused with ErrSnapshotVersion.
+const SnapshotVersion = 1
+
+// ErrSnapshotVersion is wrapped when a snapshot has a version RestoreTable
+// does not read (written by a newer Sabot, or not a snapshot at all).
+var ErrSnapshotVersion = errors.New("tableau: unsupported snapshot version")
+
+// ErrSnapshot is wrapped when a snapshot cannot be decoded or holds a
+// state no sequence of inputs can reach (a corrupt snapshot).
+var ErrSnapshot = errors.New("tableau: bad snapshot")
+
+// snapCard is a card with its UID (Card's own JSON form drops the UID and
+// refuses invalid cards).
+type snapCard struct {
+	R Rank   `json:"r,omitempty"`
+	S Suit   `json:"s,omitempty"`
+	U string `json:"u,omitempty"`
+}
+
+func toSnapCard(c Card) snapCard   { return snapCard{c.Rank, c.Suit, c.UID} }
+func (c snapCard) card() Card      { return Card{Rank: c.R, Suit: c.S, UID: c.U} }
+func toSnapHand(h Hand) []snapCard { return snapCards(h.Cards[:max(0, min(h.N, MaxHandCards))]) }
+
+func snapCards(cs []Card) []snapCard {
+	out := make([]snapCard, len(cs))
+	for i, c := range cs {
+		out[i] = toSnapCard(c)
+	}
+	return out
+}
+
+func (s *tableSnap) hand(cs []snapCard, what string) (Hand, error) {
+	var h Hand
+	if len(cs) > MaxHandCards {
+		return h, fmt.Errorf("%w: %s holds %d cards", ErrSnapshot, what, len(cs))
+	}
+	for i, c := range cs {
+		h.Cards[i] = c.card()
+		if !h.Cards[i].Valid() {
+			return h, fmt.Errorf("%w: %s: invalid card (rank %d, suit %d)", ErrSnapshot, what, c.R, c.S)
+		}
+	}
+	h.N = len(cs)
+	return h, nil
+}
+
+// snapCount is one output counter: shoe, coup, kind and the count.
+type snapCount [4]int
+
+type snapLatched struct {
+	ID   string    `json:"id"`
+	Code AlertCode `json:"code"`
+	Shoe int       `json:"shoe"`
+	Coup int       `json:"coup"`
+	Card snapCard  `json:"card"`
+	Text string    `json:"text"`
+}
+
+// tableSnap is version 1 of the snapshot: every field of Table and Fold
+// that is state (not configuration, not a cache). snapshot_test.go fails
+// if Table or Fold gains a field that is neither here nor listed there as
+// derived.
+type tableSnap struct {
+	V int `json:"v"`
+
+	// Fold.
+	Shoe     int        `json:"shoe"`
+	Phase    Phase      `json:"phase"`
+	Decks    int        `json:"decks"` // the composition's decks (the shoe's, which a new config may change)
+	Drawn    int        `json:"drawn"`
+	Rank     []int16    `json:"rank"`   // by Rank, 1–13
+	Suited   [][]int16  `json:"suited"` // by Rank 1–13, then Suit 1–4
+	BurnN    int        `json:"burn_n"`
+	BurnWant int        `json:"burn_want"`
+	CoupNum  int        `json:"coup_num"`
+	Player   []snapCard `json:"player"`
+	Banker   []snapCard `json:"banker"`
+	Voided   bool       `json:"voided"`
+	Cut      bool       `json:"cut"`
+	LastCoup int        `json:"last_coup"`
+
+	// Table.
+	ShoeID      string        `json:"shoe_id"`
+	CurShoe     int           `json:"cur_shoe"`
+	InShoe      int           `json:"in_shoe"`
+	UIDs        []snapCard    `json:"uids"` // sorted by UID
+	Counts      []snapCount   `json:"counts"`
+	Latched     []snapLatched `json:"latched"`
+	Offline     bool          `json:"offline"`
+	BetsOpen    bool          `json:"bets_open"`
+	Gate        bool          `json:"gate"`
+	Results     []CoupResult  `json:"results"`
+	ShownPlayer []snapCard    `json:"shown_player"` // Table.lastCoup
+	ShownBanker []snapCard    `json:"shown_banker"`
+	LastVoided  bool          `json:"last_voided"`
+	LastSeq     uint64        `json:"last_seq"`
+	PrevShoe    int           `json:"prev_shoe"`
+	PrevID      string        `json:"prev_id"`
+}
+
+// Snapshot encodes the table's state (not its configuration) so that
+// RestoreTable rebuilds a table that, given the same further inputs, gives
+// byte-identical outputs, ids and views to this one. The encoding is
+// versioned (SnapshotVersion) and deterministic: the same state gives the
+// same bytes. Its size is bounded by the current shoe's cards (UIDs seen,
+// output counters of the current and previous shoe, coup results) and the
+// latched alerts.
+func (t *Table) Snapshot() ([]byte, error) {
+	f := t.fold
+	s := tableSnap{
+		V:    SnapshotVersion,
+		Shoe: f.shoe, Phase: f.phase, Decks: f.comp.decks, Drawn: f.comp.drawn,
+		BurnN: f.burnN, BurnWant: f.burnWant, CoupNum: f.coupNum,
+		Player: toSnapHand(f.coup.Player), Banker: toSnapHand(f.coup.Banker),
+		Voided: f.voided, Cut: f.cut, LastCoup: f.lastCoup,
+
+		ShoeID: t.shoeID, CurShoe: t.curShoe, InShoe: t.inShoe,
+		Offline: t.offline, BetsOpen: t.betsOpen, Gate: t.gate,
+		Results:     append([]CoupResult{}, t.results...),
+		ShownPlayer: toSnapHand(t.lastCoup.Player), ShownBanker: toSnapHand(t.lastCoup.Banker),
+		LastVoided: t.lastVoided, LastSeq: t.lastSeq, PrevShoe: t.prevShoe, PrevID: t.prevID,
+	}
+	s.Rank = append([]int16{}, f.comp.rank[1:]...)
+	for r := 1; r <= NumRanks; r++ {
+		s.Suited = append(s.Suited, append([]int16{}, f.comp.suited[r][1:]...))
+	}
+	s.UIDs = make([]snapCard, 0, len(t.uids))
+	for uid, c := range t.uids {
+		sc := toSnapCard(c)
+		sc.U = uid
+		s.UIDs = append(s.UIDs, sc)
+	}
+	slices.SortFunc(s.UIDs, func(a, b snapCard) int { return cmp.Compare(a.U, b.U) })
+	s.Counts = make([]snapCount, 0, len(t.counts))
+	for k, n := range t.counts {
+		s.Counts = append(s.Counts, snapCount{k.shoe, k.coup, int(k.kind), n})
+	}
+	slices.SortFunc(s.Counts, func(a, b snapCount) int { return slices.Compare(a[:], b[:]) })
+	s.Latched = make([]snapLatched, len(t.latched))
+	for i, a := range t.latched {
+		s.Latched[i] = snapLatched{ID: a.ID, Code: a.Code, Shoe: a.Shoe, Coup: a.Coup, Card: toSnapCard(a.Card), Text: a.Text}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("tableau: snapshot: %w", err)
+	}
+	return b, nil
+}
+
+// SnapshotInfo is what a snapshot says about itself without restoring it.
+type SnapshotInfo struct {
+	Version int    // the format version
+	LastSeq uint64 // the sequence number of the last input applied
+	Shoe    int    // the shoe number
+	ShoeID  string // its id
+}
+
+// ReadSnapshotInfo decodes a snapshot's version and position. Errors wrap
+// ErrSnapshotVersion or ErrSnapshot.
+func ReadSnapshotInfo(data []byte) (SnapshotInfo, error) {
+	s, err := decodeSnap(data)
+	if err != nil {
+		return SnapshotInfo{}, err
+	}
+	return SnapshotInfo{Version: s.V, LastSeq: s.LastSeq, Shoe: s.Shoe, ShoeID: s.ShoeID}, nil
+}
+
+func decodeSnap(data []byte) (*tableSnap, error) {
+	var head struct {
+		V *int `json:"v"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err)
+	}
+	if head.V == nil {
+		return nil, fmt.Errorf("%w: no version (not a table snapshot)", ErrSnapshotVersion)
+	}
+	if *head.V != SnapshotVersion {
+		return nil, fmt.Errorf("%w: found version %d, this Sabot reads version %d", ErrSnapshotVersion, *head.V, SnapshotVersion)
+	}
+	var s tableSnap
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err)
+	}
+	return &s, nil
+}
+
+// RestoreTable returns a table configured by cfg in the state a snapshot
+// (Table.Snapshot) holds. The snapshot carries state, not configuration:
+// cfg applies from now on, and the current shoe keeps the number of decks
+// it began with. Errors: those of NewTable; ErrSnapshotVersion for a
+// snapshot of another version; ErrSnapshot for one that cannot be decoded
+// or is inconsistent. Nothing panics on any data.
+func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
+	t, err := NewTable(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := decodeSnap(data)
+	if err != nil {
+		return nil, err
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrSnapshot, fmt.Sprintf(format, a...))
+	}
+	f := t.fold
+	if s.Phase > PhaseCoup {
+		return nil, bad("phase %d", s.Phase)
+	}
+	if s.Shoe < 0 || s.CoupNum < 0 || s.BurnN < 0 || s.BurnWant < 0 || s.LastCoup < 0 || s.InShoe < 0 || s.Drawn < 0 {
+		return nil, bad("negative count")
+	}
+	if (s.Phase == PhaseNoShoe) != (s.Shoe == 0) {
+		return nil, bad("shoe %d in phase %s", s.Shoe, s.Phase)
+	}
+	if s.Shoe > 0 {
+		if s.Decks < 1 || s.Decks > MaxDecks {
+			return nil, bad("%d decks", s.Decks)
+		}
+		f.comp.decks = s.Decks
+	}
+	if len(s.Rank) != NumRanks || len(s.Suited) != NumRanks {
+		return nil, bad("composition of %d ranks", len(s.Rank))
+	}
+	f.comp.drawn = s.Drawn
+	copy(f.comp.rank[1:], s.Rank)
+	for r, row := range s.Suited {
+		if len(row) != NumSuits {
+			return nil, bad("composition of %d suits", len(row))
+		}
+		copy(f.comp.suited[r+1][1:], row)
+	}
+	f.shoe, f.phase, f.burnN, f.burnWant, f.coupNum = s.Shoe, s.Phase, s.BurnN, s.BurnWant, s.CoupNum
+	if f.coup.Player, err = s.hand(s.Player, "player hand"); err != nil {
+		return nil, err
+	}
+	if f.coup.Banker, err = s.hand(s.Banker, "banker hand"); err != nil {
+		return nil, err
+	}
+	f.voided, f.cut, f.lastCoup = s.Voided, s.Cut, s.LastCoup
+
+	t.shoeID, t.curShoe, t.inShoe = s.ShoeID, s.CurShoe, s.InShoe
+	for _, c := range s.UIDs {
+		if c.U == "" {
+			return nil, bad("empty UID")
+		}
+		t.uids[c.U] = c.card()
+	}
+	for _, c := range s.Counts {
+		k := countKey{shoe: c[0], coup: c[1], kind: OutputKind(c[2])}
+		if c[2] < int(OutputCard) || c[2] > int(OutputGate) {
+			return nil, bad("output counter of kind %d", c[2])
+		}
+		t.counts[k] = c[3]
+	}
+	for _, a := range s.Latched {
+		t.latched = append(t.latched, LatchedAlert{ID: a.ID, Code: a.Code, Shoe: a.Shoe, Coup: a.Coup, Card: a.Card.card(), Text: a.Text})
+	}
+	t.offline, t.betsOpen, t.gate = s.Offline, s.BetsOpen, s.Gate
+	t.results = append(t.results[:0], s.Results...)
+	if t.lastCoup.Player, err = s.hand(s.ShownPlayer, "last coup's player hand"); err != nil {
+		return nil, err
+	}
+	if t.lastCoup.Banker, err = s.hand(s.ShownBanker, "last coup's banker hand"); err != nil {
+		return nil, err
+	}
+	t.lastVoided, t.lastSeq, t.prevShoe, t.prevID = s.LastVoided, s.LastSeq, s.PrevShoe, s.PrevID
+	return t, nil
+}
