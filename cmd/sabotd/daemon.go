@@ -45,6 +45,7 @@ type daemon struct {
 	inputs chan inputReq
 	ping   chan chan struct{}
 	outs   []tableau.Output // main loop scratch
+	snaps  snapState        // main loop: journal snapshots (snapshot.go)
 
 	// publishBroken: an output batch could not be queued; the published
 	// mark stops advancing so a restart publishes from there.

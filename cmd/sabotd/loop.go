@@ -123,6 +123,8 @@ func (d *daemon) process(ctx context.Context, r inputReq) error {
 	d.outs = d.table.Apply(seq, r.recv, r.in, d.outs[:0])
 	view := d.table.View()
 	d.showView(view, r)
+	d.snaps.noteInput(r.in)
+	d.maybeSnapshot(seq, view)
 	data, err := json.Marshal(r.in)
 	if err != nil {
 		return fmt.Errorf("journal: encode input: %w", err)
@@ -205,25 +207,35 @@ func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tablea
 	d.mu.Unlock()
 }
 
-// replay rebuilds the table (and the message builder) from the journal and
-// returns the messages of the records after the published mark, to be
-// published again.
+// replay rebuilds the table from the journal and returns the messages of
+// the records after the published mark, to be published again. It starts
+// from the newest snapshot at or before the mark (snapshot.go), so it
+// replays at most about one shoe; without a usable one, from the first
+// record.
 func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) {
 	mark, err := d.journal.Mark(markPublished)
 	if err != nil {
 		return nil, "", err
 	}
+	from := uint64(1)
+	snapSeq, err := d.restoreSnapshot(mark)
+	switch {
+	case err != nil && d.journal.First() > 1:
+		return nil, "", fmt.Errorf("%w: %w", errNoReplayStart, err)
+	case err != nil:
+		d.log.Warn("journal: snapshot unusable; replaying the whole journal", "err", err)
+	case snapSeq > 0:
+		from = snapSeq + 1
+	}
 	var outs []tableau.Output
 	n := 0
-	err = d.journal.Replay(1, func(r journal.Record) error {
+	err = d.journal.Replay(from, func(r journal.Record) error {
 		var in tableau.Input
 		if err := json.Unmarshal(r.Data, &in); err != nil {
 			return fmt.Errorf("journal: record %d: %w", r.Seq, err)
 		}
 		outs = d.table.Apply(r.Seq, r.Time, in, outs[:0])
-		if in.Source == "shoe" && in.Ref != "" {
-			lastRef = in.Ref
-		}
+		d.snaps.noteInput(in)
 		n++
 		if r.Seq > mark {
 			view := d.table.View()
@@ -234,15 +246,6 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 			}
 			republish = append(republish, msgs...)
 			return nil
-		}
-		// Already published: count it, and let the message builder see the
-		// coups and voids it keeps track of.
-		for i := range outs {
-			if k := outs[i].Kind; k == tableau.OutputCoup || k == tableau.OutputVoid {
-				if _, _, err := d.builder.Output(outs[i]); err != nil {
-					return err
-				}
-			}
 		}
 		d.countReplayed(outs)
 		return nil
@@ -255,11 +258,11 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 	d.view = v
 	d.mu.Unlock()
 	d.metrics.latchedAlerts.Set(float64(v.AlertCount))
-	if n > 0 {
-		d.log.Info("journal replayed", "records", n, "shoe", v.Shoe, "coup", v.Coup, "phase", v.Phase,
+	if n > 0 || snapSeq > 0 {
+		d.log.Info("journal replayed", "snapshot", snapSeq, "records", n, "shoe", v.Shoe, "coup", v.Coup, "phase", v.Phase,
 			"republish", len(republish), "unacknowledged_alerts", v.AlertCount)
 	}
-	return republish, lastRef, nil
+	return republish, d.snaps.lastRef, nil
 }
 
 // countReplayed counts replayed outputs in the metrics.

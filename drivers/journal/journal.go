@@ -23,6 +23,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,15 +36,65 @@ import (
 const FileName = "journal.db"
 
 var (
-	bucketEvents = []byte("events")
-	bucketMarks  = []byte("marks")
-	bucketMeta   = []byte("meta")
-	keyFormat    = []byte("format")
+	bucketEvents    = []byte("events")
+	bucketMarks     = []byte("marks")
+	bucketMeta      = []byte("meta")
+	bucketSnapshots = []byte("snapshots")
+	keyFormat       = []byte("format")
 )
 
-// formatVersion is written into the meta bucket of a new journal; Open
-// refuses a journal with another version.
-const formatVersion = "sabot-journal-1"
+// formatPrefix and the version number make the meta "format" value:
+// "sabot-journal-1", "sabot-journal-2".
+const formatPrefix = "sabot-journal-"
+
+// FormatVersion is the newest journal format this package reads, and the
+// one it writes: Open upgrades an older journal in place (an older sabotd
+// then refuses it, with ErrNewerFormat) and refuses a newer one.
+//
+//   - 1: events, marks and meta.
+//   - 2: adds snapshots of the table's state (SetSnapshot) and
+//     retention: records before First have been moved to archive files,
+//     so a replay starts from a snapshot.
+//
+// It is a variable so that tests can play an older sabotd.
+var FormatVersion = 2
+
+// oldestFormat is the oldest journal format Open reads.
+const oldestFormat = 1
+
+// ErrNewerFormat is wrapped when the state directory holds a journal
+// written by a newer sabotd, in a format this one cannot read.
+var ErrNewerFormat = errors.New("journal: written by a newer sabotd")
+
+// parseFormat returns the version of a meta "format" value.
+func parseFormat(v []byte) (int, bool) {
+	rest, ok := strings.CutPrefix(string(v), formatPrefix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n >= 1
+}
+
+// checkFormat returns the journal's format version, or an error naming
+// the file, the version found and the versions supported.
+func checkFormat(path string, v []byte) (int, error) {
+	n, ok := parseFormat(v)
+	if !ok {
+		return 0, fmt.Errorf("%s is not a sabot journal (format %q)", path, v)
+	}
+	if n > FormatVersion {
+		return n, fmt.Errorf("%w: %s has journal format version %d, this sabotd reads versions %d to %d; "+
+			"run a sabotd at least as new as the one that wrote it, or move the state directory %s away",
+			ErrNewerFormat, path, n, oldestFormat, FormatVersion, filepath.Dir(path))
+	}
+	if n < oldestFormat {
+		return n, fmt.Errorf("%s has journal format version %d, older than the oldest this sabotd reads (%d)", path, n, oldestFormat)
+	}
+	return n, nil
+}
+
+func formatValue(n int) []byte { return []byte(formatPrefix + strconv.Itoa(n)) }
 
 // ErrClosed is returned by operations on a closed Journal.
 var ErrClosed = errors.New("journal: closed")
@@ -77,9 +129,17 @@ type Journal struct {
 	mu      sync.Mutex
 	db      *bolt.DB
 	path    string
+	first   uint64 // first live record (records before it are archived); 0 if empty
 	last    uint64
 	pending map[string]uint64
+	snap    *pendingSnap
+	pruneTo uint64 // pending PruneSnapshots argument, 0 for none
 	log     *slog.Logger
+}
+
+type pendingSnap struct {
+	seq  uint64
+	data []byte
 }
 
 // Open opens (creating if needed) the journal in dir, which must exist or be
@@ -115,17 +175,21 @@ func Open(dir string, opts *Options) (*Journal, error) {
 	if o.ReadOnly {
 		err = db.View(func(tx *bolt.Tx) error {
 			meta, ev := tx.Bucket(bucketMeta), tx.Bucket(bucketEvents)
-			if meta == nil || ev == nil || string(meta.Get(keyFormat)) != formatVersion {
-				return errors.New("not a sabot journal")
+			if meta == nil || ev == nil {
+				return fmt.Errorf("%s is not a sabot journal", path)
 			}
-			if k, _ := ev.Cursor().Last(); len(k) == 8 {
-				j.last = binary.BigEndian.Uint64(k)
+			if _, err := checkFormat(path, meta.Get(keyFormat)); err != nil {
+				return err
 			}
+			j.readBounds(ev)
 			return nil
 		})
 		if err != nil {
 			db.Close()
-			return nil, fmt.Errorf("journal: %s: %w", path, err)
+			if errors.Is(err, ErrNewerFormat) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("journal: %w", err)
 		}
 		return j, nil
 	}
@@ -134,34 +198,65 @@ func Open(dir string, opts *Options) (*Journal, error) {
 		if err != nil {
 			return err
 		}
-		if v := meta.Get(keyFormat); v == nil {
-			if err := meta.Put(keyFormat, []byte(formatVersion)); err != nil {
+		if v := meta.Get(keyFormat); v != nil {
+			n, err := checkFormat(path, v)
+			if err != nil {
 				return err
 			}
-		} else if string(v) != formatVersion {
-			return fmt.Errorf("unknown journal format %q (want %q)", v, formatVersion)
+			if n < FormatVersion {
+				j.log.Info("journal format upgraded", "path", path, "from", n, "to", FormatVersion)
+			}
+		}
+		// A new journal, or one upgraded: this version's format. (Every
+		// older format is a subset of the current one.)
+		if err := meta.Put(keyFormat, formatValue(FormatVersion)); err != nil {
+			return err
 		}
 		if _, err := tx.CreateBucketIfNotExists(bucketMarks); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucketIfNotExists(bucketSnapshots); err != nil {
 			return err
 		}
 		ev, err := tx.CreateBucketIfNotExists(bucketEvents)
 		if err != nil {
 			return err
 		}
-		if k, _ := ev.Cursor().Last(); k != nil {
-			if len(k) != 8 {
-				return fmt.Errorf("corrupt key %x in events", k)
-			}
-			j.last = binary.BigEndian.Uint64(k)
+		if k, _ := ev.Cursor().Last(); k != nil && len(k) != 8 {
+			return fmt.Errorf("%s: corrupt key %x in events", path, k)
 		}
+		j.readBounds(ev)
 		return nil
 	})
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("journal: %s: %w", path, err)
+		if errors.Is(err, ErrNewerFormat) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("journal: %w", err)
 	}
 	j.log.Debug("journal opened", "path", path, "records", j.last)
 	return j, nil
+}
+
+// readBounds sets first and last from the events bucket.
+func (j *Journal) readBounds(ev *bolt.Bucket) {
+	c := ev.Cursor()
+	if k, _ := c.First(); len(k) == 8 {
+		j.first = binary.BigEndian.Uint64(k)
+	}
+	if k, _ := c.Last(); len(k) == 8 {
+		j.last = binary.BigEndian.Uint64(k)
+	}
+}
+
+// First returns the sequence number of the first record still in the live
+// journal (records before it were moved to archives), or 0 if the journal
+// is empty.
+func (j *Journal) First() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.first
 }
 
 // Path returns the journal file's path.
@@ -207,6 +302,9 @@ func (j *Journal) AppendBatch(entries []Entry) (uint64, error) {
 	first := j.last + 1
 	err := j.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketEvents)
+		// Keys only ever grow: fill pages instead of leaving bbolt's default
+		// half for inserts that never come (half the file size).
+		b.FillPercent = 1.0
 		for i, e := range entries {
 			v := make([]byte, 8+len(e.Data))
 			binary.BigEndian.PutUint64(v, uint64(e.Time.UnixNano()))
@@ -215,27 +313,155 @@ func (j *Journal) AppendBatch(entries []Entry) (uint64, error) {
 				return err
 			}
 		}
-		return j.writeMarks(tx)
+		return j.writePending(tx, first+uint64(len(entries))-1)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("journal: append to %s: %w", j.path, err)
 	}
 	j.last = first + uint64(len(entries)) - 1
-	clear(j.pending)
+	if j.first == 0 {
+		j.first = first
+	}
+	j.clearPending()
 	return first, nil
 }
 
-func (j *Journal) writeMarks(tx *bolt.Tx) error {
-	if len(j.pending) == 0 {
-		return nil
-	}
+// writePending writes the pending marks, snapshot and snapshot pruning in
+// tx; last is the last record once tx commits (a snapshot of a later
+// record waits).
+func (j *Journal) writePending(tx *bolt.Tx, last uint64) error {
 	mb := tx.Bucket(bucketMarks)
 	for name, v := range j.pending {
 		if err := mb.Put([]byte(name), seqKey(v)); err != nil {
 			return err
 		}
 	}
+	sb := tx.Bucket(bucketSnapshots)
+	if j.snap != nil && j.snap.seq <= last {
+		if err := sb.Put(seqKey(j.snap.seq), j.snap.data); err != nil {
+			return err
+		}
+	}
+	if j.pruneTo > 0 {
+		// Keep the newest snapshot at or before pruneTo and every later
+		// one; delete the older ones.
+		if keep, ok := newestAtMost(sb.Cursor(), j.pruneTo); ok {
+			var old [][]byte
+			c := sb.Cursor()
+			for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) < keep; k, _ = c.Next() {
+				old = append(old, append([]byte(nil), k...))
+			}
+			for _, k := range old {
+				if err := sb.Delete(k); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return nil
+}
+
+// newestAtMost returns the largest 8-byte key ≤ max in c's bucket.
+func newestAtMost(c *bolt.Cursor, max uint64) (uint64, bool) {
+	var k []byte
+	if max == ^uint64(0) {
+		k, _ = c.Last()
+	} else if k, _ = c.Seek(seqKey(max + 1)); k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	if len(k) != 8 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(k), true
+}
+
+// clearPending forgets what writePending has written.
+func (j *Journal) clearPending() {
+	clear(j.pending)
+	if j.snap != nil && j.snap.seq <= j.last {
+		j.snap = nil
+	}
+	j.pruneTo = 0
+}
+
+func (j *Journal) hasPending() bool {
+	return len(j.pending) > 0 || (j.snap != nil && j.snap.seq <= j.last) || j.pruneTo > 0
+}
+
+// SetSnapshot records data as the snapshot of the state after record seq
+// (a table snapshot: it lets a restart replay only the records after seq).
+// It is written in the same transaction as the next Append (which may be
+// record seq itself), or by Flush or Close once record seq exists; data is
+// not copied and must not be changed. A later SetSnapshot before that
+// replaces it.
+func (j *Journal) SetSnapshot(seq uint64, data []byte) {
+	j.mu.Lock()
+	j.snap = &pendingSnap{seq: seq, data: data}
+	j.mu.Unlock()
+}
+
+// PruneSnapshots deletes, with the next write, the snapshots older than
+// the newest one taken at or before record keep: the snapshots a restart
+// may still need (the newest at or before the caller's published mark, and
+// any later one) stay. Bound: with one call per SetSnapshot and keep the
+// caller's published mark, the journal holds the snapshots taken since the
+// mark plus one.
+func (j *Journal) PruneSnapshots(keep uint64) {
+	j.mu.Lock()
+	j.pruneTo = keep
+	j.mu.Unlock()
+}
+
+// Snapshot returns the newest snapshot taken at or before record atMost
+// and its record's sequence number, or (0, nil) if there is none.
+func (j *Journal) Snapshot(atMost uint64) (seq uint64, data []byte, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.db == nil {
+		return 0, nil, ErrClosed
+	}
+	if p := j.snap; p != nil && p.seq <= atMost && p.seq <= j.last {
+		return p.seq, append([]byte(nil), p.data...), nil
+	}
+	err = j.db.View(func(tx *bolt.Tx) error {
+		sb := tx.Bucket(bucketSnapshots)
+		if sb == nil { // a read-only journal of format 1
+			return nil
+		}
+		if s, ok := newestAtMost(sb.Cursor(), atMost); ok {
+			seq, data = s, append([]byte(nil), sb.Get(seqKey(s))...)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("journal: %s: read snapshot: %w", j.path, err)
+	}
+	return seq, data, nil
+}
+
+// Snapshots returns the sequence numbers of the stored snapshots, oldest
+// first.
+func (j *Journal) Snapshots() ([]uint64, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.db == nil {
+		return nil, ErrClosed
+	}
+	var seqs []uint64
+	err := j.db.View(func(tx *bolt.Tx) error {
+		if sb := tx.Bucket(bucketSnapshots); sb != nil {
+			return sb.ForEach(func(k, _ []byte) error {
+				if len(k) == 8 {
+					seqs = append(seqs, binary.BigEndian.Uint64(k))
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	return seqs, err
 }
 
 // SetMark records value v under name. It is written with the next Append,
@@ -311,13 +537,13 @@ func (j *Journal) Flush() error {
 	if j.db == nil {
 		return ErrClosed
 	}
-	if len(j.pending) == 0 {
+	if !j.hasPending() {
 		return nil
 	}
-	if err := j.db.Update(j.writeMarks); err != nil {
+	if err := j.db.Update(func(tx *bolt.Tx) error { return j.writePending(tx, j.last) }); err != nil {
 		return fmt.Errorf("journal: flush %s: %w", j.path, err)
 	}
-	clear(j.pending)
+	j.clearPending()
 	return nil
 }
 
@@ -333,6 +559,12 @@ func (j *Journal) Replay(from uint64, fn func(Record) error) error {
 	}
 	if from == 0 {
 		from = 1
+	}
+	j.mu.Lock()
+	first := j.first
+	j.mu.Unlock()
+	if first > 1 && from < first {
+		return fmt.Errorf("journal: %s: records %d to %d were moved to the archive; the live journal starts at %d", j.path, from, first-1, first)
 	}
 	// Read in chunks so fn never runs inside a long read transaction.
 	for {
@@ -378,8 +610,8 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	var err error
-	if len(j.pending) > 0 && !j.db.IsReadOnly() {
-		err = j.db.Update(j.writeMarks)
+	if j.hasPending() && !j.db.IsReadOnly() {
+		err = j.db.Update(func(tx *bolt.Tx) error { return j.writePending(tx, j.last) })
 	}
 	if cerr := j.db.Close(); err == nil {
 		err = cerr
