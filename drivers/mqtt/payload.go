@@ -254,22 +254,20 @@ type StatusPayload struct {
 	ShoeState string `json:"shoe_state"`
 }
 
-// Builder turns the table controller's outputs and views into messages. It
-// remembers which coups of the current shoe it has built a coup message
-// for, to tell consumers whether a void reverses a published coup; feed it
-// every output in journal order (also when replaying after a restart).
-// Not safe for concurrent use.
+// Builder turns the table controller's outputs and views into messages.
+// It keeps no state of its own: every payload derives from the output or
+// view it is given (a void's "published" is Output.VoidsResult), so that
+// sabotd, restarting from a snapshot of the table, builds the same
+// messages as from the whole journal.
 type Builder struct {
-	table     string
-	rules     tableau.Rules
-	shoe      int
-	published map[int]bool // coups of shoe with a coup message
+	table string
+	rules tableau.Rules
 }
 
 // NewBuilder returns a Builder for the table named table (Options.Table)
 // under rules.
 func NewBuilder(table string, rules tableau.Rules) *Builder {
-	return &Builder{table: table, rules: rules, published: map[int]bool{}}
+	return &Builder{table: table, rules: rules}
 }
 
 // Output returns the message for one table output, and false (no message,
@@ -285,17 +283,13 @@ func (b *Builder) Output(o tableau.Output) (Message, bool, error) {
 		m, err = Encode(TopicCard, false, CardPayload{Envelope: env, Shoe: o.Shoe, Coup: o.Coup, CardPlay: o.Card,
 			Rank: c.Rank.String(), Suit: c.Suit.String(), Value: c.Value()})
 	case tableau.OutputCoup:
-		b.seeShoe(o.Shoe)
-		b.published[o.Event.Coup.Coup] = true
 		m, err = Encode(TopicCoup, false, CoupPayload{Envelope: env, CoupEvent: o.Event.Coup, Rules: b.rules.Game, TiePays: tiePays(b.rules)})
 	case tableau.OutputAlert:
 		info := o.Alert
 		info.Text = truncateUTF8(info.Text, MaxAlertText)
 		m, err = Encode(TopicAlert, false, AlertPayload{Envelope: env, AlertEvent: o.Event.Alert, AlertInfo: info})
 	case tableau.OutputVoid:
-		b.seeShoe(o.Shoe)
-		v := o.Event.Void
-		m, err = Encode(TopicVoid, false, VoidPayload{Envelope: env, VoidEvent: v, Published: b.published[v.Coup]})
+		m, err = Encode(TopicVoid, false, VoidPayload{Envelope: env, VoidEvent: o.Event.Void, Published: o.VoidsResult})
 	case tableau.OutputAck:
 		m, err = Encode(TopicAlertAck, false, AckPayload{Envelope: env, AckInfo: o.Ack, Shoe: o.Shoe, Coup: o.Coup})
 	default:
@@ -305,13 +299,6 @@ func (b *Builder) Output(o tableau.Output) (Message, bool, error) {
 		return Message{}, false, fmt.Errorf("mqtt: output %s: %w", o.ID, err)
 	}
 	return m, true, nil
-}
-
-func (b *Builder) seeShoe(shoe int) {
-	if shoe != b.shoe {
-		b.shoe = shoe
-		clear(b.published)
-	}
 }
 
 func tiePays(r tableau.Rules) int {
