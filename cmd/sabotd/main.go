@@ -21,6 +21,8 @@ import (
 	"flag"
 	"fmt"
 	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/drivers/journal"
+	"github.com/sabot-table/sabot/drivers/mqtt"
 	"io"
 	"os"
 	"os/signal"
@@ -103,10 +105,12 @@ var errUsage = errors.New("usage")
 var errConfig = errors.New("configuration")
 
 // runExitCode is the exit status for an error from Run: 2 for
-// configuration errors (the config file's and the board's), 1 otherwise
-// (a device or the network: restarting may help).
+// configuration errors (the config file's and the board's) and a state
+// directory written by a newer sabotd, 1 otherwise (a device or the
+// network: restarting may help).
 func runExitCode(err error) int {
-	if errors.Is(err, errConfig) || errors.Is(err, board.ErrConfig) {
+	if errors.Is(err, errConfig) || errors.Is(err, board.ErrConfig) ||
+		errors.Is(err, journal.ErrNewerFormat) || errors.Is(err, mqtt.ErrNewerOutbox) {
 		return 2
 	}
 	return 1

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +30,20 @@ var ErrClosed = errors.New("mqtt: publisher closed")
 var (
 	bucketQueue  = []byte("queue")  // seq (8 bytes big endian) → record
 	bucketLatest = []byte("latest") // topic → seq of its newest queued retained record
+	bucketMeta   = []byte("meta")   // "format" → OutboxFormat as decimal text
+	keyFormat    = []byte("format")
 )
+
+// OutboxFormat is the version of the outbox's format this package writes
+// and the newest it reads. An outbox without a version (written before
+// versions existed) is version 1, the same layout. A newer outbox is
+// refused with ErrNewerOutbox; an older one is upgraded when opened. It is
+// a variable so that tests can play an older sabotd.
+var OutboxFormat = 1
+
+// ErrNewerOutbox is wrapped when the state directory's outbox was written
+// by a newer sabotd, in a format this one cannot read.
+var ErrNewerOutbox = errors.New("mqtt: outbox written by a newer sabotd")
 
 // record is one queued message. Encoding: 1 flag byte (bit 0 retained),
 // 2-byte big-endian topic length, topic, payload.
@@ -143,6 +157,24 @@ func openOutbox(dir string, max int) (*outbox, error) {
 	}
 	o := &outbox{db: db, path: path, max: max, reqs: make(chan *writeReq, 256), done: make(chan struct{})}
 	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if v := meta.Get(keyFormat); v != nil {
+			n, err := strconv.Atoi(string(v))
+			if err != nil || n < 1 {
+				return fmt.Errorf("not a sabot outbox (format %q)", v)
+			}
+			if n > OutboxFormat {
+				return fmt.Errorf("%w: %s has outbox format version %d, this sabotd reads versions 1 to %d; "+
+					"run a sabotd at least as new as the one that wrote it, or move the state directory %s away",
+					ErrNewerOutbox, path, n, OutboxFormat, dir)
+			}
+		}
+		if err := meta.Put(keyFormat, []byte(strconv.Itoa(OutboxFormat))); err != nil {
+			return err
+		}
 		q, err := tx.CreateBucketIfNotExists(bucketQueue)
 		if err != nil {
 			return err
@@ -153,6 +185,10 @@ func openOutbox(dir string, max int) (*outbox, error) {
 		o.count = q.Stats().KeyN
 		return nil
 	})
+	if errors.Is(err, ErrNewerOutbox) {
+		db.Close()
+		return nil, err
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("mqtt: outbox %s: %w", path, err)
