@@ -60,13 +60,11 @@ func (s *tableSnap) hand(cs []snapCard, what string) (Hand, error) {
 // snapCount is one output counter: shoe, coup, kind and the count.
 type snapCount [4]int
 
+// snapLatched is a latched entry in its own JSON form, except the card,
+// which keeps its UID (its "card" key shadows LatchedAlert's).
 type snapLatched struct {
-	ID   string    `json:"id"`
-	Code AlertCode `json:"code"`
-	Shoe int       `json:"shoe"`
-	Coup int       `json:"coup"`
-	Card snapCard  `json:"card"`
-	Text string    `json:"text"`
+	LatchedAlert
+	Card snapCard `json:"card"`
 }
 
 // tableSnap is version 1 of the snapshot: every field of Table and Fold
@@ -151,7 +149,7 @@ func (t *Table) Snapshot() ([]byte, error) {
 	slices.SortFunc(s.Counts, func(a, b snapCount) int { return slices.Compare(a[:], b[:]) })
 	s.Latched = make([]snapLatched, len(t.latched))
 	for i, a := range t.latched {
-		s.Latched[i] = snapLatched{ID: a.ID, Code: a.Code, Shoe: a.Shoe, Coup: a.Coup, Card: toSnapCard(a.Card), Text: a.Text}
+		s.Latched[i] = snapLatched{LatchedAlert: a, Card: toSnapCard(a.Card)}
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -269,7 +267,12 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		t.counts[k] = c[3]
 	}
 	for _, a := range s.Latched {
-		t.latched = append(t.latched, LatchedAlert{ID: a.ID, Code: a.Code, Shoe: a.Shoe, Coup: a.Coup, Card: a.Card.card(), Text: a.Text})
+		if len(t.latched) == MaxLatched {
+			return nil, bad("more than %d latched entries", MaxLatched)
+		}
+		l := a.LatchedAlert
+		l.Card = a.Card.card()
+		t.latched = append(t.latched, l)
 	}
 	t.offline, t.betsOpen, t.gate = s.Offline, s.BetsOpen, s.Gate
 	t.results = append(t.results[:0], s.Results...)
