@@ -2,15 +2,24 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/url"
 	"os"
+	"reflect"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/sabot-table/sabot/drivers/shoe"
 )
 
 // Config is sabotd's configuration, read from a TOML file (see
@@ -228,13 +237,53 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
+// Size limits of a configuration file. A real one is a few KiB; anything
+// far larger is the wrong file (a journal, /dev/zero) and is refused before
+// it is read into memory.
+const (
+	// MaxConfigBytes bounds the file: LoadConfig reads at most this much.
+	MaxConfigBytes = 1 << 20
+	// MaxConfigLine bounds a line (comments included), in bytes.
+	MaxConfigLine = 4096
+)
+
 // LoadConfig reads and validates the file at path on top of DefaultConfig.
+// It reads at most MaxConfigBytes (+1, to tell a longer file), so memory
+// does not grow with the file.
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return Config{}, &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file (%s)", st.Mode().Type())}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	if len(data) > MaxConfigBytes {
+		return Config{}, &ConfigError{File: path, Msg: fmt.Sprintf("larger than %d bytes: not a configuration file", MaxConfigBytes)}
+	}
 	return ParseConfig(data, path)
+}
+
+// checkLines refuses a line longer than MaxConfigLine.
+func checkLines(data []byte, file string) error {
+	for n := 1; len(data) > 0; n++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			i = len(data)
+		}
+		if i > MaxConfigLine {
+			return &ConfigError{File: file, Line: n, Msg: fmt.Sprintf("line longer than %d bytes", MaxConfigLine)}
+		}
+		data = data[min(i+1, len(data)):]
+	}
+	return nil
 }
 
 // typeError matches the TOML library's wrong-type message, which names Go
@@ -260,48 +309,147 @@ func plainTypeError(msg string) string {
 }
 
 // ParseConfig decodes and validates a TOML document; file names it in
-// errors. Unknown keys, wrong types and impossible values are errors that
-// name the key and its line (*ConfigError, joined when several).
+// errors. Over-long lines, unknown keys (keys are case-sensitive; a known
+// key in the wrong table gets a hint where it belongs), wrong types and
+// impossible values are errors that name the key and its line
+// (*ConfigError, joined when several).
 func ParseConfig(data []byte, file string) (Config, error) {
-	cfg := DefaultConfig()
-	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		var sm *toml.StrictMissingError
-		var de *toml.DecodeError
-		switch {
-		case errors.As(err, &sm):
-			var errs []error
-			for i := range sm.Errors {
-				e := &sm.Errors[i]
-				line, col := e.Position()
-				errs = append(errs, &ConfigError{File: file, Line: line, Col: col,
-					Key: strings.Join(e.Key(), "."), Msg: "unknown key"})
-			}
-			return Config{}, errors.Join(errs...)
-		case errors.As(err, &de):
-			line, col := de.Position()
-			msg := plainTypeError(strings.TrimPrefix(de.Error(), "toml: "))
-			return Config{}, &ConfigError{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: msg}
-		}
-		return Config{}, fmt.Errorf("config: %s: %w", file, err)
+	if err := checkLines(data, file); err != nil {
+		return Config{}, err
 	}
-	pos := keyLines(data)
+	// Syntax first, with the parser's position.
+	var raw map[string]any
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		return Config{}, decodeError(err, file)
+	}
+	keys := docKeys(data)
+	if errs := checkKeys(keys, file); len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	cfg := DefaultConfig()
+	// Every key is known and spelt exactly (checkKeys), so the decoder's
+	// case-insensitive matching cannot apply.
+	if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg); err != nil {
+		return Config{}, decodeError(err, file)
+	}
+	pos := map[string]int{}
+	for _, k := range keys {
+		if _, dup := pos[k.key]; !dup {
+			pos[k.key] = k.line
+		}
+	}
 	set := func(key string) bool { _, ok := pos[key]; return ok }
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, &ConfigError{File: file, Line: lineOf(pos, key), Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
-	if !set("shoe.baud") && (cfg.Shoe.Protocol == "beetek" || cfg.Shoe.Protocol == "lines") {
-		cfg.Shoe.Baud = 9600
-	}
-	if cfg.Shoe.Baud == 0 {
-		cfg.Shoe.Baud = 115200
+	if p, err := shoe.LookupProtocol(cfg.Shoe.Protocol); err == nil && !set("shoe.baud") {
+		cfg.Shoe.Baud = p.DefaultBaud
 	}
 	cfg.validate(bad)
+	if len(errs) == 0 {
+		cfg.checkFiles(bad)
+	}
 	if len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// decodeError turns the TOML library's error into a *ConfigError.
+func decodeError(err error, file string) error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, col := de.Position()
+		msg := plainTypeError(strings.TrimPrefix(de.Error(), "toml: "))
+		return &ConfigError{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: msg}
+	}
+	return fmt.Errorf("config: %s: %w", file, err)
+}
+
+// schema maps every dotted key of the file format to whether it is a
+// table ([shoe]) rather than a value; it is read from Config's toml tags.
+var schema = func() map[string]bool {
+	m := map[string]bool{}
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			key := prefix + name
+			table := f.Type.Kind() == reflect.Struct
+			m[key] = table
+			if table {
+				walk(f.Type, key+".")
+			}
+		}
+	}
+	walk(reflect.TypeOf(Config{}), "")
+	return m
+}()
+
+// checkKeys refuses every key of the document that is not in the schema,
+// naming its line and column, with a hint when the key is known in another
+// table or with another case. A table that is unknown is reported once, not
+// once per key in it.
+func checkKeys(keys []docKey, file string) []error {
+	var errs []error
+	reported := map[string]bool{}
+	for _, k := range keys {
+		if _, ok := schema[k.key]; ok {
+			continue
+		}
+		parent, skip := k.key, false
+		for {
+			i := strings.LastIndexByte(parent, '.')
+			if i < 0 {
+				break
+			}
+			parent = parent[:i]
+			if reported[parent] {
+				skip = true
+				break
+			}
+		}
+		if skip || reported[k.key] {
+			continue
+		}
+		reported[k.key] = true
+		errs = append(errs, &ConfigError{File: file, Line: k.line, Col: k.col, Key: k.key, Msg: "unknown key" + keyHint(k.key)})
+	}
+	return errs
+}
+
+// keyHint says where an unknown key belongs: another case of a known key,
+// or the same name in another table.
+func keyHint(key string) string {
+	if t, ok := schema[strings.ToLower(key)]; ok {
+		if t {
+			return fmt.Sprintf(" (keys and tables are case-sensitive: write [%s])", strings.ToLower(key))
+		}
+		return fmt.Sprintf(" (keys are case-sensitive: write %s)", strings.ToLower(key))
+	}
+	leaf := key[strings.LastIndexByte(key, '.')+1:]
+	var homes []string
+	for k, table := range schema {
+		if table || strings.ToLower(k[strings.LastIndexByte(k, '.')+1:]) != strings.ToLower(leaf) {
+			continue
+		}
+		name := k[strings.LastIndexByte(k, '.')+1:]
+		if i := strings.LastIndexByte(k, '.'); i < 0 {
+			homes = append(homes, name+" belongs at the top level, before the first [table]")
+		} else {
+			homes = append(homes, name+" belongs in ["+k[:i]+"]")
+		}
+	}
+	if len(homes) == 0 {
+		return ""
+	}
+	sort.Strings(homes)
+	return "; " + strings.Join(homes, ", or ")
 }
 
 var tableName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -339,30 +487,22 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if c.Shoe.Device == "" {
 		bad("shoe.device", "required (the shoe's serial device, e.g. \"/dev/sabot-shoe\")")
 	}
-	if !oneOf(c.Shoe.Protocol, "sabot", "beetek", "lines") {
-		bad("shoe.protocol", "%q: must be \"sabot\", \"beetek\" or \"lines\"", c.Shoe.Protocol)
-	}
-	if c.Shoe.Baud < 300 || c.Shoe.Baud > 4000000 {
-		bad("shoe.baud", "%d: not a serial baud rate", c.Shoe.Baud)
-	}
-	if c.Shoe.DataBits < 5 || c.Shoe.DataBits > 8 {
-		bad("shoe.data_bits", "%d: must be 5, 6, 7 or 8", c.Shoe.DataBits)
-	}
-	if !oneOf(c.Shoe.Parity, "none", "odd", "even", "mark", "space") {
-		bad("shoe.parity", "%q: must be \"none\", \"odd\", \"even\", \"mark\" or \"space\"", c.Shoe.Parity)
-	}
-	if !oneOf(c.Shoe.StopBits, "1", "1.5", "2") {
-		bad("shoe.stop_bits", "%q: must be \"1\", \"1.5\" or \"2\"", c.Shoe.StopBits)
+	if p, err := shoe.LookupProtocol(c.Shoe.Protocol); err != nil {
+		bad("shoe.protocol", "%q: unknown; registered protocols: %s", c.Shoe.Protocol, protocolList())
+	} else {
+		for _, e := range p.CheckLine(shoe.LineSettings{Baud: c.Shoe.Baud, DataBits: c.Shoe.DataBits, Parity: c.Shoe.Parity, StopBits: c.Shoe.StopBits}) {
+			bad("shoe."+e.Key, "%s", e.Msg)
+		}
+		if c.Shoe.Gate && !p.Gate {
+			bad("shoe.gate", "protocol %q has no gate to lock (%s)", p.Name, p.Summary)
+		}
 	}
 	if !oneOf(c.Shoe.Markers, "auto", "on", "off") {
 		bad("shoe.markers", "%q: must be \"auto\", \"on\" or \"off\"", c.Shoe.Markers)
 	}
-	if c.Shoe.Gate && c.Shoe.Protocol != "sabot" {
-		bad("shoe.gate", "a gate needs protocol \"sabot\" (%q shoes are read-only)", c.Shoe.Protocol)
-	}
 	for i, b := range c.MQTT.Brokers {
-		if !oneOf(schemeOf(b), "tcp", "ssl", "tls", "ws", "wss", "mqtt", "mqtts") {
-			bad("mqtt.brokers", "entry %d %q: want a URL such as tcp://host:1883, ssl://host:8883 or ws://host/mqtt", i+1, b)
+		if msg := checkBroker(b); msg != "" {
+			bad("mqtt.brokers", "entry %d %q: %s", i+1, b, msg)
 		}
 	}
 	if len(c.MQTT.Brokers) == 0 {
@@ -408,6 +548,7 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if c.GPIO.DebounceMS < 0 || c.GPIO.DebounceMS > 1000 {
 		bad("gpio.debounce_ms", "%d: must be 0–1000", c.GPIO.DebounceMS)
 	}
+	c.checkPins(bad)
 	if c.State.Dir == "" {
 		bad("state.dir", "required")
 	}
@@ -430,12 +571,114 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 }
 
-func schemeOf(url string) string {
-	i := strings.Index(url, "://")
-	if i <= 0 || i+3 == len(url) {
-		return ""
+// protocolList is the registered shoe protocols for an error message:
+// `"beetek" (Bee-Tek ASCII records, read-only), ...`.
+func protocolList() string {
+	var l []string
+	for _, n := range shoe.Protocols() {
+		p, _ := shoe.LookupProtocol(n)
+		l = append(l, fmt.Sprintf("%q (%s)", n, p.Summary))
 	}
-	return url[:i]
+	return strings.Join(l, ", ")
+}
+
+// brokerSchemes are the broker URL schemes the MQTT client dials; those
+// marked true need no port in the URL (a WebSocket URL has its default).
+var brokerSchemes = map[string]bool{"tcp": false, "mqtt": false, "ssl": false, "tls": false,
+	"mqtts": false, "tcps": false, "ws": true, "wss": true}
+
+// checkBroker returns what is wrong with a broker URL ("" if nothing):
+// a scheme the client dials, a host and, except for WebSockets, a port
+// 1–65535.
+func checkBroker(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "not a URL (" + strings.TrimPrefix(err.Error(), "parse "+strconv.Quote(s)+": ") + "); want e.g. tcp://host:1883, ssl://host:8883 or ws://host/mqtt"
+	}
+	portOptional, known := brokerSchemes[u.Scheme]
+	switch {
+	case !known || u.Opaque != "":
+		return fmt.Sprintf("scheme %q: want a URL such as tcp://host:1883, ssl://host:8883 or ws://host/mqtt", u.Scheme)
+	case u.Hostname() == "":
+		return "no host; want e.g. " + u.Scheme + "://broker.lan:1883"
+	case u.Port() == "" && !portOptional:
+		return "no port; want e.g. " + u.Scheme + "://" + u.Host + ":" + map[bool]string{false: "1883", true: "8883"}[u.Scheme != "tcp" && u.Scheme != "mqtt"]
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Sprintf("port %s: must be 1–65535", p)
+		}
+	}
+	return ""
+}
+
+// checkPins refuses a pin named by two keys (two outputs driving one line,
+// a key read on an output, a lamp on the display's bus): the key named
+// later in the list is reported, naming the first.
+func (c *Config) checkPins(bad func(key, format string, args ...any)) {
+	type use struct{ key, pin string }
+	var uses []use
+	if c.Display.Kind == "tm1637" {
+		uses = append(uses, use{"display.clk", c.Display.CLK}, use{"display.dio", c.Display.DIO})
+	}
+	g := c.GPIO
+	uses = append(uses, use{"gpio.lamp", g.Lamp}, use{"gpio.buzzer", g.Buzzer}, use{"gpio.tower_red", g.TowerRed},
+		use{"gpio.tower_amber", g.TowerAmber}, use{"gpio.tower_green", g.TowerGreen}, use{"gpio.ack_key", g.AckKey},
+		use{"gpio.void_key", g.VoidKey}, use{"gpio.coup_button", g.CoupButton}, use{"gpio.bets_key", g.BetsKey})
+	first := map[string]string{}
+	for _, u := range uses {
+		if u.pin == "" {
+			continue
+		}
+		if k, dup := first[u.pin]; dup {
+			bad(u.key, "%q is already %s: one pin cannot serve two functions", u.pin, k)
+			continue
+		}
+		first[u.pin] = u.key
+	}
+}
+
+// checkFiles refuses files the daemon would fail to read at startup: the
+// MQTT password, CA and client certificate, the UID registry. Each error
+// names the key; reading stops at MaxConfigBytes.
+func (c *Config) checkFiles(bad func(key, format string, args ...any)) {
+	read := func(key, path string) ([]byte, bool) {
+		f, err := os.Open(path)
+		if err != nil {
+			bad(key, "%v", err)
+			return nil, false
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes))
+		if err != nil {
+			bad(key, "%s: %v", path, err)
+			return nil, false
+		}
+		return b, true
+	}
+	if p := c.MQTT.PasswordFile; p != "" {
+		if b, ok := read("mqtt.password_file", p); ok {
+			line, _, _ := strings.Cut(string(b), "\n")
+			if strings.TrimRight(line, "\r") == "" {
+				bad("mqtt.password_file", "%s: first line is empty (it holds the password)", p)
+			} else if c.MQTT.Username == "" {
+				bad("mqtt.username", "required with mqtt.password_file")
+			}
+		}
+	}
+	if p := c.MQTT.TLSCA; p != "" {
+		if b, ok := read("mqtt.tls_ca", p); ok && !x509.NewCertPool().AppendCertsFromPEM(b) {
+			bad("mqtt.tls_ca", "%s: no PEM certificate found", p)
+		}
+	}
+	if c.MQTT.TLSCert != "" && c.MQTT.TLSKey != "" {
+		if _, err := tls.LoadX509KeyPair(c.MQTT.TLSCert, c.MQTT.TLSKey); err != nil {
+			bad("mqtt.tls_cert", "with mqtt.tls_key: %v", err)
+		}
+	}
+	if p := c.Shoe.UIDRegistry; p != "" {
+		read("shoe.uid_registry", p)
+	}
 }
 
 // markersOn resolves shoe.markers "auto".
@@ -446,7 +689,8 @@ func (c *Config) markersOn() bool {
 	case "off":
 		return false
 	}
-	return c.Shoe.Protocol != "beetek" || c.GPIO.CoupButton != ""
+	p, err := shoe.LookupProtocol(c.Shoe.Protocol)
+	return (err == nil && p.Markers) || c.GPIO.CoupButton != ""
 }
 
 // lineOf returns the line of key, or of its closest parent table that is in
@@ -464,40 +708,58 @@ func lineOf(pos map[string]int, key string) int {
 	}
 }
 
-// keyLines maps every dotted key set in a (syntactically valid) TOML
-// document to its 1-based line, so validation errors can name the line.
-func keyLines(data []byte) map[string]int {
-	lines := map[string]int{}
+// docKey is one key set in a TOML document, with where it is.
+type docKey struct {
+	key       string // dotted, e.g. "shoe.baud"
+	line, col int    // 1-based
+}
+
+// docKeys lists every dotted key a (syntactically valid) TOML document
+// sets, tables and keys inside inline tables included, in document order,
+// so errors can name the line.
+func docKeys(data []byte) []docKey {
+	var keys []docKey
 	var p unstable.Parser
 	p.Reset(data)
 	var prefix []string
-	keyOf := func(n *unstable.Node) []string {
+	keyOf := func(n *unstable.Node) ([]string, unstable.Position) {
 		var parts []string
+		var at unstable.Position
 		it := n.Key()
 		for it.Next() {
+			if parts == nil {
+				at = p.Shape(it.Node().Raw).Start
+			}
 			parts = append(parts, string(it.Node().Data))
 		}
-		return parts
+		return parts, at
+	}
+	var keyValue func(e *unstable.Node, prefix []string)
+	keyValue = func(e *unstable.Node, prefix []string) {
+		parts, at := keyOf(e)
+		full := append(append([]string(nil), prefix...), parts...)
+		keys = append(keys, docKey{strings.Join(full, "."), at.Line, at.Column})
+		if v := e.Value(); v != nil && v.Kind == unstable.InlineTable {
+			it := v.Children()
+			for it.Next() {
+				if c := it.Node(); c.Kind == unstable.KeyValue {
+					keyValue(c, full)
+				}
+			}
+		}
 	}
 	for p.NextExpression() {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			prefix = keyOf(e)
+			var at unstable.Position
+			prefix, at = keyOf(e)
 			if len(prefix) > 0 {
-				it := e.Key()
-				if it.Next() {
-					lines[strings.Join(prefix, ".")] = p.Shape(it.Node().Raw).Start.Line
-				}
+				keys = append(keys, docKey{strings.Join(prefix, "."), at.Line, at.Column})
 			}
 		case unstable.KeyValue:
-			full := append(append([]string(nil), prefix...), keyOf(e)...)
-			line := 0
-			if it := e.Key(); it.Next() {
-				line = p.Shape(it.Node().Raw).Start.Line
-			}
-			lines[strings.Join(full, ".")] = line
+			keyValue(e, prefix)
 		}
 	}
-	return lines
+	return keys
 }

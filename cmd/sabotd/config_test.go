@@ -64,7 +64,7 @@ func TestBaudDefaults(t *testing.T) {
 	if err != nil || cfg.Shoe.DataBits != 8 || cfg.Shoe.Parity != "none" || cfg.Shoe.StopBits != "1" {
 		t.Errorf("default line settings %d %q %q (%v), want 8 \"none\" \"1\"", cfg.Shoe.DataBits, cfg.Shoe.Parity, cfg.Shoe.StopBits, err)
 	}
-	cfg, err = ParseConfig([]byte(base+"data_bits = 7\nparity = \"even\"\nstop_bits = \"2\"\n"), "c.toml")
+	cfg, err = ParseConfig([]byte(base+"protocol = \"beetek\"\ndata_bits = 7\nparity = \"even\"\nstop_bits = \"2\"\n"), "c.toml")
 	if err != nil || cfg.Shoe.DataBits != 7 || cfg.Shoe.Parity != "even" || cfg.Shoe.StopBits != "2" {
 		t.Errorf("7E2: got %d %q %q (%v)", cfg.Shoe.DataBits, cfg.Shoe.Parity, cfg.Shoe.StopBits, err)
 	}
@@ -104,6 +104,7 @@ func TestConfigErrors(t *testing.T) {
 		{"data bits", ok + "data_bits = 9\n", `c.toml:4: shoe.data_bits: 9`},
 		{"parity", ok + "parity = \"e\"\n", `c.toml:4: shoe.parity: "e"`},
 		{"stop bits", ok + "stop_bits = \"3\"\n", `c.toml:4: shoe.stop_bits: "3"`},
+		{"sabot needs 8 data bits", ok + "data_bits = 7\n", `c.toml:4: shoe.data_bits: 7: the sabot protocol's frames are binary`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig([]byte(tc.src), "c.toml")

@@ -13,7 +13,10 @@ import (
 func init() {
 	Register(ProtocolInfo{
 		Name:        "beetek",
+		Summary:     "Bee-Tek ASCII records, read-only",
 		DefaultBaud: 9600,
+		Markers:     false,
+		Gate:        false,
 		New:         func(cfg ProtocolConfig) Protocol { return NewBeetek(cfg) },
 	})
 }

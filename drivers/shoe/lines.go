@@ -13,7 +13,10 @@ import (
 func init() {
 	Register(ProtocolInfo{
 		Name:        "lines",
+		Summary:     "one transcript token per line (bench readers, tests)",
 		DefaultBaud: 9600,
+		Markers:     true,
+		Gate:        false,
 		New:         func(cfg ProtocolConfig) Protocol { return NewLines(cfg) },
 	})
 }

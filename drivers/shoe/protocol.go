@@ -2,11 +2,7 @@ package shoe
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
-	"sort"
-	"strings"
-	"sync"
 	"time"
 )
 
@@ -126,53 +122,4 @@ type ProtocolConfig struct {
 type Position struct {
 	BootID uint32
 	Seq    uint32
-}
-
-// ProtocolInfo describes a registered protocol.
-type ProtocolInfo struct {
-	Name        string                            // the config name, e.g. "beetek"
-	DefaultBaud int                               // line speed when Options.Baud is 0
-	New         func(cfg ProtocolConfig) Protocol // a fresh Protocol for one Shoe
-}
-
-var (
-	registryMu sync.Mutex
-	registry   = map[string]ProtocolInfo{}
-)
-
-// Register makes a protocol available by name to Options.Protocol. It panics
-// if the name is empty or already registered (a programming error).
-func Register(p ProtocolInfo) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if p.Name == "" || p.New == nil {
-		panic("shoe: Register needs a name and a constructor")
-	}
-	if _, dup := registry[p.Name]; dup {
-		panic("shoe: protocol " + p.Name + " registered twice")
-	}
-	registry[p.Name] = p
-}
-
-// Protocols lists the registered protocol names, sorted.
-func Protocols() []string {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// LookupProtocol returns the registered protocol of that name.
-func LookupProtocol(name string) (ProtocolInfo, error) {
-	registryMu.Lock()
-	p, ok := registry[name]
-	registryMu.Unlock()
-	if !ok {
-		return ProtocolInfo{}, fmt.Errorf("shoe: protocol = %q: unknown (known: %s)", name, strings.Join(Protocols(), ", "))
-	}
-	return p, nil
 }

@@ -17,8 +17,18 @@ import (
 func init() {
 	Register(ProtocolInfo{
 		Name:        "sabot",
+		Summary:     "Sabot firmware protocol (framed, acknowledged, with gate)",
 		DefaultBaud: 115200,
-		New:         func(cfg ProtocolConfig) Protocol { return NewSabot(cfg) },
+		Markers:     true,
+		Gate:        true,
+		// Every byte value occurs in a frame: 8 data bits are needed.
+		Check: func(l LineSettings) *SettingError {
+			if l.DataBits != 8 {
+				return &SettingError{"data_bits", fmt.Sprintf("%d: the sabot protocol's frames are binary and need 8 data bits", l.DataBits)}
+			}
+			return nil
+		},
+		New: func(cfg ProtocolConfig) Protocol { return NewSabot(cfg) },
 	})
 }
 

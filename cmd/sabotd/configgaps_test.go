@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gapCase is a configuration the daemon cannot use: it must stop sabotd at
+// startup with exit status 2 (which the systemd unit does not restart) and
+// an error naming the file, the line and the key.
+type gapCase struct {
+	name string
+	src  string // the file; "%DIR%" is replaced by a scratch directory
+	want []string
+}
+
+func configGaps() []gapCase {
+	// The state directory and the HTTP server are set so that a daemon that
+	// wrongly starts touches nothing outside the test's directory.
+	const head = "table = \"T1\"\nstate.dir = \"%DIR%/state\"\nhttp.addr = \"off\"\n[shoe]\ndevice = \"/dev/x\"\n"
+	return []gapCase{
+		{"missing password_file", head + "[mqtt]\nusername = \"u\"\npassword_file = \"%DIR%/nope\"\n",
+			[]string{"c.toml:8: mqtt.password_file:", "no such file"}},
+		{"empty password_file", head + "[mqtt]\nusername = \"u\"\npassword_file = \"%DIR%/empty\"\n",
+			[]string{"c.toml:8: mqtt.password_file:", "first line is empty"}},
+		{"missing tls_ca", head + "[mqtt]\nbrokers = [\"ssl://b:8883\"]\ntls_ca = \"%DIR%/nope.pem\"\n",
+			[]string{"c.toml:8: mqtt.tls_ca:", "no such file"}},
+		{"tls_ca not PEM", head + "[mqtt]\nbrokers = [\"ssl://b:8883\"]\ntls_ca = \"%DIR%/empty\"\n",
+			[]string{"c.toml:8: mqtt.tls_ca:", "no PEM certificate"}},
+		{"missing tls_cert", head + "[mqtt]\ntls_cert = \"%DIR%/c.pem\"\ntls_key = \"%DIR%/k.pem\"\n",
+			[]string{"c.toml:7: mqtt.tls_cert:"}},
+		{"missing uid_registry", head + "uid_registry = \"%DIR%/cards.txt\"\n",
+			[]string{"c.toml:6: shoe.uid_registry:", "no such file"}},
+		{"broker without port", head + "[mqtt]\nbrokers = [\"tcp://127.0.0.1\"]\n",
+			[]string{"c.toml:7: mqtt.brokers:", `"tcp://127.0.0.1"`, "port"}},
+		{"broker bad port", head + "[mqtt]\nbrokers = [\"tcp://b:1883\", \"ssl://b:99999\"]\n",
+			[]string{"c.toml:7: mqtt.brokers:", "entry 2", "99999"}},
+		{"broker without host", head + "[mqtt]\nbrokers = [\"tcp://:1883\"]\n",
+			[]string{"c.toml:7: mqtt.brokers:", "host"}},
+		{"broker scheme", head + "[mqtt]\nbrokers = [\"http://b:1883\"]\n",
+			[]string{"c.toml:7: mqtt.brokers:", `"http"`}},
+		{"baud 12345", head + "baud = 12345\n",
+			[]string{"c.toml:6: shoe.baud: 12345:", "9600", "115200"}},
+		{"two outputs on one pin", head + "[gpio]\nlamp = \"GPIO17\"\nbuzzer = \"GPIO17\"\n",
+			[]string{"c.toml:8: gpio.buzzer:", "gpio.lamp", "GPIO17"}},
+		{"key and output on one pin", head + "[gpio]\nack_key = \"GPIO5\"\ntower_red = \"GPIO5\"\n",
+			[]string{"gpio.tower_red", "gpio.ack_key", "GPIO5"}},
+		{"output on the display's pin", head + "[display]\nkind = \"tm1637\"\n[gpio]\nlamp = \"GPIO23\"\n",
+			[]string{"c.toml:9: gpio.lamp:", "display.clk", "GPIO23"}},
+		{"upper-case section", "table = \"T1\"\nstate.dir = \"%DIR%/state\"\nhttp.addr = \"off\"\n[SHOE]\nDEVICE = \"/dev/x\"\n",
+			[]string{"c.toml:4:", "SHOE: unknown key", "case", "shoe"}},
+		{"upper-case key", head + "BAUD = 9600\n",
+			[]string{"c.toml:6:", "shoe.BAUD: unknown key", "shoe.baud"}},
+		{"decks in [shoe]", head + "decks = 6\n",
+			[]string{"c.toml:6:", "shoe.decks: unknown key", "decks belongs at the top level"}},
+		{"lamp in [display]", head + "[display]\nlamp = \"GPIO17\"\n",
+			[]string{"c.toml:7:", "display.lamp: unknown key", "lamp belongs in [gpio]"}},
+		{"baud at top level", "baud = 9600\n" + head,
+			[]string{"c.toml:1:", "baud: unknown key", "baud belongs in [shoe]"}},
+		{"line too long", head + "# " + strings.Repeat("x", 5000) + "\n",
+			[]string{"c.toml:6:", "longer than 4096 bytes"}},
+	}
+}
+
+func writeGap(t *testing.T, dir string, c gapCase) string {
+	t.Helper()
+	os.WriteFile(filepath.Join(dir, "empty"), nil, 0o600)
+	path := filepath.Join(dir, "c.toml")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(c.src, "%DIR%", dir)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestConfigGaps: each value the daemon cannot use is a *ConfigError from
+// LoadConfig naming file, line and key.
+func TestConfigGaps(t *testing.T) {
+	for _, c := range configGaps() {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeGap(t, t.TempDir(), c)
+			_, err := LoadConfig(path)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Errorf("error %T is not a *ConfigError: %v", err, err)
+			}
+			msg := strings.ReplaceAll(err.Error(), filepath.Dir(path)+"/", "")
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q\nlacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// TestConfigGapsExitTwo runs the real binary on each bad configuration,
+// with and without --print-config: exit status 2 and the key named, never
+// the exit status 1 that the systemd unit restarts in a loop.
+func TestConfigGapsExitTwo(t *testing.T) {
+	bin := filepath.Join(binaries(t), "sabotd")
+	for _, c := range configGaps() {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeGap(t, dir, c)
+			for _, args := range [][]string{{"--config", path}, {"--config", path, "--print-config"}} {
+				// A daemon that wrongly starts is stopped after a minute
+				// (and the test fails): it would otherwise run forever.
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, bin, args...)
+				cmd.SysProcAttr = dieWithTest()
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+					t.Fatalf("%v: %v, want exit status 2\n%s", args, err, stderr.String())
+				}
+				if stdout.Len() != 0 {
+					t.Errorf("%v printed %q on stdout", args, stdout.String())
+				}
+				if msg := stderr.String(); !strings.Contains(msg, path+":") || !strings.Contains(msg, c.want[0][len("c.toml"):]) {
+					t.Errorf("%v: stderr %q does not name %s and %q", args, msg, path, c.want[0])
+				}
+			}
+		})
+	}
+}
