@@ -39,15 +39,7 @@ type CommandReply struct {
 
 func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client) {
 	topic := p.prefix + "/" + TopicCmd + "/+"
-	tok := c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) {
-		// Never block the client's goroutine: hand the message over.
-		select {
-		case p.cmds <- m:
-		default:
-			p.opts.Logger.Warn("mqtt: command queue full; command rejected", "topic", m.Topic())
-			go p.reply(cmdName(p.prefix, m.Topic()), Command{}, false, "busy: too many commands at once, retry")
-		}
-	})
+	tok := c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) { p.receiveCommand(m) })
 	if err := waitToken(ctx, tok, p.opts.AckTimeout); err != nil {
 		p.opts.Logger.Error("mqtt: cannot subscribe to commands", "topic", topic, "err", err)
 		return
@@ -56,6 +48,35 @@ func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client) {
 		if q, ok := st.Result()[topic]; ok && q > 2 {
 			p.opts.Logger.Error("mqtt: broker refused the command subscription (check its ACL)", "topic", topic)
 		}
+	}
+}
+
+// cmdQueue bounds the commands waiting to be carried out, and separately
+// the "busy" replies waiting to be sent for commands refused because that
+// queue was full. A command beyond both is dropped with a log line and a
+// count (Status.CommandsDropped): the sender gets no reply, as under any
+// flood; nothing else grows.
+const cmdQueue = 64
+
+// receiveCommand is the MQTT client's handler for a command message: it
+// hands the message to commandLoop and never blocks the client's goroutine
+// nor starts one.
+func (p *Publisher) receiveCommand(m paho.Message) {
+	select {
+	case p.cmds <- m:
+		return
+	default:
+	}
+	name := cmdName(p.prefix, m.Topic())
+	select {
+	case p.busy <- name:
+		p.opts.Logger.Warn("mqtt: command queue full; command refused as busy", "topic", m.Topic())
+	default:
+		p.mu.Lock()
+		p.cmdsDropped++
+		n := p.cmdsDropped
+		p.mu.Unlock()
+		p.opts.Logger.Warn("mqtt: command queue and busy replies full; command dropped without reply", "topic", m.Topic(), "dropped", n)
 	}
 }
 
@@ -71,6 +92,8 @@ func (p *Publisher) commandLoop(ctx context.Context) {
 			return
 		case m := <-p.cmds:
 			p.handleCommand(m.Topic(), m.Payload(), m.Retained())
+		case name := <-p.busy:
+			p.reply(name, Command{}, false, "busy: too many commands at once, retry")
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -168,4 +169,102 @@ func readmeACL(t testing.TB) string {
 		t.Fatalf("README.md: no ACL code block: %q", block)
 	}
 	return block
+}
+
+// lockedLog is a log destination safe for concurrent writers.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) count(sub string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Count(l.buf.String(), sub)
+}
+
+// A flood of commands while one is being carried out and the outbox is
+// busy: the commands beyond the queue are refused as busy or dropped, and
+// no goroutine is started per command (before, each overflowing command
+// started one that waited for the outbox with no deadline).
+func TestCommandFloodStartsNoGoroutines(t *testing.T) {
+	b, err := StartEmbeddedBroker("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	logs := &lockedLog{}
+	release := make(chan struct{})
+	var handled sync.WaitGroup
+	handled.Add(1)
+	o := testOptions("T1", t.TempDir(), b.URL())
+	o.Commands = true
+	o.Logger = logTo(logs)
+	first := true
+	o.OnCommand = func(Command) error {
+		if first {
+			first = false
+			handled.Done()
+			<-release // the first command takes its time
+		}
+		return nil
+	}
+	p := startPublisher(t, o)
+	waitFor(t, "publisher connected", 10*time.Second, func() bool { return p.Status().Connected })
+	pit := newSubscriber(t, b.URL(), "pit", "sabot", "sabot/T1/cmd/+/reply", nil)
+	send := func(i int) {
+		t.Helper()
+		tok := pit.c.Publish("sabot/T1/cmd/ack", 1, false, fmt.Sprintf(`{"request_id":"r%d","operator":"alice"}`, i))
+		if !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+			t.Fatalf("publish %d: %v", i, tok.Error())
+		}
+	}
+	send(0)
+	handled.Wait()
+	// Hold the outbox so that nothing written to it completes meanwhile.
+	p.box.closeMu.Lock()
+	before := runtime.NumGoroutine()
+	const flood = 400
+	for i := 1; i <= flood; i++ {
+		send(i)
+	}
+	// Every flooded command has reached the handler: queued, or logged as
+	// refused or dropped.
+	waitFor(t, "the flood handled", 10*time.Second, func() bool {
+		return len(p.cmds)+logs.count("mqtt: command queue") == flood
+	})
+	grown := runtime.NumGoroutine() - before
+	p.box.closeMu.Unlock()
+	close(release)
+	if grown > 20 {
+		t.Fatalf("%d goroutines more after a flood of %d commands", grown, flood)
+	}
+	if n := len(p.cmds); n != cmdQueue {
+		t.Fatalf("%d commands queued, want the queue's %d", n, cmdQueue)
+	}
+	// The queued commands and the busy ones are answered once the first
+	// command is done; the rest were dropped and counted.
+	waitFor(t, "the replies", 10*time.Second, func() bool { return len(pit.got.snapshot()) == 1+2*cmdQueue })
+	if st := p.Status(); st.CommandsDropped != flood-2*cmdQueue {
+		t.Fatalf("CommandsDropped = %d, want %d", st.CommandsDropped, flood-2*cmdQueue)
+	}
+	busy := 0
+	for _, r := range pit.got.snapshot() {
+		var rep CommandReply
+		if err := json.Unmarshal(r.payload, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Accepted && strings.HasPrefix(rep.Reason, "busy:") {
+			busy++
+		}
+	}
+	if busy != cmdQueue {
+		t.Fatalf("%d busy replies, want %d", busy, cmdQueue)
+	}
 }

@@ -105,7 +105,11 @@ type Options struct {
 	MaxBacklog int
 	// OnBacklog, if set, is called when the backlog crosses
 	// BacklogAlertFraction of MaxBacklog (Raised) and when it falls back
-	// below 7/8 of that level (not Raised). It is called synchronously from
+	// below 7/8 of that level (not Raised); also from Start when the outbox
+	// left by a previous run is above that level. The publisher raises no
+	// alert itself: the daemon turns Raised into a tableau.InputBacklog, so
+	// that its table raises the outbox-backlog alert (journaled, latched,
+	// displayed, published with a stable id). It is called synchronously from
 	// Publish or from the delivery goroutine, so it must not block nor call
 	// Publish: hand the event to the daemon's loop (a buffered channel).
 	OnBacklog func(BacklogAlert)
@@ -116,12 +120,6 @@ type Options struct {
 	// the card → broker-acknowledged latency metric. Messages acknowledged
 	// before a crash and resent after it are reported again.
 	OnAck func(topic string, payload []byte)
-	// DaemonRaisesBacklogAlert: the daemon turns OnBacklog into a
-	// tableau.InputBacklog, so its table raises the outbox-backlog alert
-	// (journaled, displayed, published with a stable id). When false (the
-	// default) the publisher publishes the outbox-backlog alert itself, so
-	// it is never missing.
-	DaemonRaisesBacklogAlert bool
 
 	// Version is the sabotd version published in the status payload.
 	Version string

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
-	"github.com/sabot-table/sabot/tableau"
 )
 
 // Publisher publishes a table's messages through the durable outbox: every
@@ -33,8 +32,9 @@ type Publisher struct {
 	// brokersLog is Brokers with any password in a URL redacted.
 	brokersLog []string
 
-	notify chan struct{} // cap 1: new message queued or connected
-	cmds   chan paho.Message
+	notify chan struct{}     // cap 1: new message queued or connected
+	cmds   chan paho.Message // commands waiting for commandLoop; cap cmdQueue
+	busy   chan string       // names of commands refused as busy, to reply to; cap cmdQueue
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
@@ -51,6 +51,7 @@ type Publisher struct {
 	closed       bool
 	recentCmds   map[string]bool
 	recentOrder  []string
+	cmdsDropped  int // commands dropped unanswered: both command queues full
 
 	// acked holds acknowledged messages not yet removed from the outbox
 	// (owned by the sendLoop goroutine).
@@ -71,6 +72,9 @@ type Status struct {
 	ConnectAttempts int
 	// Backlog is the number of messages awaiting PUBACK; MaxBacklog its limit.
 	Backlog, MaxBacklog int
+	// CommandsDropped counts commands dropped without a reply because the
+	// command queue and the busy-reply queue were both full (a flood).
+	CommandsDropped int
 }
 
 // New validates opts, reads the password, loads TLS files and opens the
@@ -95,7 +99,8 @@ func New(opts Options) (*Publisher, error) {
 		box:        box,
 		bootID:     strconv.FormatInt(opts.Now().UnixNano(), 36),
 		notify:     make(chan struct{}, 1),
-		cmds:       make(chan paho.Message, 64),
+		cmds:       make(chan paho.Message, cmdQueue),
+		busy:       make(chan string, cmdQueue),
 		recentCmds: map[string]bool{},
 		acked:      map[uint64]bool{},
 	}
@@ -103,9 +108,6 @@ func New(opts Options) (*Publisher, error) {
 	box.onAppend = p.signal
 	return p, nil
 }
-
-// Prefix returns the topic prefix, "<TopicPrefix>/<Table>".
-func (p *Publisher) Prefix() string { return p.prefix }
 
 // Start connects in the background (retrying with capped backoff for as long
 // as it takes; the daemon works meanwhile) and starts delivering the
@@ -121,21 +123,11 @@ func (p *Publisher) Start(ctx context.Context) {
 	p.mu.Unlock()
 	if n := p.box.Len(); n > 0 {
 		p.opts.Logger.Info("mqtt: outbox backlog from a previous run", "messages", n, "path", p.box.path)
-		// A backlog above the alert level: the previous run raised (and
-		// queued) the alert; tell the daemon again, and clear it later.
-		p.mu.Lock()
-		raise := !p.backlogAlert && n >= int(float64(p.opts.MaxBacklog)*BacklogAlertFraction)
-		if raise {
-			p.backlogAlert = true
-		}
-		p.mu.Unlock()
-		if raise {
-			if p.opts.OnBacklog != nil {
-				p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Raised: true,
-					Text: fmt.Sprintf("MQTT outbox holds %d of at most %d undelivered messages from the previous run", n, p.opts.MaxBacklog)})
-			}
-		}
 	}
+	// A backlog above the alert level from a previous run: tell the daemon
+	// again (its table decides whether the alert is still latched), and
+	// clear it later.
+	p.checkBacklog()
 	if len(p.opts.Brokers) > 0 {
 		p.wg.Add(2)
 		go p.connLoop(ctx)
@@ -165,7 +157,7 @@ func (p *Publisher) Publish(ctx context.Context, msgs ...Message) error {
 		}
 		return err
 	}
-	p.checkBacklog(ctx)
+	p.checkBacklog()
 	return nil
 }
 
@@ -179,8 +171,12 @@ func checkMessage(m Message) error {
 	return nil
 }
 
-// checkBacklog raises (or clears) the outbox-backlog alert.
-func (p *Publisher) checkBacklog(ctx context.Context) {
+// checkBacklog reports the outbox crossing the alert level
+// (BacklogAlertFraction of MaxBacklog) upwards, and falling back below 7/8
+// of it, to Options.OnBacklog. The publisher raises no alert of its own: the
+// daemon's table does (tableau.InputBacklog), so the alert is journaled,
+// latched, displayed and published like every other.
+func (p *Publisher) checkBacklog() {
 	n := p.box.Len()
 	limit := int(float64(p.opts.MaxBacklog) * BacklogAlertFraction)
 	p.mu.Lock()
@@ -192,38 +188,19 @@ func (p *Publisher) checkBacklog(ctx context.Context) {
 	if clear {
 		p.backlogAlert = false
 	}
-	shoeID := p.shoeID
 	p.mu.Unlock()
-	if clear {
+	switch {
+	case clear:
 		p.opts.Logger.Info("mqtt: outbox backlog back below the alert level", "queued", n, "max", p.opts.MaxBacklog)
 		if p.opts.OnBacklog != nil {
 			p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Text: "MQTT outbox backlog back to normal"})
 		}
-		return
-	}
-	if !raise {
-		return
-	}
-	text := fmt.Sprintf("MQTT outbox holds %d of at most %d undelivered messages; the broker has not acknowledged them. At the limit new messages are refused.", n, p.opts.MaxBacklog)
-	p.opts.Logger.Error("mqtt: outbox backlog alert", "queued", n, "max", p.opts.MaxBacklog, "path", p.box.path)
-	if p.opts.OnBacklog != nil {
-		p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Raised: true, Text: text})
-	}
-	if p.opts.DaemonRaisesBacklogAlert {
-		return // the daemon's table raises and publishes it
-	}
-	now := p.opts.Now()
-	id := p.opts.Table + "/" + shoeID + "/0/" + string(tableau.AlertOutboxBacklog) + "/" + strconv.FormatInt(now.UnixMilli(), 10)
-	m, err := Encode(TopicAlert, false, AlertPayload{
-		Envelope:   NewEnvelope(p.opts.Table, id, shoeID, now),
-		AlertEvent: tableau.AlertEvent{Type: tableau.EventAlert, Code: tableau.AlertOutboxBacklog},
-		AlertInfo:  tableau.AlertInfo{Severity: SeverityWarning, Text: text, AwaitsAck: true},
-	})
-	if err == nil {
-		err = p.box.append(ctx, []Message{m}, true)
-	}
-	if err != nil {
-		p.opts.Logger.Error("mqtt: cannot queue the outbox-backlog alert", "err", err)
+	case raise:
+		p.opts.Logger.Error("mqtt: outbox backlog above the alert level", "queued", n, "max", p.opts.MaxBacklog, "path", p.box.path)
+		if p.opts.OnBacklog != nil {
+			p.opts.OnBacklog(BacklogAlert{Queued: n, Max: p.opts.MaxBacklog, Raised: true,
+				Text: fmt.Sprintf("MQTT outbox holds %d of at most %d undelivered messages; the broker has not acknowledged them. At the limit new messages are refused.", n, p.opts.MaxBacklog)})
+		}
 	}
 }
 
@@ -263,7 +240,8 @@ func (p *Publisher) Flush(ctx context.Context) error {
 func (p *Publisher) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := Status{Connected: p.cur != nil, Broker: p.broker, ConnectAttempts: p.attempts, Backlog: p.box.Len(), MaxBacklog: p.opts.MaxBacklog}
+	s := Status{Connected: p.cur != nil, Broker: p.broker, ConnectAttempts: p.attempts, Backlog: p.box.Len(), MaxBacklog: p.opts.MaxBacklog,
+		CommandsDropped: p.cmdsDropped}
 	if p.lastErr != nil {
 		s.LastError = p.lastErr.Error()
 	}
@@ -499,7 +477,7 @@ func (p *Publisher) removeAcked(ctx context.Context) {
 	}
 	clear(p.acked)
 	p.ackedMax = 0
-	p.checkBacklog(ctx)
+	p.checkBacklog()
 }
 
 // sendLoop delivers the outbox whenever connected.
