@@ -47,19 +47,35 @@ type daemon struct {
 	outs   []tableau.Output // main loop scratch
 	snaps  snapState        // main loop: journal snapshots (snapshot.go)
 
-	// publishBroken: an output batch could not be queued; the published
-	// mark stops advancing so a restart publishes from there.
-	publishBroken bool
-	alive         atomic.Int64
-	coupsSeen     atomic.Int64
-	demoWatch     func(*tableau.Output) // main loop: called for coups, alerts, voids
-	demoRun       *demoRun
-	demoScreen    *demoScreen
+	// unqueued: messages the outbox refused, kept (main loop only) to be
+	// queued again; unqueuedLost: some were dropped from memory past
+	// maxUnqueuedBytes, so the published mark stays before them (see
+	// mqttout.go).
+	unqueued      []unqueued
+	unqueuedBytes int
+	unqueuedLost  atomic.Bool
+	// backlogRaised and backlogCleared are the publisher's latest
+	// outbox-backlog reports not yet taken by the main loop (signalled on
+	// backlogSig, cap 1), which turns a raised one into a
+	// tableau.InputBacklog.
+	backlogMu      sync.Mutex
+	backlogRaised  *mqtt.BacklogAlert
+	backlogCleared *mqtt.BacklogAlert
+	backlogSig     chan struct{}
+	alive          atomic.Int64
+	coupsSeen      atomic.Int64
+	demoWatch      func(*tableau.Output) // main loop: called for coups, alerts, voids
+	demoRun        *demoRun
+	demoScreen     *demoScreen
 
 	cancel     context.CancelFunc // everything
 	loopCancel context.CancelFunc
 	wg         sync.WaitGroup // loop and helpers
 	shoeWG     sync.WaitGroup // the shoe reader
+
+	// shoeStop bounds the wait for the shoe reader when stopping
+	// (shoeStopTimeout; tests shorten it).
+	shoeStop time.Duration
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -80,6 +96,9 @@ func newDaemon(cfg Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon,
 		done:    make(chan struct{}),
 		inputs:  make(chan inputReq),
 		ping:    make(chan chan struct{}),
+
+		backlogSig: make(chan struct{}, 1),
+		shoeStop:   shoeStopTimeout,
 	}
 	if demo.Enabled {
 		d.log = demoLogger(stderr)
@@ -274,11 +293,9 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		Commands:          d.cfg.MQTT.Commands,
 		OnCommand:         d.onCommand,
 		OnCommandRejected: d.onCommandRejected,
-		OnBacklog: func(b mqtt.BacklogAlert) {
-			d.metrics.backlog.Set(float64(b.Queued))
-		},
-		OnAck:  d.onAck,
-		Logger: d.log.With("component", "mqtt"),
+		OnBacklog:         d.onBacklog,
+		OnAck:             d.onAck,
+		Logger:            d.log.With("component", "mqtt"),
 	}
 	if d.cfg.MQTT.PasswordFile == "" && os.Getenv("SABOT_MQTT_PASSWORD") != "" {
 		opts.PasswordEnv = "SABOT_MQTT_PASSWORD"
@@ -289,12 +306,19 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 	}
 	d.pub = p
 	if len(republish) > 0 {
-		msgs := republish
-		if err := p.Publish(ctx, msgs...); err != nil {
-			return fmt.Errorf("mqtt: republishing after restart: %w", err)
+		if err := p.Publish(ctx, republish...); err != nil {
+			// The outbox is full (or cannot be written): start anyway, and
+			// keep the messages to queue them again from the main loop.
+			mark, _ := d.journal.Mark(markPublished)
+			d.log.Error("mqtt: outputs of journal records after the published mark not queued; kept to queue again",
+				"messages", len(republish), "after", mark, "err", err)
+			for _, m := range republish {
+				d.keepUnqueued(mark+1, m)
+			}
+		} else {
+			d.journal.SetMark(markPublished, d.journal.Last())
+			d.log.Info("republished outputs of journal records after the last published mark", "messages", len(republish))
 		}
-		d.journal.SetMark(markPublished, d.journal.Last())
-		d.log.Info("republished outputs of journal records after the last published mark", "messages", len(msgs))
 	}
 	// Not ctx: the publisher must keep delivering while Close flushes it
 	// (its own Close stops it).
@@ -322,6 +346,24 @@ func (d *daemon) onCommand(c mqtt.Command) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return d.submit(ctx, in)
+}
+
+// onBacklog receives the publisher's outbox-backlog reports (from Publish,
+// called by the main loop, or from the delivery goroutine): it must not
+// block, so it hands the latest report to the main loop.
+func (d *daemon) onBacklog(b mqtt.BacklogAlert) {
+	d.metrics.backlog.Set(float64(b.Queued))
+	d.backlogMu.Lock()
+	if b.Raised {
+		d.backlogRaised = &b
+	} else {
+		d.backlogCleared = &b
+	}
+	d.backlogMu.Unlock()
+	select {
+	case d.backlogSig <- struct{}{}:
+	default: // already signalled; the loop reads the latest report
+	}
 }
 
 // onAck observes the card → broker-acknowledged latency: a card message's
@@ -518,6 +560,8 @@ func (d *daemon) health() health {
 	switch {
 	case d.err() != nil:
 		h.OK, h.Problem = false, d.err().Error()
+	case d.unqueuedLost.Load():
+		h.Problem = "MQTT outbox full too long: some outputs are only in the journal and are published after a restart"
 	case !h.ShoeOnline:
 		h.Problem = "shoe offline"
 	case !h.Broker:
@@ -548,7 +592,15 @@ func (d *daemon) close() error {
 			errs = append(errs, err)
 		}
 	}
-	waitCtx(ctx, &d.shoeWG)
+	sctx, scancel := context.WithTimeout(ctx, d.shoeStop)
+	if !waitCtx(sctx, &d.shoeWG) {
+		// The reader is stuck (in a read the driver cannot interrupt, or in
+		// its handler): go on stopping so that the rest is released; an
+		// event it still delivers fails to journal and is not acknowledged.
+		d.log.Error("stop: the shoe reader did not finish in time", "waited", d.shoeStop)
+		errs = append(errs, fmt.Errorf("stop: shoe reader did not finish within %v", d.shoeStop))
+	}
+	scancel()
 	// 2. Let the main loop finish what it holds, then stop it.
 	if d.loopCancel != nil {
 		d.loopCancel()
@@ -589,6 +641,10 @@ func (d *daemon) close() error {
 	d.doneOnce.Do(func() { close(d.done) })
 	return errors.Join(errs...)
 }
+
+// shoeStopTimeout is how long a stop waits for the shoe reader to return
+// once the shoe is closed, within stopTimeout.
+const shoeStopTimeout = 3 * time.Second
 
 // waitCtx waits for wg or ctx; it reports whether wg finished.
 func waitCtx(ctx context.Context, wg *sync.WaitGroup) bool {

@@ -32,6 +32,7 @@ type metrics struct {
 	cardToAck     prometheus.Histogram
 	backlog       prometheus.Gauge
 	gate          *prometheus.CounterVec
+	encodeErrors  prometheus.Counter // sabot_mqtt_encode_errors_total
 }
 
 func newMetrics() *metrics {
@@ -65,8 +66,10 @@ func newMetrics() *metrics {
 			Name: "sabot_gate_commands_total", Help: "Gate commands sent to the shoe, by state (locked, unlocked).",
 		}, []string{"state"}),
 		backlog: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sabot_outbox_backlog", Help: "MQTT messages waiting for a broker acknowledgement."}),
+		encodeErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "sabot_mqtt_encode_errors_total",
+			Help: "MQTT messages not published because they could not be encoded (e.g. a payload past the size limit); each is logged with its id."}),
 	}
-	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.cardToAck, m.backlog, m.gate)
+	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.cardToAck, m.backlog, m.gate, m.encodeErrors)
 	return m
 }
 

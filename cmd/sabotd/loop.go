@@ -92,25 +92,65 @@ func (d *daemon) submit(ctx context.Context, in tableau.Input) error {
 // appends to the journal.
 func (d *daemon) loop(ctx context.Context) {
 	defer d.wg.Done()
+	retry := time.NewTicker(unqueuedRetry)
+	defer retry.Stop()
 	for {
+		var retryC <-chan time.Time
+		if len(d.unqueued) > 0 {
+			retryC = retry.C
+		}
+		var r inputReq
 		select {
 		case <-ctx.Done():
 			return
 		case c := <-d.ping:
 			close(c)
-		case r := <-d.inputs:
-			err := d.process(ctx, r)
-			if r.done != nil {
-				r.done <- err
+			continue
+		case <-retryC:
+			d.retryUnqueued(ctx)
+			continue
+		case <-d.backlogSig:
+			in, ok := d.backlogInput()
+			if !ok {
+				continue
 			}
-			if err != nil {
-				d.log.Error("stopping: cannot journal an input event", "err", err)
-				d.stop(err)
-				return
-			}
-			d.alive.Store(time.Now().UnixNano())
+			r = inputReq{in: in, recv: time.Now().UTC().Round(0)}
+		case r = <-d.inputs:
 		}
+		err := d.process(ctx, r)
+		if r.done != nil {
+			r.done <- err
+		}
+		if err != nil {
+			d.log.Error("stopping: cannot journal an input event", "err", err)
+			d.stop(err)
+			return
+		}
+		d.alive.Store(time.Now().UnixNano())
 	}
+}
+
+// unqueuedRetry is how often the main loop queues again the messages the
+// outbox refused, when no input comes to do it.
+const unqueuedRetry = time.Second
+
+// backlogInput takes the publisher's latest outbox-backlog report: a raised
+// one becomes the input by which the table raises outbox-backlog (journaled,
+// latched, E13, published); a cleared one is only logged (the alert stays
+// latched until acknowledged).
+func (d *daemon) backlogInput() (tableau.Input, bool) {
+	d.backlogMu.Lock()
+	raised, cleared := d.backlogRaised, d.backlogCleared
+	d.backlogRaised, d.backlogCleared = nil, nil
+	d.backlogMu.Unlock()
+	if cleared != nil {
+		d.log.Info("mqtt outbox backlog back to normal", "queued", cleared.Queued, "max", cleared.Max)
+	}
+	if raised == nil {
+		return tableau.Input{}, false
+	}
+	return tableau.Input{Kind: tableau.InputBacklog, Source: "mqtt",
+		Text: fmt.Sprintf("%d of at most %d messages await the broker", raised.Queued, raised.Max)}, true
 }
 
 // process applies one input: table, display, journal, then publication.
@@ -139,11 +179,10 @@ func (d *daemon) process(ctx context.Context, r inputReq) error {
 	d.metrics.journal.Set(float64(seq))
 	d.metrics.events.WithLabelValues(string(r.in.Kind)).Inc()
 	d.afterApply(r.in, d.outs, view, false)
-	if err := d.publish(ctx, d.outs, view, seq, r.recv); err != nil {
-		d.log.Error("mqtt: outputs not queued; they stay in the journal and are published after a restart", "seq", seq, "err", err)
-		d.publishBroken = true
-	} else if !d.publishBroken {
-		d.journal.SetMark(markPublished, seq)
+	if d.pub == nil {
+		d.advanceMark(seq) // nothing to publish
+	} else {
+		d.publish(ctx, seq, d.buildMessages(d.outs, view, seq, r.recv, true))
 	}
 	return nil
 }
@@ -240,11 +279,7 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 		if r.Seq > mark {
 			view := d.table.View()
 			d.afterApply(in, outs, view, true)
-			msgs, err := messages(d.builder, outs, view, r.Seq, r.Time, true)
-			if err != nil {
-				return err
-			}
-			republish = append(republish, msgs...)
+			republish = append(republish, d.buildMessages(outs, view, r.Seq, r.Time, true)...)
 			return nil
 		}
 		d.countReplayed(outs)
