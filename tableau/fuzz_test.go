@@ -16,7 +16,8 @@ import (
 // they parse, folds them under options chosen by the fuzzer. Nothing may
 // panic; a parse error must be a *ParseError with a position; a parsed
 // transcript must survive FormatTranscript and re-parsing unchanged; every
-// event must encode and every coup must have 4–6 cards.
+// event must encode (AppendJSON giving json.Marshal's bytes) and every coup
+// must have 4–6 cards.
 func FuzzTranscript(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.shoe")
 	more, _ := filepath.Glob("testdata/contract/*.shoe")
@@ -76,6 +77,9 @@ func FuzzTranscript(f *testing.F) {
 			b, err := json.Marshal(e)
 			if err != nil {
 				t.Fatalf("event %+v: %v", e, err)
+			}
+			if fast, err := e.AppendJSON(nil); err != nil || !bytes.Equal(fast, b) {
+				t.Fatalf("AppendJSON %s (%v), json.Marshal %s", fast, err, b)
 			}
 			if e.Kind == tableau.EventCoup && (e.Coup.Cards < 4 || e.Coup.Cards > 6) {
 				t.Fatalf("coup with %d cards: %s", e.Coup.Cards, b)

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -372,15 +371,15 @@ func foldCheck(ctx context.Context, cfg checkConfig, r io.Reader, name string, s
 	l := tableau.NewLexer(r, name)
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	out := make([]tableau.Event, 0, 16)
-	var line []byte
 	var voided struct{ shoe, coup int } // the last coup voided
 	emit := func(evs []tableau.Event) error {
 		for i := range evs {
-			b, err := json.Marshal(evs[i])
+			// Encode into the writer's free buffer: no copy when it fits.
+			line, err := evs[i].AppendJSON(w.AvailableBuffer())
 			if err != nil {
 				return fmt.Errorf("encoding event: %w", err)
 			}
-			line = append(append(line[:0], b...), '\n')
+			line = append(line, '\n')
 			if _, err := w.Write(line); err != nil {
 				return fmt.Errorf("writing output: %w", err)
 			}

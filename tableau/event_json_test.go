@@ -1,0 +1,224 @@
+package tableau_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// checkAppendJSON compares Event.AppendJSON with json.Marshal: the same
+// bytes, or both an error (and dst unchanged).
+func checkAppendJSON(t *testing.T, e tableau.Event) {
+	t.Helper()
+	want, werr := json.Marshal(e)
+	prefix := []byte("x")
+	got, gerr := e.AppendJSON(prefix)
+	if (werr != nil) != (gerr != nil) {
+		t.Fatalf("%+v: json.Marshal error %v, AppendJSON error %v", e, werr, gerr)
+	}
+	if werr != nil {
+		if string(got) != "x" {
+			t.Fatalf("%+v: error %v but dst grew to %q", e, gerr, got)
+		}
+		return
+	}
+	if !bytes.Equal(got[1:], want) || got[0] != 'x' {
+		t.Fatalf("AppendJSON:\n%s\njson.Marshal:\n%s", got[1:], want)
+	}
+}
+
+// TestAppendJSONMatchesMarshal: every event of every sample transcript,
+// folded under every rule profile, tie payout, marker mode and deck count
+// (with and without the advantage check), encodes to json.Marshal's bytes.
+func TestAppendJSONMatchesMarshal(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*.shoe")
+	more, _ := filepath.Glob("testdata/contract/*.shoe")
+	ez, _ := filepath.Glob("../cmd/sabot/testdata/*.shoe")
+	n := 0
+	for _, p := range append(append(paths, more...), ez...) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks, err := tableau.ParseTranscript(bytes.NewReader(src), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range []tableau.Game{tableau.GamePuntoBanco, tableau.GameSuper6, tableau.GameEZ} {
+			for _, tie := range []int{8, 9} {
+				for _, markers := range []bool{false, true} {
+					for _, decks := range []int{1, 8} {
+						f, err := tableau.NewFold(tableau.Options{Decks: decks, Markers: markers, Rules: tableau.Rules{Game: g, TiePays: tie}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						var evs []tableau.Event
+						for _, tk := range toks {
+							if decks == 8 && g == tableau.GameEZ {
+								evs = f.FeedAdvantages(tk, 0, evs)
+							} else {
+								evs = f.Feed(tk, evs)
+							}
+						}
+						for _, e := range f.End(evs) {
+							checkAppendJSON(t, e)
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 10000 {
+		t.Errorf("only %d events compared", n)
+	}
+}
+
+// TestAppendJSONOddValues: hand-made events with values the fold never
+// makes — invalid cards, kinds, winners and outcomes, -0, NaN, ±Inf, tiny
+// and huge floats, strings JSON must escape — still give json.Marshal's
+// bytes or its error.
+func TestAppendJSONOddValues(t *testing.T) {
+	floats := []float64{0, math.Copysign(0, -1), -1, 0.95, 1e-7, -1e-7, 1.5e-300, 1e21, 9.99e20, 123456789.125, 1e-6,
+		math.NaN(), math.Inf(1), math.Inf(-1), 0.052133028520375914, 40, 0.1 + 0.2}
+	codes := []tableau.AlertCode{"extra-card", "", "a\"b", "<x>", "é", "a&b", "\x01", "back\\slash", "\u2028"}
+	cards := []tableau.Card{{}, {Rank: tableau.RankAce, Suit: tableau.Spades}, {Rank: tableau.Rank10}, {Rank: 14}, {Rank: 1, Suit: 9}, {UID: "04A1"}}
+	rng := rand.New(rand.NewPCG(3, 4))
+	pick := func(n int) int { return rng.IntN(n) }
+	payout := func() tableau.Payout {
+		if pick(3) == 0 {
+			return tableau.Payout{}
+		}
+		return tableau.Payout{Outcome: tableau.Outcome(pick(5)), Net: floats[pick(len(floats))]}
+	}
+	hand := func() tableau.Hand {
+		var h tableau.Hand
+		h.N = pick(5) - 1 // -1 to 3
+		for i := range h.Cards {
+			h.Cards[i] = cards[pick(len(cards))]
+		}
+		return h
+	}
+	for range 20000 {
+		var e tableau.Event
+		e.Kind = tableau.EventKind(pick(5))
+		switch e.Kind {
+		case tableau.EventCoup:
+			c := &e.Coup
+			c.Type = tableau.EventKind(pick(4))
+			if pick(4) > 0 {
+				c.Type = tableau.EventCoup
+			}
+			c.Shoe, c.Coup = pick(1000)-10, pick(100)
+			c.Player, c.Banker = hand(), hand()
+			if pick(2) == 0 {
+				c.Player.N, c.Banker.N = 2, 3
+				c.Player.Cards[0], c.Player.Cards[1] = cards[1], cards[2]
+				c.Banker.Cards[0], c.Banker.Cards[1], c.Banker.Cards[2] = cards[2], cards[1], cards[1]
+			}
+			c.PlayerTotal, c.BankerTotal, c.Cards = pick(10), pick(10), pick(7)
+			c.Winner = tableau.Winner(pick(5))
+			c.Natural, c.PlayerPair, c.BankerPair, c.Dragon7, c.Panda8, c.BankerWinsOn6 = pick(2) == 0, pick(2) == 0, pick(2) == 0, pick(2) == 0, pick(2) == 0, pick(2) == 0
+			if pick(4) > 0 {
+				s := &c.Settlement
+				s.Player, s.Banker, s.Tie, s.PlayerPair, s.BankerPair, s.Dragon7, s.Panda8 = payout(), payout(), payout(), payout(), payout(), payout(), payout()
+			}
+		case tableau.EventAlert:
+			a := &e.Alert
+			a.Type = tableau.EventAlert
+			if pick(5) == 0 {
+				a.Type = tableau.EventKind(pick(4))
+			}
+			a.Shoe, a.Coup, a.Code, a.Card = pick(9), pick(90), codes[pick(len(codes))], cards[pick(len(cards))]
+			if pick(3) == 0 {
+				a.AdvantageBet = &tableau.AdvantageBet{Bet: string(codes[pick(len(codes))]), EV: floats[pick(len(floats))]}
+			}
+		case tableau.EventVoid:
+			e.Void = tableau.VoidEvent{Type: tableau.EventKind(pick(4)), Shoe: pick(3), Coup: pick(3)}
+		}
+		checkAppendJSON(t, e)
+	}
+}
+
+// TestAppendJSONAllocatesNothing: encoding a coup with its settlement into
+// a reused buffer allocates nothing.
+func TestAppendJSONAllocatesNothing(t *testing.T) {
+	toks, _ := tableau.ParseTranscript(bytes.NewReader([]byte("shoe 2H 3C 4D | 3S 6H 2D JC 8H | 5C 5D |")), "")
+	evs, _ := tableau.FoldTokens(tableau.Options{Markers: true}, toks)
+	if len(evs) < 2 || evs[0].Kind != tableau.EventCoup {
+		t.Fatalf("%d events", len(evs))
+	}
+	buf := make([]byte, 0, 1024)
+	if n := testing.AllocsPerRun(100, func() {
+		for i := range evs {
+			buf, _ = evs[i].AppendJSON(buf[:0])
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per run", n)
+	}
+}
+
+// TestAppendJSONFloatsMatchMarshal: every value with at most two fraction
+// digits up to ±300 (the payouts' fast path), values near it and random
+// floats of every size encode as json.Marshal writes them.
+func TestAppendJSONFloatsMatchMarshal(t *testing.T) {
+	check := func(f float64) {
+		t.Helper()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return // json.Marshal refuses them: TestAppendJSONOddValues
+		}
+		want, _ := json.Marshal(f)
+		e := tableau.Event{Kind: tableau.EventAlert, Alert: tableau.AlertEvent{Type: tableau.EventAlert, Code: "advantage",
+			AdvantageBet: &tableau.AdvantageBet{Bet: "tie", EV: f}}}
+		got, err := e.AppendJSON(nil)
+		if err != nil || !bytes.HasSuffix(got, append(append([]byte(`"ev":`), want...), '}')) {
+			t.Fatalf("%v (%b): %s, want ev %s", f, math.Float64bits(f), got, want)
+		}
+	}
+	for k := -30000; k <= 30000; k++ {
+		f := float64(k) / 100
+		check(f)
+		check(math.Nextafter(f, 1e300))
+		check(math.Nextafter(f, -1e300))
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 50000 {
+		check(math.Float64frombits(rng.Uint64()))
+		check(float64(rng.Int64N(1<<53)) / 100)
+		check(rng.NormFloat64() * 1e13)
+	}
+	check(math.Copysign(0, -1))
+	check(0.1 + 0.2)
+	check(1e14 - 0.01)
+	check(99999999999999.99)
+}
+
+// BenchmarkAppendJSON encodes every event of the clean 8-deck shoe (84
+// coups) into a reused buffer; MB/s is output bytes per second.
+func BenchmarkAppendJSON(b *testing.B) {
+	src, err := os.ReadFile("testdata/clean-8deck.shoe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	toks, _ := tableau.ParseTranscript(bytes.NewReader(src), "")
+	evs, _ := tableau.FoldTokens(tableau.Options{Markers: true}, toks)
+	buf := make([]byte, 0, 64<<10)
+	for i := range evs {
+		buf, _ = evs[i].AppendJSON(buf)
+	}
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = buf[:0]
+		for i := range evs {
+			buf, _ = evs[i].AppendJSON(buf)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}
