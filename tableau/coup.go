@@ -229,21 +229,57 @@ func (c Coup) BankerWinsOn6() bool {
 // for shoe number shoe and coup number coup. The coup should be complete;
 // otherwise Winner is WinnerNone and the event does not encode.
 func (c Coup) Event(shoe, coup int) CoupEvent {
+	f := c.facts()
 	return CoupEvent{
 		Type:          EventCoup,
 		Shoe:          shoe,
 		Coup:          coup,
 		Player:        c.Player,
 		Banker:        c.Banker,
-		PlayerTotal:   c.Player.Total(),
-		BankerTotal:   c.Banker.Total(),
-		Winner:        c.Winner(),
+		PlayerTotal:   f.playerTotal,
+		BankerTotal:   f.bankerTotal,
+		Winner:        f.winner,
 		Natural:       c.Natural(),
-		PlayerPair:    c.PlayerPair(),
-		BankerPair:    c.BankerPair(),
-		Dragon7:       c.Dragon7(),
-		Panda8:        c.Panda8(),
-		BankerWinsOn6: c.BankerWinsOn6(),
+		PlayerPair:    f.playerPair,
+		BankerPair:    f.bankerPair,
+		Dragon7:       f.dragon7,
+		Panda8:        f.panda8,
+		BankerWinsOn6: f.bankerWinsOn6,
 		Cards:         c.Cards(),
 	}
+}
+
+// coupFacts are what the coup line and the settlement say about a coup,
+// computed once (the tableau decision behind Winner is the costly part):
+// each field is what the Coup method of the same name returns.
+type coupFacts struct {
+	winner                   Winner
+	playerTotal, bankerTotal int
+	playerPair, bankerPair   bool
+	dragon7, panda8          bool
+	bankerWinsOn6            bool
+}
+
+func (c *Coup) facts() coupFacts {
+	f := coupFacts{
+		winner:      WinnerNone,
+		playerTotal: c.Player.Total(),
+		bankerTotal: c.Banker.Total(),
+		playerPair:  c.Player.Pair(),
+		bankerPair:  c.Banker.Pair(),
+	}
+	if c.need() == NeedNone {
+		switch {
+		case f.playerTotal > f.bankerTotal:
+			f.winner = WinnerPlayer
+		case f.bankerTotal > f.playerTotal:
+			f.winner = WinnerBanker
+		default:
+			f.winner = WinnerTie
+		}
+	}
+	f.dragon7 = c.Banker.N == 3 && f.bankerTotal == 7 && f.winner == WinnerBanker
+	f.panda8 = c.Player.N == 3 && f.playerTotal == 8 && f.winner == WinnerPlayer
+	f.bankerWinsOn6 = f.bankerTotal == 6 && f.winner == WinnerBanker
+	return f
 }

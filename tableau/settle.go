@@ -230,66 +230,73 @@ func (r Rules) Settle(c Coup, b Bet) (Payout, error) {
 	if !r.Offers(b) {
 		return Payout{}, fmt.Errorf("%w: %s under %s", ErrBetNotOffered, b, r.Game)
 	}
-	w := c.Winner()
-	if w == WinnerNone {
+	f := c.facts()
+	if f.winner == WinnerNone {
 		return Payout{}, ErrCoupIncomplete
 	}
+	return r.settle(&f, b), nil
+}
+
+// settle is Settle for a valid profile offering b, on a complete coup
+// described by f.
+func (r Rules) settle(f *coupFacts, b Bet) Payout {
+	w := f.winner
 	switch b {
 	case BetPlayer:
 		switch w {
 		case WinnerPlayer:
-			return win(1), nil
+			return win(1)
 		case WinnerTie:
-			return push, nil
+			return push
 		}
-		return lose, nil
+		return lose
 	case BetBanker:
 		switch w {
 		case WinnerTie:
-			return push, nil
+			return push
 		case WinnerPlayer:
-			return lose, nil
+			return lose
 		}
 		switch r.Game {
 		case GameSuper6:
-			if c.BankerWinsOn6() {
-				return win(0.5), nil
+			if f.bankerWinsOn6 {
+				return win(0.5)
 			}
-			return win(1), nil
+			return win(1)
 		case GameEZ:
-			if c.Dragon7() {
-				return push, nil
+			if f.dragon7 {
+				return push
 			}
-			return win(1), nil
+			return win(1)
 		}
-		return win(0.95), nil
+		return win(0.95)
 	case BetTie:
 		if w == WinnerTie {
-			return win(float64(r.tiePays())), nil
+			return win(float64(r.tiePays()))
 		}
-		return lose, nil
+		return lose
 	case BetPlayerPair:
-		if c.PlayerPair() {
-			return win(11), nil
+		if f.playerPair {
+			return win(11)
 		}
-		return lose, nil
+		return lose
 	case BetBankerPair:
-		if c.BankerPair() {
-			return win(11), nil
+		if f.bankerPair {
+			return win(11)
 		}
-		return lose, nil
+		return lose
 	case BetDragon7:
-		if c.Dragon7() {
-			return win(40), nil
+		if f.dragon7 {
+			return win(40)
 		}
-		return lose, nil
+		return lose
 	case BetPanda8:
-		if c.Panda8() {
-			return win(25), nil
+		if f.panda8 {
+			return win(25)
 		}
-		return lose, nil
+		return lose
 	}
-	return Payout{}, fmt.Errorf("%w: %s", ErrBetNotOffered, b)
+	return Payout{}
 }
 
 // Settlement is every offered bet settled on one coup. Bets the profile
@@ -329,17 +336,19 @@ func (s *Settlement) Of(b Bet) Payout {
 // It returns the zero Settlement and an error if c is incomplete or the
 // profile is invalid.
 func (r Rules) SettleAll(c Coup) (Settlement, error) {
+	if err := r.Validate(); err != nil {
+		return Settlement{}, err
+	}
+	f := c.facts() // once for all bets: the fold settles every coup
+	if f.winner == WinnerNone {
+		return Settlement{}, ErrCoupIncomplete
+	}
 	var s Settlement
 	dst := [...]*Payout{&s.Player, &s.Banker, &s.Tie, &s.PlayerPair, &s.BankerPair, &s.Dragon7, &s.Panda8}
 	for i, b := range Bets {
-		if !r.Offers(b) {
-			continue
+		if r.Offers(b) {
+			*dst[i] = r.settle(&f, b)
 		}
-		p, err := r.Settle(c, b)
-		if err != nil {
-			return Settlement{}, err
-		}
-		*dst[i] = p
 	}
 	return s, nil
 }
