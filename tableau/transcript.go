@@ -208,8 +208,18 @@ func (l *Lexer) rune() (rune, int) {
 	return utf8.DecodeRune(l.buf[l.r:l.w])
 }
 
-// asciiSpace is unicode.IsSpace restricted to ASCII.
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+// asciiSpace is unicode.IsSpace restricted to ASCII (false for every byte
+// from 0x80: those are decoded as runes first).
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// tokenByte marks the bytes that continue a token on the fast path: ASCII
+// other than white space and '#'.
+var tokenByte = func() (t [256]bool) {
+	for b := 0; b < utf8.RuneSelf; b++ {
+		t[b] = !asciiSpace[b] && b != '#'
+	}
+	return t
+}()
 
 // skipComment consumes a comment: from buf[r] ('#') through the end of the
 // line.
@@ -255,20 +265,24 @@ func (l *Lexer) Next() (Token, error) {
 	}
 	// Skip white space and comments.
 	for {
+		// ASCII white space, in local variables.
+		buf, r, col, line := l.buf[:l.w], l.r, l.pos.Col, l.pos.Line
+		for r < len(buf) && asciiSpace[buf[r]] {
+			if buf[r] == '\n' {
+				line++
+				col = 0
+			}
+			col++
+			r++
+		}
+		l.pos.Offset += r - l.r
+		l.pos.Col, l.pos.Line, l.r = col, line, r
 		if l.r == l.w && !l.more() {
 			return Token{}, l.readErr()
 		}
 		b := l.buf[l.r]
 		if b < utf8.RuneSelf {
 			if asciiSpace[b] {
-				l.r++
-				l.pos.Offset++
-				if b == '\n' {
-					l.pos.Line++
-					l.pos.Col = 1
-				} else {
-					l.pos.Col++
-				}
 				continue
 			}
 			if b == '#' {
@@ -291,6 +305,22 @@ func (l *Lexer) Next() (Token, error) {
 		l.pos.Col++
 	}
 	start := l.pos
+	// Fast path: an ASCII token that ends, with an ASCII delimiter, inside
+	// the buffer is classified in place.
+	{
+		buf := l.buf[:l.w]
+		i, end := l.r, min(len(buf), l.r+MaxTokenBytes+1)
+		for i < end && tokenByte[buf[i]] {
+			i++
+		}
+		if i < len(buf) && i-l.r <= MaxTokenBytes && buf[i] < utf8.RuneSelf {
+			word := buf[l.r:i]
+			l.pos.Offset += i - l.r
+			l.pos.Col += i - l.r
+			l.r = i
+			return l.classify(word, start)
+		}
+	}
 	n := 0 // bytes of the token in l.tok
 	for {
 		if l.r == l.w && !l.more() {
@@ -333,16 +363,24 @@ func (l *Lexer) Next() (Token, error) {
 		l.pos.Offset += size
 		l.pos.Col++
 	}
+	return l.classify(l.tok[:n], start)
+}
+
+// classify makes the token of word, found at start.
+func (l *Lexer) classify(word []byte, start Pos) (Token, error) {
 	tok := Token{Pos: start}
-	word := l.tok[:n]
+	var first byte
+	if len(word) > 0 {
+		first = word[0] | 0x20 // ASCII lower case; '|' is unchanged
+	}
 	switch {
-	case len(word) == 1 && word[0] == '|':
+	case first == '|' && len(word) == 1:
 		tok.Kind = TokMarker
-	case keyword(word, "shoe"):
+	case first == 's' && keyword(word, "shoe"): // no rank starts with s, c or v
 		tok.Kind = TokShoe
-	case keyword(word, "cut"):
+	case first == 'c' && keyword(word, "cut"):
 		tok.Kind = TokCut
-	case keyword(word, "void"):
+	case first == 'v' && keyword(word, "void"):
 		tok.Kind = TokVoid
 	default:
 		c, ok := parseCard(word)
