@@ -127,7 +127,15 @@ func (d *daemon) err() error {
 	return d.fatal
 }
 
-// loadRegistry reads a UID registry: one "UID CARD" per line, '#' comments.
+// maxRegistryLine is the longest line of a UID registry, in bytes (a
+// card's UID is at most 10 bytes, 20 hex digits; the rest is a card and a
+// comment). loadRegistry refuses a longer line with its line and column
+// without reading the rest of it: the scanner's buffer never grows past
+// this.
+const maxRegistryLine = 1024
+
+// loadRegistry reads a UID registry: one "UID CARD" per line, '#' comments,
+// lines of at most maxRegistryLine bytes.
 func loadRegistry(path string) (map[string]tableau.Card, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -136,6 +144,7 @@ func loadRegistry(path string) (map[string]tableau.Card, error) {
 	defer f.Close()
 	reg := map[string]tableau.Card{}
 	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 4096), maxRegistryLine+1) // +1: the line's '\n'
 	line := 0
 	for sc.Scan() {
 		line++
@@ -156,7 +165,9 @@ func loadRegistry(path string) (map[string]tableau.Card, error) {
 		}
 		reg[fields[0]] = c
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("shoe.uid_registry: %s:%d:%d: line longer than %d bytes", path, line+1, maxRegistryLine+1, maxRegistryLine)
+	} else if err != nil {
 		return nil, fmt.Errorf("shoe.uid_registry: %s: %w", path, err)
 	}
 	return reg, nil
