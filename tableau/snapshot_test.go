@@ -36,7 +36,7 @@ func genInput(t *rapid.T) tableau.Input {
 	default:
 		kinds := []tableau.InputKind{tableau.InputCut, tableau.InputVoid, tableau.InputShoe, tableau.InputUnreadable,
 			tableau.InputAlarm, tableau.InputOffline, tableau.InputOnline, tableau.InputAck, tableau.InputBetsOpen,
-			tableau.InputBetsClosed, tableau.InputBacklog, tableau.InputRejected}
+			tableau.InputBetsClosed, tableau.InputBacklog, tableau.InputRejected, tableau.InputClockJump, tableau.InputArchivePruned}
 		in := tableau.Input{Kind: rapid.SampledFrom(kinds).Draw(t, "other")}
 		switch in.Kind {
 		case tableau.InputAlarm:

@@ -29,6 +29,11 @@ const (
 	InputBetsOpen   InputKind = "bets-open"   // live dealer: betting is open
 	InputBetsClosed InputKind = "bets-closed" // live dealer: betting closed, cards may be drawn
 	InputBacklog    InputKind = "backlog"     // the MQTT outbox is filling up (Text)
+	// InputClockJump: the daemon saw the wall clock jump (Text: by how
+	// much); InputArchivePruned: it removed the oldest journal archive to
+	// keep the archive directory under its cap (Text: which).
+	InputClockJump     InputKind = "clock-jump"
+	InputArchivePruned InputKind = "archive-pruned"
 	// InputRejected is a command refused before it reached the table (bad
 	// JSON, wrong table, unknown operator, ...): Code names the command,
 	// Text the reason, Operator and Ref who sent it. It is journaled for
@@ -397,6 +402,10 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		}
 	case InputBacklog:
 		extra = append(extra, t.daemonAlert(AlertOutboxBacklog, Card{}, defaultText(AlertOutboxBacklog)+suffix(in.Text)))
+	case InputClockJump:
+		extra = append(extra, t.daemonAlert(AlertClockJump, Card{}, defaultText(AlertClockJump)+suffix(in.Text)))
+	case InputArchivePruned:
+		extra = append(extra, t.daemonAlert(AlertArchivePruned, Card{}, defaultText(AlertArchivePruned)+suffix(in.Text)))
 	case InputRejected:
 		// Audit record only: the command was refused and changes nothing.
 	case InputBetsOpen:

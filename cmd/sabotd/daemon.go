@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
@@ -46,6 +47,8 @@ type daemon struct {
 	ping   chan chan struct{}
 	outs   []tableau.Output // main loop scratch
 	snaps  snapState        // main loop: journal snapshots (snapshot.go)
+	clock  clockwork.Clock  // the wall clock stamped on inputs; nil: the system's (clock.go)
+	clocks clockState       // main loop: the previous input's clocks (clock.go)
 
 	// unqueued: messages the outbox refused, kept (main loop only) to be
 	// queued again; unqueuedLost: some were dropped from memory past

@@ -24,6 +24,7 @@ const markPublished = "published"
 type inputReq struct {
 	in   tableau.Input
 	recv time.Time  // when it reached the daemon (journal time; latency start)
+	mono time.Time  // the real clock then, with its monotonic reading (clock.go)
 	done chan error // receives the result once journaled and applied; may be nil
 }
 
@@ -70,7 +71,7 @@ func newTable(cfg Config, registry map[string]tableau.Card) (*tableau.Table, err
 // submit hands an input to the main loop and waits until it is journaled
 // and applied (or ctx ends, or the daemon stops).
 func (d *daemon) submit(ctx context.Context, in tableau.Input) error {
-	r := inputReq{in: in, recv: time.Now().UTC().Round(0), done: make(chan error, 1)}
+	r := inputReq{in: in, recv: d.now(), mono: time.Now(), done: make(chan error, 1)}
 	select {
 	case d.inputs <- r:
 	case <-ctx.Done():
@@ -159,6 +160,12 @@ func (d *daemon) backlogInput() (tableau.Input, bool) {
 // leaves the machine, and the shoe is not acknowledged, before the input is
 // durable.
 func (d *daemon) process(ctx context.Context, r inputReq) error {
+	if jump, ok := d.checkClock(r); ok {
+		d.log.Warn("the wall clock jumped", "by", jump.Text, "time", r.recv)
+		if err := d.process(ctx, inputReq{in: jump, recv: r.recv}); err != nil {
+			return err
+		}
+	}
 	seq := d.journal.Last() + 1
 	d.outs = d.table.Apply(seq, r.recv, r.in, d.outs[:0])
 	view := d.table.View()
@@ -293,6 +300,9 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 	d.view = v
 	d.mu.Unlock()
 	d.metrics.latchedAlerts.Set(float64(v.AlertCount))
+	if last, err := d.journal.LastTime(); err == nil {
+		d.clocks = clockState{wall: last} // the first input checks its clock against it
+	}
 	if n > 0 || snapSeq > 0 {
 		d.log.Info("journal replayed", "snapshot", snapSeq, "records", n, "shoe", v.Shoe, "coup", v.Coup, "phase", v.Phase,
 			"republish", len(republish), "unacknowledged_alerts", v.AlertCount)

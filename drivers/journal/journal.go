@@ -259,6 +259,24 @@ func (j *Journal) First() uint64 {
 	return j.first
 }
 
+// LastTime returns the time of the last record (the zero time if the
+// journal is empty).
+func (j *Journal) LastTime() (time.Time, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.db == nil {
+		return time.Time{}, ErrClosed
+	}
+	var t time.Time
+	err := j.db.View(func(tx *bolt.Tx) error {
+		if _, v := tx.Bucket(bucketEvents).Cursor().Last(); len(v) >= 8 {
+			t = time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
+		}
+		return nil
+	})
+	return t, err
+}
+
 // Path returns the journal file's path.
 func (j *Journal) Path() string { return j.path }
 
