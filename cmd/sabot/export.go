@@ -24,8 +24,9 @@ func init() {
 
 const exportUsage = `usage: sabot export --state DIR [-o FILE]
 
-Reads sabotd's event journal (DIR/journal.db, the [state] dir of sabotd.toml)
-and writes every shoe in it as a shoe transcript: cards, "|" (coup button),
+Reads sabotd's event journal (DIR/journal.db, the [state] dir of sabotd.toml,
+and the older records moved to DIR/archive) and writes every shoe in it as a
+shoe transcript: cards, "|" (coup button),
 "cut", "void" and "shoe", in the order the daemon applied them. Running
 'sabot check' on it, with the flags given in its first line, gives the same
 coups, alerts and voids the daemon published (the daemon's own alerts —
@@ -121,7 +122,7 @@ func exportJournal(j *journal.Journal, w io.Writer) error {
 			sep = ""
 		}
 	}
-	err := j.Replay(1, func(r journal.Record) error {
+	err := j.ReplayAll(func(r journal.Record) error { // the archives, then the live journal
 		var in tableau.Input
 		if err := json.Unmarshal(r.Data, &in); err != nil {
 			return fmt.Errorf("%s: record %d: %w", j.Path(), r.Seq, err)

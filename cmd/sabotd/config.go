@@ -159,6 +159,13 @@ type StateConfig struct {
 	// Dir holds the event journal and the MQTT outbox. It must be
 	// writable; systemd's StateDirectory=sabot gives /var/lib/sabot.
 	Dir string `toml:"dir"`
+	// RetainDays: journal records older than this many days move from the
+	// live journal to dated, compressed files in Dir/archive (still read
+	// by `sabot export`); 0 keeps everything in the live journal.
+	RetainDays int `toml:"retain_days"`
+	// ArchiveMaxMB caps Dir/archive (MiB): past it the oldest archive
+	// file is removed, logged and alerted (archive-pruned); 0: no cap.
+	ArchiveMaxMB int `toml:"archive_max_mb"`
 }
 
 // HTTPConfig is the [http] table.
@@ -201,7 +208,7 @@ func DefaultConfig() Config {
 		MQTT:    MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
 		Display: DisplayConfig{Kind: "none", CLK: "GPIO23", DIO: "GPIO24", SPI: "/dev/spidev0.0", Address: 0x70, Brightness: 7},
 		GPIO:    GPIOConfig{Backend: "gpio", DebounceMS: 30},
-		State:   StateConfig{Dir: "/var/lib/sabot"},
+		State:   StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024},
 		HTTP:    HTTPConfig{Addr: "127.0.0.1:0"},
 		Alerts:  AlertsConfig{Misdeal: "alert-only"},
 		Log:     LogConfig{Format: "text", Level: "info"},
@@ -515,6 +522,12 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if (c.MQTT.TLSCert == "") != (c.MQTT.TLSKey == "") {
 		bad("mqtt.tls_cert", "tls_cert and tls_key go together")
+	}
+	if c.State.RetainDays < 0 {
+		bad("state.retain_days", "%d: must not be negative (0 keeps every record in the live journal)", c.State.RetainDays)
+	}
+	if c.State.ArchiveMaxMB < 0 {
+		bad("state.archive_max_mb", "%d: must not be negative (0: no cap)", c.State.ArchiveMaxMB)
 	}
 	if c.MQTT.BacklogLimit < 0 {
 		bad("mqtt.backlog_limit", "%d: must not be negative", c.MQTT.BacklogLimit)

@@ -245,6 +245,7 @@ func (d *daemon) start(ctx context.Context) (err error) {
 		return err
 	}
 	d.runBoard(loopCtx)
+	d.runRetention(loopCtx)
 
 	if err := sdnotify.Ready(fmt.Sprintf("table %s, journal %d records", d.cfg.Table, j.Last())); err != nil {
 		d.log.Warn("systemd notify", "err", err)

@@ -215,6 +215,9 @@ type RetainOptions struct {
 	// MaxBytes caps the archive directory: once its files exceed it, the
 	// oldest are removed (RetainResult.Removed). 0: no cap.
 	MaxBytes int64
+	// MaxRecords bounds the records one call moves (0: no bound), so that
+	// a caller can stop between calls.
+	MaxRecords int
 }
 
 // RetainResult is what Retain did.
@@ -282,7 +285,14 @@ func (j *Journal) Retain(opts RetainOptions) (RetainResult, error) {
 		if first == 0 || first > opts.UpTo {
 			break
 		}
-		af, n, err := j.writeArchive(adir, first, opts.UpTo, opts.Before)
+		limit := archiveFileRecords
+		if opts.MaxRecords > 0 {
+			if res.Moved >= opts.MaxRecords {
+				break
+			}
+			limit = min(limit, opts.MaxRecords-res.Moved)
+		}
+		af, n, err := j.writeArchive(adir, first, opts.UpTo, opts.Before, limit)
 		if err != nil {
 			return res, err
 		}
@@ -333,9 +343,9 @@ func (j *Journal) archivedMark() (uint64, error) {
 
 // writeArchive writes one archive file of the records from first on,
 // stamped before before and at most upTo, ending where the UTC date
-// changes or at archiveFileRecords records. It returns the file and its
+// changes or at limit records. It returns the file and its
 // record count (0, and no file, when the first record is not old enough).
-func (j *Journal) writeArchive(adir string, first, upTo uint64, before time.Time) (ArchiveFile, int, error) {
+func (j *Journal) writeArchive(adir string, first, upTo uint64, before time.Time, limit int) (ArchiveFile, int, error) {
 	tmp, err := os.CreateTemp(adir, ".tmp-*")
 	if err != nil {
 		return ArchiveFile{}, 0, fmt.Errorf("journal: archive: %w", err)
@@ -350,7 +360,7 @@ func (j *Journal) writeArchive(adir string, first, upTo uint64, before time.Time
 	var hdr [20]byte
 	err = j.Replay(first, func(r Record) error {
 		d := r.Time.UTC().Format("20060102")
-		if r.Seq > upTo || !r.Time.Before(before) || n == archiveFileRecords || (date != "" && d != date) {
+		if r.Seq > upTo || !r.Time.Before(before) || n == limit || (date != "" && d != date) {
 			return stop
 		}
 		date = d

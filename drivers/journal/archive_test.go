@@ -170,7 +170,7 @@ func TestRetainInterrupted(t *testing.T) {
 	defer j.Close()
 	adir := filepath.Join(dir, ArchiveDir)
 	os.MkdirAll(adir, 0o750)
-	af, n, err := j.writeArchive(adir, 1, 100, start.Add(24*time.Hour))
+	af, n, err := j.writeArchive(adir, 1, 100, start.Add(24*time.Hour), archiveFileRecords)
 	if err != nil || n != 10 {
 		t.Fatalf("writeArchive: %d %v", n, err)
 	}

@@ -510,6 +510,24 @@ func (j *Journal) Mark(name string) (uint64, error) {
 	return v, err
 }
 
+// DurableMark returns the value under name as written to disk: without a
+// SetMark still pending (what a restart after a crash now would read).
+func (j *Journal) DurableMark(name string) (uint64, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.db == nil {
+		return 0, ErrClosed
+	}
+	var v uint64
+	err := j.db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucketMarks).Get([]byte(name)); len(b) == 8 {
+			v = binary.BigEndian.Uint64(b)
+		}
+		return nil
+	})
+	return v, err
+}
+
 // SetMeta stores a small named value durably (e.g. the table options the
 // journal's events were applied with).
 func (j *Journal) SetMeta(name string, value []byte) error {
