@@ -57,7 +57,6 @@ func TestClockJumps(t *testing.T) {
 		}
 	}
 	backAt, fwdAt := newShoe-7, newShoe+40 // both in the middle of a coup
-	var kinds []tableau.InputKind
 	for i, in := range ins {
 		switch i {
 		case backAt:
@@ -70,7 +69,6 @@ func TestClockJumps(t *testing.T) {
 		if err := d.submit(t.Context(), in); err != nil {
 			t.Fatal(err)
 		}
-		kinds = append(kinds, in.Kind)
 	}
 	stop()
 	want, _ := json.Marshal(d.table.View())
