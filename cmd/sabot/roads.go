@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/sabot-table/sabot/display"
@@ -38,8 +37,8 @@ With --results, the results are given directly, one letter per coup
 (B banker, P player, T tie; case and white space ignored), as one shoe
 whose cards are not known.
 
-Exit status: 0 success, 2 the input cannot be read or parsed (nothing is
-printed on standard output then) or bad flags.
+Exit status: 0 success, 1 the transcript has no card, 2 the input cannot be
+read or parsed (nothing is printed on standard output then) or bad flags.
 `
 
 // maxResultsFlag bounds --results (letters, white space included): a
@@ -101,7 +100,7 @@ func splitResultsFlag(args []string) (rest []string, results *string, err error)
 }
 
 // runRoads is `sabot roads`.
-func runRoads(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runRoads(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, a := range args {
 		if a == "--" {
 			break
@@ -140,52 +139,60 @@ func runRoads(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "sabot roads: %v\n", err)
 		return 2
 	}
-	in, name := stdin, "<stdin>"
-	if cfg.file != "-" {
-		f, err := os.Open(cfg.file)
-		if err != nil {
-			fmt.Fprintf(stderr, "sabot roads: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		in, name = f, cfg.file
-	}
-	toks, err := tableau.ParseTranscript(in, name)
+	in, err := openCheckInput(cfg.file, stdin)
 	if err != nil {
-		var pe *tableau.ParseError
-		if errors.As(err, &pe) {
-			fmt.Fprintln(stderr, pe.Located())
-		} else {
-			fmt.Fprintf(stderr, "sabot roads: %s: %v\n", name, err)
-		}
+		fmt.Fprintf(stderr, "sabot roads: %v\n", err)
 		return 2
+	}
+	defer in.close()
+	// Two passes, as sabot check: a parse error prints nothing on standard
+	// output, and --markers auto learns whether there is a "|".
+	sc, err := scanTranscript(ctx, in.first(), in.name)
+	if err != nil {
+		printRoadsError(stderr, in.name, err)
+		return 2
+	}
+	if sc.cards == 0 {
+		fmt.Fprintf(stderr, "sabot roads: %s: no cards (%d bytes, no coup to draw)\n", in.name, sc.size)
+		return 1
 	}
 	switch cfg.markers {
 	case "on":
 		cfg.opts.Markers = true
 	case "auto":
-		cfg.opts.Markers = tableau.HasMarkers(toks)
+		cfg.opts.Markers = sc.markers
 	}
-	shoes, err := shoeRoads(cfg.opts, toks)
+	second, err := in.second(sc.size)
 	if err != nil {
-		fmt.Fprintf(stderr, "sabot roads: %v\n", err)
+		fmt.Fprintf(stderr, "sabot roads: %s: %v\n", in.name, err)
 		return 2
 	}
-	if len(shoes) == 0 {
-		fmt.Fprintf(stderr, "sabot roads: %s: no shoe in the input\n", name)
+	if err := foldRoads(ctx, cfg.opts, second, in.name, stdout); err != nil {
+		printRoadsError(stderr, in.name, err)
+		return 2
 	}
-	return writeRoads(stdout, stderr, shoes)
+	return 0
 }
 
-// shoeRoads folds toks and returns the roads of every shoe, in order. The
-// results kept are those of one shoe at a time.
-func shoeRoads(opts tableau.Options, toks []tableau.Token) ([]display.Roads, error) {
+func printRoadsError(stderr io.Writer, name string, err error) {
+	var pe *tableau.ParseError
+	if errors.As(err, &pe) {
+		fmt.Fprintln(stderr, pe.Located())
+		return
+	}
+	fmt.Fprintf(stderr, "sabot roads: %s: %v\n", name, err)
+}
+
+// foldRoads folds the transcript r token by token and writes the roads of
+// each shoe as a JSON line when the shoe ends. Memory: the fold's state and
+// the results of one shoe (tableau.CoupResult, 48 bytes a coup).
+func foldRoads(ctx context.Context, opts tableau.Options, r io.Reader, name string, stdout io.Writer) error {
 	f, err := tableau.NewFold(opts)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	w := bufio.NewWriter(stdout)
 	var (
-		out     []display.Roads
 		results []tableau.CoupResult
 		evs     []tableau.Event
 	)
@@ -207,28 +214,55 @@ func shoeRoads(opts tableau.Options, toks []tableau.Token) ([]display.Roads, err
 			}
 		}
 	}
-	// closeShoe records the roads of the fold's current shoe, as it stands
+	// closeShoe writes the roads of the fold's current shoe, as it stands
 	// before the next shoe (or the end of the input).
-	closeShoe := func() {
+	closeShoe := func() error {
 		if f.Shoe() == 0 {
-			return
+			return nil
 		}
-		out = append(out, display.BuildRoads(display.RoadsInput{Shoe: f.Shoe(), Results: results,
-			CardsLeft: max(0, f.Composition().Remaining()), Coup: f.CoupNumber(), LastCoup: f.LastCoup()}))
+		rd := display.BuildRoads(display.RoadsInput{Shoe: f.Shoe(), Results: results,
+			CardsLeft: max(0, f.Composition().Remaining()), Coup: f.CoupNumber(), LastCoup: f.LastCoup()})
 		results = results[:0]
+		b, err := json.Marshal(&rd)
+		if err != nil {
+			return fmt.Errorf("encoding shoe %d: %w", rd.Shoe, err)
+		}
+		w.Write(b)
+		if err := w.WriteByte('\n'); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+		return nil
 	}
-	for _, t := range toks {
+	l := tableau.NewLexer(r, name)
+	for i := 0; ; i++ {
+		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		t, err := l.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err // the file changed since the first pass
+		}
 		if t.Kind == tableau.TokShoe {
 			// Ending a shoe raises alerts only (a coup is out as soon as it
 			// is complete), so the old shoe's roads are complete here.
-			closeShoe()
+			if err := closeShoe(); err != nil {
+				return err
+			}
 		}
 		evs = f.Feed(t, evs[:0])
 		apply(evs)
 	}
 	apply(f.End(evs[:0]))
-	closeShoe()
-	return out, nil
+	if err := closeShoe(); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
 }
 
 // writeRoads prints one JSON line per shoe.

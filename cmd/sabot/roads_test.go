@@ -144,7 +144,7 @@ func TestRoadsCommandErrors(t *testing.T) {
 		{[]string{"--results"}, "", 2, "missing value"},
 		{[]string{"--decks", "9"}, "", 2, "--decks 9"},
 		{nil, "2H 3C 4D ZZ", 2, "1:10"},
-		{nil, "", 0, "no shoe in the input"},
+		{nil, "", 1, "no cards"},
 		{[]string{"-h"}, "", 0, "sabot roads --results"},
 	} {
 		code, out, errs := runRoadsArgs(t, c.stdin, c.args...)
