@@ -525,6 +525,18 @@ func BuildRoads(in RoadsInput) Roads {
 	return rd
 }
 
+// ViewRoads returns the roads of the table's current shoe: BuildRoads of
+// the view's results, cards left and coup numbers (cards not known before
+// the first shoe, nor in a shoe that has given more cards than its decks
+// hold). The MQTT roads message and the board page use it.
+func ViewRoads(v tableau.TableView) Roads {
+	left := v.Remaining
+	if v.Phase == "no-shoe" || v.Phase == "" || left < 0 {
+		left = -1
+	}
+	return BuildRoads(RoadsInput{Shoe: v.Shoe, Results: v.Results, CardsLeft: left, Coup: v.Coup, LastCoup: v.LastCoup})
+}
+
 func marks(playerPair, bankerPair bool) string {
 	s := ""
 	if playerPair {

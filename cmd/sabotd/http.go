@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -174,6 +175,7 @@ type scoreboardData struct {
 	Wins        winCounts            `json:"wins"`
 	Results     []tableau.CoupResult `json:"results"`
 	BeadRows    [][]string           `json:"bead_plate"`
+	Roads       display.Roads        `json:"roads"` // as on MQTT <prefix>/roads
 	Display     string               `json:"display,omitempty"`
 	View        tableau.TableView    `json:"view"`
 }
@@ -201,21 +203,16 @@ func (d *daemon) scoreboard() any {
 	if s.Results == nil {
 		s.Results = []tableau.CoupResult{}
 	}
-	const rows = 6
-	s.BeadRows = make([][]string, rows)
-	cols := (len(v.Results) + rows - 1) / rows
-	for r := range s.BeadRows {
-		s.BeadRows[r] = make([]string, cols)
-	}
-	for i, res := range v.Results {
-		s.BeadRows[i%rows][i/rows] = res.Winner.String()
-		switch res.Winner {
-		case tableau.WinnerPlayer:
-			s.Wins.Player++
-		case tableau.WinnerBanker:
-			s.Wins.Banker++
-		case tableau.WinnerTie:
-			s.Wins.Tie++
+	// The roads come from display, as on MQTT and in sabot roads.
+	s.Roads = display.ViewRoads(v)
+	s.Wins = winCounts{Player: s.Roads.Stats.Player, Banker: s.Roads.Stats.Banker, Tie: s.Roads.Stats.Tie}
+	s.BeadRows = make([][]string, len(s.Roads.Grids.BeadPlate))
+	for r, row := range s.Roads.Grids.BeadPlate {
+		s.BeadRows[r] = make([]string, len(row))
+		for c, cell := range row {
+			if cell != "" {
+				s.BeadRows[r][c] = map[byte]string{'P': "player", 'B': "banker", 'T': "tie"}[cell[0]]
+			}
 		}
 	}
 	s.Display = d.fakeFrame()

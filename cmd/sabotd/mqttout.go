@@ -15,10 +15,12 @@ import (
 type messageBuilder interface {
 	Output(o tableau.Output) (mqtt.Message, bool, error)
 	State(v tableau.TableView, seq uint64, t time.Time) (mqtt.Message, error)
+	Roads(outs []tableau.Output, v tableau.TableView, seq uint64, t time.Time) (mqtt.Message, bool, error)
 }
 
 // encodeError is one message that could not be built: id is the output's
-// id, or "state/<seq>" for the retained state after journal record seq.
+// id, or "state/<seq>" ("roads/<seq>") for the retained state (roads) after
+// journal record seq.
 type encodeError struct {
 	id  string
 	err error
@@ -51,6 +53,13 @@ func messages(b messageBuilder, outs []tableau.Output, view tableau.TableView, s
 		} else {
 			msgs = append(msgs, m)
 		}
+	}
+	// The retained roads, after every coup and void and at a new shoe.
+	m, ok, err := b.Roads(outs, view, seq, at)
+	if err != nil {
+		errs = append(errs, encodeError{"roads/" + strconv.FormatUint(seq, 10), err})
+	} else if ok {
+		msgs = append(msgs, m)
 	}
 	return msgs, errs
 }

@@ -52,7 +52,7 @@ func TestEmbeddedBrokerFullShoe(t *testing.T) {
 	}
 	ackMu.Lock()
 	got := slices.DeleteFunc(slices.Clone(acked), func(s string) bool {
-		return strings.HasPrefix(s, TopicStatus+" ") || strings.HasPrefix(s, TopicState+" ")
+		return strings.HasPrefix(s, TopicStatus+" ") || strings.HasPrefix(s, TopicState+" ") || strings.HasPrefix(s, TopicRoads+" ")
 	})
 	ackMu.Unlock()
 	if !slices.Equal(got, wantAcks) {

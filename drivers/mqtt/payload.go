@@ -3,8 +3,11 @@ package mqtt
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -14,8 +17,25 @@ import (
 const SchemaVersion = 1
 
 // MaxPayload is the largest payload, in bytes, this package publishes or
-// accepts as a command. Every message builder refuses larger payloads.
+// accepts as a command, on every topic but TopicRoads (see PayloadLimit).
+// Every message builder refuses larger payloads.
 const MaxPayload = 4096
+
+// MaxRoadsPayload is the largest roads payload, in bytes: the envelope
+// (under 700 bytes with the longest table, shoe id and id) plus the roads
+// of one shoe, which display.BuildRoads bounds to display.MaxRoadsJSON by
+// keeping the last display.MaxRoadCoups coups.
+const MaxRoadsPayload = 16384
+
+// PayloadLimit is the payload size, in bytes, that a message on topic
+// (relative to the table prefix) must stay under: MaxRoadsPayload on
+// TopicRoads, MaxPayload on every other topic.
+func PayloadLimit(topic string) int {
+	if topic == TopicRoads {
+		return MaxRoadsPayload
+	}
+	return MaxPayload
+}
 
 // Topic suffixes, relative to the table prefix (<topic_prefix>/<table>).
 const (
@@ -26,6 +46,7 @@ const (
 	TopicAlertAck = "alert/ack" // every acknowledgement of an alert
 	TopicVoid     = "void"      // every voided coup
 	TopicState    = "state"     // retained: shoe and coup snapshot
+	TopicRoads    = "roads"     // retained: the current shoe's scoreboard roads
 	TopicCmd      = "cmd"       // commands: cmd/<name>, replies cmd/<name>/reply
 )
 
@@ -74,14 +95,14 @@ type Message struct {
 }
 
 // Encode marshals v as the payload of a message for topic. It fails if the
-// payload reaches MaxPayload bytes.
+// payload reaches PayloadLimit(topic) bytes.
 func Encode(topic string, retained bool, v any) (Message, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return Message{}, fmt.Errorf("mqtt: encode %s payload: %w", topic, err)
 	}
-	if len(b) >= MaxPayload {
-		return Message{}, fmt.Errorf("mqtt: %s payload is %d bytes, limit %d", topic, len(b), MaxPayload)
+	if limit := PayloadLimit(topic); len(b) >= limit {
+		return Message{}, fmt.Errorf("mqtt: %s payload is %d bytes, limit %d", topic, len(b), limit)
 	}
 	return Message{Topic: topic, Payload: b, Retained: retained}, nil
 }
@@ -170,7 +191,10 @@ type VoidPayload struct {
 
 // StatePayload is published, retained, on TopicState after every change: a
 // scoreboard that connects late draws the table from it at once. The fields
-// are those of tableau.TableView, minus the road (see Beads).
+// are those of tableau.TableView, minus the shoe's results (the roads are
+// on TopicRoads). It is bounded by a constant: its hands hold at most three
+// cards, RemainingByRank 13 ranks, OpenAlerts MaxStateAlerts, Advantage
+// seven bets, and nothing in it grows with the coups of a shoe.
 type StatePayload struct {
 	Envelope
 	Shoe int `json:"shoe"`
@@ -213,9 +237,6 @@ type StatePayload struct {
 	Offline    bool `json:"offline"`
 	BetsOpen   bool `json:"bets_open"`
 	GateLocked bool `json:"gate_locked"`
-	// Beads is the shoe's bead plate so far, one letter per completed coup
-	// in order: "P" player, "B" banker, "T" tie (voided coups left out).
-	Beads string `json:"beads"`
 	// Advantage is the live advantage check after the last card (when the
 	// daemon's alerts.advantage_threshold is set): each offered bet whose
 	// exact expectation for the player on the next coup exceeds the
@@ -322,21 +343,14 @@ func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, 
 		CardsRemaining: v.Remaining, RemainingByRank: v.ByRank, OpenAlertCount: max(v.AlertCount, len(v.Alerts)),
 		Offline: v.Offline, BetsOpen: v.BetsOpen, GateLocked: v.GateLocked, Advantage: v.Advantage,
 	}
-	if p.RemainingByRank == nil {
-		p.RemainingByRank = map[string]int{}
+	// A shoe that has given more cards than its decks hold (a shoe that
+	// never ends, a wrong deck count) has no cards left, not fewer than none.
+	p.CardsRemaining = max(0, p.CardsRemaining)
+	rem := make(map[string]int, len(v.ByRank))
+	for r, n := range v.ByRank {
+		rem[r] = max(0, n)
 	}
-	beads := make([]byte, 0, len(v.Results))
-	for _, r := range v.Results {
-		switch r.Winner {
-		case tableau.WinnerPlayer:
-			beads = append(beads, 'P')
-		case tableau.WinnerBanker:
-			beads = append(beads, 'B')
-		case tableau.WinnerTie:
-			beads = append(beads, 'T')
-		}
-	}
-	p.Beads = string(beads)
+	p.RemainingByRank = rem
 	// List the newest open alerts that fit: MaxStateAlerts, fewer if the
 	// ids are so long the payload would reach MaxPayload.
 	for n := min(len(v.Alerts), MaxStateAlerts); ; n /= 2 {
@@ -349,4 +363,38 @@ func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, 
 			return m, err
 		}
 	}
+}
+
+// RoadsPayload is published, retained, on TopicRoads after every coup and
+// void and at a new shoe: the envelope plus exactly the object `sabot roads`
+// prints for the current shoe (display.Roads, from display.ViewRoads): bead
+// plate, big road, the three derived roads, ask-road, statistics and the
+// drawn grids. Under MaxRoadsPayload bytes.
+type RoadsPayload struct {
+	Envelope
+	display.Roads
+}
+
+// Roads returns the retained roads message for view v after the outputs
+// outs of the journal input with sequence number seq at time t, and false
+// (no message) unless outs hold a coup or a void or the input started the
+// shoe (the shoe id, "<UTC start time>-<journal sequence>", names seq): the
+// roads change only at those. Like every Builder method it keeps no state.
+// Its id is "<table>/<shoe-id>/<coup>/roads/<seq>".
+func (b *Builder) Roads(outs []tableau.Output, v tableau.TableView, seq uint64, t time.Time) (Message, bool, error) {
+	due := v.ShoeID != "" && strings.HasSuffix(v.ShoeID, "-"+strconv.FormatUint(seq, 10))
+	for i := range outs {
+		if k := outs[i].Kind; k == tableau.OutputCoup || k == tableau.OutputVoid {
+			due = true
+		}
+	}
+	if !due {
+		return Message{}, false, nil
+	}
+	id := tableau.OutputID(b.table, v.ShoeID, v.Coup, "roads", seq)
+	m, err := Encode(TopicRoads, true, RoadsPayload{Envelope: NewEnvelope(b.table, id, v.ShoeID, t), Roads: display.ViewRoads(v)})
+	if err != nil {
+		return Message{}, false, fmt.Errorf("mqtt: roads %s: %w", id, err)
+	}
+	return m, true, nil
 }

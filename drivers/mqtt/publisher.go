@@ -144,7 +144,7 @@ func (p *Publisher) Start(ctx context.Context) {
 // messages are then delivered in the background. It fails with
 // ErrBacklogFull when the outbox is full (nothing stored; the caller keeps
 // the events in its journal), or if a message is invalid (topic empty or with
-// wildcards, payload of MaxPayload bytes or more).
+// wildcards, payload of PayloadLimit(topic) bytes or more).
 func (p *Publisher) Publish(ctx context.Context, msgs ...Message) error {
 	for _, m := range msgs {
 		if err := checkMessage(m); err != nil {
@@ -165,8 +165,8 @@ func checkMessage(m Message) error {
 	if m.Topic == "" || strings.ContainsAny(m.Topic, "+#") || strings.HasPrefix(m.Topic, "/") {
 		return fmt.Errorf("mqtt: message topic %q: want a non-empty relative topic without wildcards", m.Topic)
 	}
-	if len(m.Payload) >= MaxPayload {
-		return fmt.Errorf("mqtt: %s payload is %d bytes, limit %d", m.Topic, len(m.Payload), MaxPayload)
+	if limit := PayloadLimit(m.Topic); len(m.Payload) >= limit {
+		return fmt.Errorf("mqtt: %s payload is %d bytes, limit %d", m.Topic, len(m.Payload), limit)
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ func SchemaFile(topic string) string {
 		return "schema/void.json"
 	case TopicState:
 		return "schema/state.json"
+	case TopicRoads:
+		return "schema/roads.json"
 	}
 	if rest, ok := strings.CutPrefix(topic, TopicCmd+"/"); ok {
 		if strings.HasSuffix(rest, "/reply") {

@@ -77,8 +77,8 @@ func validatePayload(t testing.TB, topic string, payload []byte) error {
 	if s == nil {
 		t.Fatalf("schema %s not compiled", file)
 	}
-	if len(payload) >= MaxPayload {
-		t.Errorf("%s payload is %d bytes, want < %d", topic, len(payload), MaxPayload)
+	if limit := PayloadLimit(topic); len(payload) >= limit {
+		t.Errorf("%s payload is %d bytes, want < %d", topic, len(payload), limit)
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // tableau's samples: a clean 8-deck shoe, an extra card, voids) run through
 // the real table controller (tableau.Table) and Builder, as the groups of
 // messages the daemon publishes per input (a card with the new state, a
-// coup, an alert, an acknowledgement, a void). Times derive from the input
+// coup, an alert, an acknowledgement, a void, the roads). Times derive from the input
 // sequence number, so every process gets byte-identical messages, as a
 // daemon replaying its journal would.
 
@@ -86,6 +86,14 @@ func tableEvents(t testing.TB, table string, files ...string) [][]Message {
 		if string(key) != lastState {
 			lastState = string(key)
 			ev = append(ev, st)
+		}
+		// The roads after every coup and void and at a new shoe.
+		rm, ok, err := b.Roads(outs, tbl.View(), seq, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			ev = append(ev, rm)
 		}
 		if len(ev) > 0 {
 			events = append(events, ev)
