@@ -215,12 +215,14 @@ func TestMessagesEncodeErrorIsPerMessage(t *testing.T) {
 	if len(errs) != 1 || errs[0].id != coupID {
 		t.Fatalf("errors %v, want one for %s", errs, coupID)
 	}
-	if len(msgs) != len(outs) || msgs[len(msgs)-1].Topic != mqtt.TopicState {
-		t.Fatalf("%d messages for %d outputs (one failed) and the state: %v", len(msgs), len(outs), msgs)
+	// The outputs less the failed coup, then the state and the roads (a
+	// coup changes them).
+	if len(msgs) != len(outs)+1 || msgs[len(msgs)-2].Topic != mqtt.TopicState || msgs[len(msgs)-1].Topic != mqtt.TopicRoads {
+		t.Fatalf("%d messages for %d outputs (one failed), the state and the roads: %v", len(msgs), len(outs), msgs)
 	}
 	b.fail, b.failState = nil, true
 	msgs, errs = messages(b, outs, tbl.View(), seq, at, true)
-	if len(errs) != 1 || errs[0].id != fmt.Sprintf("state/%d", seq) || len(msgs) != len(outs) {
+	if len(errs) != 1 || errs[0].id != fmt.Sprintf("state/%d", seq) || len(msgs) != len(outs)+1 {
 		t.Fatalf("state failing: %d messages, errors %v", len(msgs), errs)
 	}
 }
