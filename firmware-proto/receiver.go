@@ -63,7 +63,12 @@ type Verdict struct {
 // To survive a host restart, persist (boot, Last(boot)) of delivered events
 // (for example in the journal) and call Restore before the first frame.
 type Receiver struct {
-	boots []bootSeq // most recent last
+	boots []bootSeq // most recent last; at most MaxBoots
+
+	// What the last Deliver or Skip verdict changed, for Retract.
+	undo     [MaxBoots]bootSeq
+	undoN    int
+	undoable bool
 }
 
 type bootSeq struct{ boot, last uint32 }
@@ -90,7 +95,7 @@ func (r *Receiver) Current() uint32 {
 
 // Restore records that events of boot up to last were delivered (read back
 // from a journal after a restart).
-func (r *Receiver) Restore(boot, last uint32) { r.set(boot, last) }
+func (r *Receiver) Restore(boot, last uint32) { r.undoable = false; r.set(boot, last) }
 
 func (r *Receiver) find(boot uint32) int {
 	for i := len(r.boots) - 1; i >= 0; i-- {
@@ -120,8 +125,24 @@ func nak(boot, seq uint32, why uint8) Frame {
 	return Frame{Boot: boot, Msg: &Nak{Seq: seq, Reason: why}}
 }
 
+// Retract undoes the last Deliver (or Skip) verdict, when the event could
+// not be delivered after all (the host's handler refused it: its journal
+// cannot be written). The event must then not be acknowledged: the shoe
+// keeps it and sends it again, and the next Receive of it gives Deliver
+// again. Retract reports whether there was a verdict to undo; it undoes
+// only the most recent one, and only until the next Receive or Damaged.
+func (r *Receiver) Retract() bool {
+	if !r.undoable {
+		return false
+	}
+	r.undoable = false
+	r.boots = append(r.boots[:0], r.undo[:r.undoN]...)
+	return true
+}
+
 // Receive decides what to do with a frame decoded from the shoe.
 func (r *Receiver) Receive(f Frame) Verdict {
+	r.undoable = false
 	t := f.Type()
 	if f.Seq == 0 || !t.Sequenced() {
 		if h, ok := f.Msg.(*Hello); ok && f.Seq == 0 {
@@ -153,6 +174,8 @@ func (r *Receiver) sequenced(boot, seq uint32, m Message) Verdict {
 			lost = h.PrevLastSeq - plast
 		}
 	}
+	r.undoN = copy(r.undo[:], r.boots)
+	r.undoable = true
 	r.set(boot, seq)
 	a := Deliver
 	if m == nil {
@@ -167,6 +190,7 @@ func (r *Receiver) sequenced(boot, seq uint32, m Message) Verdict {
 // other damaged frame gets a NAK with sequence 0 (Damaged). Errors that are
 // not *FrameError get the zero Verdict.
 func (r *Receiver) Damaged(err error) Verdict {
+	r.undoable = false
 	var fe *FrameError
 	if !errors.As(err, &fe) {
 		return Verdict{}

@@ -95,3 +95,61 @@ func TestReceiverForgetsOldBoots(t *testing.T) {
 		t.Fatal("latest boot forgotten")
 	}
 }
+
+// A delivery the host could not complete is retracted: the event is not
+// acknowledged, the next copy of it is delivered, and nothing after it is
+// delivered before it.
+func TestReceiverRetract(t *testing.T) {
+	var r Receiver
+	card := &Card{Rank: 3}
+	if v := r.Receive(Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}); v.Action != Deliver {
+		t.Fatal(v.Action)
+	}
+	if r.Retract() != true {
+		t.Fatal("Retract after Deliver: nothing to undo")
+	}
+	if _, known := r.Last(0xA); known || r.Current() != 0 {
+		t.Fatalf("after retracting the first HELLO the boot is still known (current %x)", r.Current())
+	}
+	if r.Retract() {
+		t.Fatal("Retract twice undid twice")
+	}
+	steps := []struct {
+		f       Frame
+		action  Action
+		reply   string
+		retract bool
+	}{
+		{Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}, Deliver, "ACK a/1", false},
+		{Frame{Boot: 0xA, Seq: 2, Msg: card}, Deliver, "ACK a/2", true}, // refused by the handler
+		{Frame{Boot: 0xA, Seq: 3, Msg: card}, Gap, "NAK a/2 r1", false},
+		{Frame{Boot: 0xA, Seq: 2, Msg: card}, Deliver, "ACK a/2", false}, // the shoe's retransmission
+		{Frame{Boot: 0xA, Seq: 2, Msg: card}, Duplicate, "ACK a/2", false},
+		{Frame{Boot: 0xA, Seq: 3, Msg: card}, Deliver, "ACK a/3", false},
+		// A new boot's HELLO refused: the old boot stays current.
+		{Frame{Boot: 0xB, Seq: 1, Msg: &Hello{PrevBoot: 0xA, PrevLastSeq: 3}}, Deliver, "ACK b/1", true},
+	}
+	for i, s := range steps {
+		v := r.Receive(s.f)
+		if v.Action != s.action || reply(v) != s.reply {
+			t.Fatalf("step %d %v: got %v %s, want %v %s", i, s.f, v.Action, reply(v), s.action, s.reply)
+		}
+		if s.retract && !r.Retract() {
+			t.Fatalf("step %d: nothing to retract", i)
+		}
+	}
+	if r.Current() != 0xA {
+		t.Fatalf("Current %x after the new boot's HELLO was retracted, want a", r.Current())
+	}
+	if last, _ := r.Last(0xA); last != 3 {
+		t.Fatalf("Last(a) = %d", last)
+	}
+	if _, known := r.Last(0xB); known {
+		t.Fatal("boot b known after its HELLO was retracted")
+	}
+	// Only a Deliver can be retracted.
+	r.Receive(Frame{Boot: 0xA, Seq: 2, Msg: card})
+	if r.Retract() {
+		t.Fatal("retracted a duplicate")
+	}
+}

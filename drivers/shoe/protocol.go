@@ -82,6 +82,19 @@ type Stats struct {
 	Throttled   uint64 // reads that returned early with nothing and were slowed down
 	Offline     uint64 // KindOffline events
 	WriteErrors uint64 // failed or timed-out writes
+	Refused     uint64 // events the Handler refused with ErrRetryLater (sabot: offered again later)
+}
+
+// Redeliverer is implemented by protocols that can have an event sent again
+// (the sabot protocol: an event not acknowledged is retransmitted). When
+// Redelivers reports true, an event the Handler refuses with ErrRetryLater
+// comes back to the protocol as Emit's error (wrapping ErrRetryLater): the
+// protocol must not acknowledge it, must deliver nothing after it before it,
+// and must return nil from Feed or Tick so that Run goes on. For other
+// protocols the Shoe drops the refused event (logged, counted) and Emit
+// returns nil.
+type Redeliverer interface {
+	Redelivers() bool
 }
 
 // Statser is implemented by protocols that keep counters.
@@ -103,6 +116,17 @@ var (
 	ErrBusy = errors.New("shoe: device is in use")
 	// ErrClosed: the Shoe was closed.
 	ErrClosed = errors.New("shoe: closed")
+	// ErrRetryLater is returned (wrapped) by a Handler that cannot take an
+	// event now but may later: sabotd while its journal cannot be written
+	// (a full disk). Run goes on. A protocol with acknowledgements (sabot)
+	// does not acknowledge the event, so the shoe keeps it in its ring and
+	// sends it again; it is offered to the Handler again, and nothing after
+	// it is delivered before it. A protocol that cannot ask for an event
+	// again (beetek, lines) loses it: it is logged as an error and counted
+	// (Stats.Refused). KindOnline and KindOffline refused are logged and
+	// counted the same way (they are the link's state, not the shoe's
+	// events).
+	ErrRetryLater = errors.New("shoe: the handler cannot take the event now")
 )
 
 // ProtocolConfig is what a protocol constructor gets.

@@ -57,7 +57,10 @@ const (
 //   - Handshake: on every (re)open the host sends STATUS_REQUEST; the shoe's
 //     HELLO (sequence 1 of a boot, or sequence 0 in reply) brings it online
 //     (KindOnline with Info).
-//   - Every event is acknowledged, after the Handler accepted it;
+//   - Every event is acknowledged, after the Handler accepted it; one the
+//     Handler refuses (ErrRetryLater) is not, and the shoe's retransmission
+//     is offered again (events after it are dropped unacknowledged, without
+//     NAK, until it is accepted);
 //     duplicates are acknowledged again and dropped; an event after a gap is
 //     dropped and the gap NAKed; a damaged frame is NAKed (at most one NAK
 //     per 50 ms) so the shoe resends without waiting for its timeout.
@@ -94,6 +97,11 @@ type Sabot struct {
 	infoBoot      uint32
 	info          *Info
 	reported      bool // KindOffline reported for the current silence
+	// refused: the Handler refused the last event offered (ErrRetryLater)
+	// and no event was delivered since: later events of the boot are
+	// dropped without NAK, so the shoe resends at its own backed-off pace
+	// (up to 2 s), not at once, while the handler cannot take them.
+	refused bool
 
 	// Shared with Commander callers.
 	mu        sync.Mutex
@@ -280,19 +288,34 @@ func (s *Sabot) frameDone(now time.Time, emit Emit) error {
 	case fwproto.Deliver:
 		s.missing = false
 		if err := s.deliver(f, v.Lost, now, emit); err != nil {
+			if errors.Is(err, ErrRetryLater) {
+				// Not accepted: no ACK, and the Receiver forgets it, so
+				// the shoe's retransmission is delivered.
+				s.rx.Retract()
+				s.refused = true
+				return nil
+			}
 			return err
 		}
+		s.refused = false
 		s.reply(v.Reply)
 	case fwproto.Duplicate:
 		s.duplicates.Add(1)
 		s.reply(v.Reply)
 	case fwproto.Gap, fwproto.Hold:
 		s.gaps.Add(1)
+		if s.refused {
+			return nil // the refused event comes first, at the shoe's pace
+		}
 		s.missing = true
 		s.nak(v.Reply, now)
 	}
 	return nil
 }
+
+// Redelivers implements Redeliverer: an event the Handler refuses is not
+// acknowledged; the shoe sends it again.
+func (s *Sabot) Redelivers() bool { return true }
 
 // damaged handles a frame the decoder rejected.
 func (s *Sabot) damaged(err error, now time.Time, emit Emit) error {
@@ -328,9 +351,15 @@ func (s *Sabot) damaged(err error, now time.Time, emit Emit) error {
 			// often the shoe sends it again.
 			s.reply(v.Reply)
 			if key := [2]uint32{fe.Boot, fe.Seq}; key != s.badEvent {
-				s.badEvent = key
 				s.log.Error("shoe: sabot: the shoe sent a malformed event", "device", s.path, "err", err)
-				return emit(Event{Kind: KindAlarm, Alarm: Alarm{Code: "bad-event", Text: err.Error()}, Time: now})
+				err := emit(Event{Kind: KindAlarm, Alarm: Alarm{Code: "bad-event", Text: err.Error()}, Time: now})
+				if errors.Is(err, ErrRetryLater) {
+					return nil // reported when the shoe sends it again
+				}
+				if err == nil {
+					s.badEvent = key
+				}
+				return err
 			}
 			return nil
 		}
@@ -350,7 +379,7 @@ func (s *Sabot) info0(f fwproto.Frame, now time.Time, emit Emit) error {
 	case *fwproto.Heartbeat:
 		// The shoe has assigned events we have not seen: ask for them now
 		// rather than at its retransmission timeout.
-		if last, ok := s.rx.Last(f.Boot); ok && f.Boot == s.rx.Current() && m.LastSeq > last && m.Unacked > 0 {
+		if last, ok := s.rx.Last(f.Boot); ok && !s.refused && f.Boot == s.rx.Current() && m.LastSeq > last && m.Unacked > 0 {
 			s.missing = true
 			s.nak(fwproto.Frame{Boot: f.Boot, Msg: &fwproto.Nak{Seq: last + 1, Reason: fwproto.NakGap}}, now)
 		}
@@ -559,7 +588,7 @@ func (s *Sabot) Tick(now time.Time, emit Emit) error {
 			return err
 		}
 	}
-	if s.missing && now.Sub(s.lastNak) >= renakInterval {
+	if s.missing && !s.refused && now.Sub(s.lastNak) >= renakInterval {
 		if boot := s.rx.Current(); boot != 0 {
 			last, _ := s.rx.Last(boot)
 			s.lastNakOf = [2]uint32{}

@@ -72,8 +72,10 @@ const (
 // Handler receives the shoe's events, one at a time, in order, on the
 // Shoe's reader goroutine. Returning nil means the event is accepted
 // (journaled): only then does a protocol with acknowledgements acknowledge
-// it. Returning an error stops Run, which returns that error; the event is
-// not acknowledged, so the shoe keeps it for the next run. A Handler may call
+// it. Returning an error wrapping ErrRetryLater refuses the event for now:
+// it is not acknowledged and Run goes on (see ErrRetryLater). Returning any
+// other error stops Run, which returns that error; the event is not
+// acknowledged, so the shoe keeps it for the next run. A Handler may call
 // Gate and Indicator.
 type Handler func(Event) error
 
@@ -102,7 +104,7 @@ type Shoe struct {
 }
 
 type engineStats struct {
-	events, bytes, opens, openErrors, readErrors, timeouts, throttled, offline, writeErrors atomic.Uint64
+	events, bytes, opens, openErrors, readErrors, timeouts, throttled, offline, writeErrors, refused atomic.Uint64
 }
 
 // New checks opts and returns a Shoe that has not opened anything yet.
@@ -357,7 +359,17 @@ func (s *Shoe) deliver(ev Event) error {
 		ev.Time = time.Now()
 	}
 	if err := s.h(ev); err != nil {
-		return &handlerError{err}
+		if !errors.Is(err, ErrRetryLater) {
+			return &handlerError{err}
+		}
+		s.st.refused.Add(1)
+		if rd, ok := s.proto.(Redeliverer); ok && rd.Redelivers() && ev.Kind != KindOnline && ev.Kind != KindOffline {
+			// Not acknowledged: the shoe sends it again.
+			s.log.Warn("shoe: the handler refused an event; it is not acknowledged and will come again", "event", ev.String(), "err", err)
+			return &handlerError{err}
+		}
+		s.log.Error("shoe: the handler refused an event and this protocol cannot ask for it again: event lost", "event", ev.String(), "err", err)
+		return nil
 	}
 	s.st.events.Add(1)
 	return nil
@@ -443,6 +455,7 @@ func (s *Shoe) Stats() Stats {
 	st.Throttled = s.st.throttled.Load()
 	st.Offline = s.st.offline.Load()
 	st.WriteErrors = s.st.writeErrors.Load()
+	st.Refused = s.st.refused.Load()
 	return st
 }
 
