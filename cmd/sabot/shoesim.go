@@ -73,7 +73,8 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoeSimConfig, error) {
 	fs.IntVar(&cfg.baud, "baud", 115200, "baud rate for --port (9600–921600)")
 	fs.StringVar(&cfg.transcript, "transcript", "", "deal the transcript `FILE` (sabot check format) instead of a shuffled shoe")
 	fs.StringVar(&cfg.dealOut, "write-transcript", "", "write the transcript being dealt to `FILE` (for sabot check)")
-	seed := fs.Uint64("seed", 1, "seed of the shuffle, boot ids and faults")
+	seed := fs.Uint64("seed", 1, "seed of the shuffle, read qualities, UIDs and faults")
+	bootID := fs.Uint64("boot-id", 0, "first boot id, 1–4294967295 (default: a random one on every run, as real firmware)")
 	fs.IntVar(&cfg.opts.Decks, "decks", 8, "decks per shuffled shoe, 1–8")
 	fs.IntVar(&cfg.opts.Shoes, "shoes", 1, "shuffled shoes to deal")
 	fs.Float64Var(&cfg.opts.Rate, "rate", 0, "pace in `CARDS_PER_S`; 0 deals as fast as the host acknowledges")
@@ -113,6 +114,10 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoeSimConfig, error) {
 	}
 	cfg.opts.Faults = f
 	cfg.opts.Seed = *seed
+	if *bootID > 1<<32-1 {
+		errs = append(errs, fmt.Errorf("--boot-id %d: want 1–4294967295 (or 0, the default: random)", *bootID))
+	}
+	cfg.opts.BootID = uint32(*bootID)
 	return cfg, errors.Join(errs...)
 }
 

@@ -121,6 +121,7 @@ func TestShoeSimBadFlags(t *testing.T) {
 		{[]string{"--link", "a", "--decks", "9"}, "--decks 9"},
 		{[]string{"--link", "a", "--faults", "jam=1"}, `unknown fault "jam"`},
 		{[]string{"--link", "a", "--rate", "-1"}, "--rate -1"},
+		{[]string{"--link", "a", "--boot-id", "4294967296"}, "--boot-id 4294967296"},
 		{[]string{"--link", "a", "--transcript", bad}, bad + ":1:9: unknown token \"ZZ\""},
 		{[]string{"--link", "a", "--transcript", filepath.Join(dir, "missing")}, "no such file"},
 	}

@@ -283,10 +283,10 @@ func TestFaultsExactlyOnce(t *testing.T) {
 	}
 }
 
-// TestDeterministic: the same seed gives the same events (boot ids,
-// sequence numbers, cards, faults), whatever the timing.
+// TestDeterministic: the same seed and boot id give the same events (boot
+// ids, sequence numbers, cards, faults), whatever the timing.
 func TestDeterministic(t *testing.T) {
-	opts := sim.Options{Seed: 7, Decks: 1, Faults: sim.Faults{Reboot: 0.05, Unreadable: 0.05, Drop: 0.05, Dup: 0.05}, RetransmitTimeout: 20 * time.Millisecond}
+	opts := sim.Options{Seed: 7, BootID: 0x5AB07001, Decks: 1, Faults: sim.Faults{Reboot: 0.05, Unreadable: 0.05, Drop: 0.05, Dup: 0.05}, RetransmitTimeout: 20 * time.Millisecond}
 	var runs [2][]string
 	for i := range runs {
 		s, _, _ := runSim(t, opts, nil, 20*time.Second)

@@ -25,6 +25,8 @@ package sim
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -88,7 +90,14 @@ type Options struct {
 	// Tokens is the transcript to play. If nil, DealShoes(Seed, Decks,
 	// Shoes) is dealt.
 	Tokens []tableau.Token
-	Seed   uint64 // seeds the deal, boot ids, read quality and faults
+	Seed   uint64 // seeds the deal, read quality, UIDs and faults (not boot ids: see BootID)
+	// BootID is the first boot's id. 0 (the default) takes a random one
+	// (crypto/rand) on every run, as real firmware must (PROTOCOL.md 4.2):
+	// two runs of the same seed against the same host are two boots, not
+	// a retransmission of one. Set it to make a run's boot ids
+	// reproducible (tests); the ids of later boots (Faults.Reboot) are
+	// drawn from a generator seeded by it.
+	BootID uint32
 	Decks  int    // decks per shoe for the seeded deal (default 8)
 	Shoes  int    // shoes for the seeded deal (default 1)
 
@@ -158,7 +167,8 @@ type Shoe struct {
 	log     *slog.Logger
 	faults  *rand.Rand // per-frame and per-byte fault decisions (drop, dup, split, corrupt)
 	cardRNG *rand.Rand // per-card fault decisions (pull, reboot, unreadable): independent of timing
-	ids     *rand.Rand // boot ids, read quality, UIDs
+	ids     *rand.Rand // read quality, UIDs
+	bootIDs *rand.Rand // boot ids after the first
 
 	mu     sync.Mutex
 	stats  Stats
@@ -282,6 +292,19 @@ func New(opts Options) (*Shoe, error) {
 		cardRNG: rand.New(rand.NewPCG(opts.Seed, 0xCA4D)),
 		ids:     rand.New(rand.NewPCG(opts.Seed, 0x1D5)),
 		rto:     opts.RetransmitTimeout,
+	}
+	if opts.BootID == 0 {
+		var b [12]byte
+		if _, err := crand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("sim: random boot id: %w", err)
+		}
+		s.opts.BootID = binary.LittleEndian.Uint32(b[:])
+		if s.opts.BootID == 0 {
+			s.opts.BootID = 1
+		}
+		s.bootIDs = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(b[4:]), 0xB007))
+	} else {
+		s.bootIDs = rand.New(rand.NewPCG(uint64(opts.BootID), 0xB007))
 	}
 	s.stats.TokensTotal = len(toks)
 	return s, nil
@@ -658,11 +681,15 @@ func (s *Shoe) sendStatus(now time.Time) {
 // with their old boot id, ahead of the new HELLO.
 func (s *Shoe) reboot(now time.Time, fault bool) {
 	s.prevBoot, s.prevLast = s.boot, s.seq
-	for {
-		b := s.ids.Uint32()
-		if b != 0 && b != s.boot {
-			s.boot = b
-			break
+	if s.boot == 0 {
+		s.boot = s.opts.BootID
+	} else {
+		for {
+			b := s.bootIDs.Uint32()
+			if b != 0 && b != s.boot {
+				s.boot = b
+				break
+			}
 		}
 	}
 	s.seq, s.lastAcked = 0, 0
