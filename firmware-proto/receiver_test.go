@@ -153,3 +153,121 @@ func TestReceiverRetract(t *testing.T) {
 		t.Fatal("retracted a duplicate")
 	}
 }
+
+// A shoe whose sequence restarts under a boot id already seen (a boot id
+// that is not random): its HELLO comes again, its events wait, and its next
+// HEARTBEAT shows its sequence and clock went back: Restart, after which
+// the new sequence is delivered from its HELLO.
+func TestReceiverSequenceRestart(t *testing.T) {
+	card := func(clock uint32) *Card { return &Card{Rank: 4, Clock: clock} }
+	steps := []struct {
+		f      Frame
+		action Action
+		reply  string
+	}{
+		// First run: HELLO and three cards, the last at 9 s of shoe clock.
+		{Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}, Deliver, "ACK a/1"},
+		{Frame{Boot: 0xA, Seq: 2, Msg: card(3000)}, Deliver, "ACK a/2"},
+		{Frame{Boot: 0xA, Seq: 3, Msg: card(6000)}, Deliver, "ACK a/3"},
+		{Frame{Boot: 0xA, Seq: 4, Msg: card(9000)}, Deliver, "ACK a/4"},
+		{Frame{Boot: 0xA, Msg: &Heartbeat{Clock: 9500, LastSeq: 4}}, Info, "-"},
+		// Second run, same boot id: HELLO again, cards 2..5 wait unacknowledged.
+		{Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}, Wait, "-"},
+		{Frame{Boot: 0xA, Seq: 2, Msg: card(100)}, Wait, "-"},
+		{Frame{Boot: 0xA, Seq: 5, Msg: card(900)}, Wait, "-"},
+		// Its heartbeat: sequence 5 is past 4, but the clock went back.
+		{Frame{Boot: 0xA, Msg: &Heartbeat{Clock: 1000, LastSeq: 5}}, Restart, "NAK a/1 r1"},
+		{Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}, Deliver, "ACK a/1"},
+		{Frame{Boot: 0xA, Seq: 2, Msg: card(100)}, Deliver, "ACK a/2"},
+		// Third run, shorter: its heartbeat's sequence is below what was
+		// delivered (no HELLO seen: it was damaged).
+		{Frame{Boot: 0xA, Msg: &Heartbeat{Clock: 50, LastSeq: 1}}, Restart, "NAK a/1 r1"},
+		{Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}, Deliver, "ACK a/1"},
+	}
+	var r Receiver
+	for i, s := range steps {
+		v := r.Receive(s.f)
+		if v.Action != s.action || reply(v) != s.reply {
+			t.Fatalf("step %d %v: got %v %s, want %v %s", i, s.f, v.Action, reply(v), s.action, s.reply)
+		}
+		if v.Action == Restart && v.Prior == 0 {
+			t.Fatalf("step %d: Restart without Prior", i)
+		}
+	}
+}
+
+// A HELLO sent again because its ACKs were late or lost (the shoe's timer
+// ran out, or the cable was pulled): the events wait, and the heartbeat
+// (sequence and clock going on) says it was a retransmission: ACK of what
+// was delivered, nothing delivered twice.
+func TestReceiverHelloRetransmission(t *testing.T) {
+	var r Receiver
+	for _, f := range []Frame{
+		{Boot: 0xA, Seq: 1, Msg: &Hello{}},
+		{Boot: 0xA, Msg: &Heartbeat{Clock: 10, LastSeq: 3}},
+		{Boot: 0xA, Seq: 2, Msg: &Card{Rank: 1, Clock: 20}},
+		{Boot: 0xA, Seq: 3, Msg: &Card{Rank: 2, Clock: 30}},
+	} {
+		r.Receive(f)
+	}
+	for _, s := range []struct {
+		f      Frame
+		action Action
+		reply  string
+	}{
+		{Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}, Wait, "-"},
+		{Frame{Boot: 0xA, Seq: 2, Msg: &Card{Rank: 1, Clock: 20}}, Wait, "-"},
+		{Frame{Boot: 0xA, Seq: 4, Msg: &Card{Rank: 3, Clock: 260}}, Wait, "-"},
+		{Frame{Boot: 0xA, Msg: &Heartbeat{Clock: 270, LastSeq: 4}}, Info, "ACK a/3"},
+		{Frame{Boot: 0xA, Seq: 2, Msg: &Card{Rank: 1, Clock: 20}}, Duplicate, "ACK a/3"},
+		{Frame{Boot: 0xA, Seq: 4, Msg: &Card{Rank: 3, Clock: 260}}, Deliver, "ACK a/4"},
+	} {
+		if v := r.Receive(s.f); v.Action != s.action || reply(v) != s.reply {
+			t.Fatalf("%v: got %v %s, want %v %s", s.f, v.Action, reply(v), s.action, s.reply)
+		}
+	}
+	// A shoe that sends no heartbeat: EndWait takes the HELLO for a
+	// retransmission.
+	r.Receive(Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}})
+	if b, ok := r.Waiting(); !ok || b != 0xA {
+		t.Fatalf("Waiting = %x %v", b, ok)
+	}
+	if v := r.EndWait(); v.Action != Info || reply(v) != "ACK a/4" {
+		t.Fatalf("EndWait: %v %s", v.Action, reply(v))
+	}
+	if _, ok := r.Waiting(); ok {
+		t.Fatal("still waiting")
+	}
+	// A clock that wraps (49.7 days) is not a restart.
+	r.Receive(Frame{Boot: 0xB, Seq: 1, Msg: &Hello{}})
+	r.Receive(Frame{Boot: 0xB, Seq: 2, Msg: &Card{Rank: 1, Clock: 0xFFFFFF00}})
+	r.Receive(Frame{Boot: 0xB, Seq: 1, Msg: &Hello{}})
+	if v := r.Receive(Frame{Boot: 0xB, Msg: &Heartbeat{Clock: 0x100, LastSeq: 2}}); v.Action != Info {
+		t.Fatalf("clock wrap: %v", v.Action)
+	}
+}
+
+// A Restart the host could not record (its handler refused the alarm) is
+// retracted: the next heartbeat decides again.
+func TestReceiverRetractRestart(t *testing.T) {
+	var r Receiver
+	r.Receive(Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}})
+	r.Receive(Frame{Boot: 0xA, Seq: 2, Msg: &Card{Rank: 1, Clock: 5000}})
+	r.Receive(Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}})
+	hb := Frame{Boot: 0xA, Msg: &Heartbeat{Clock: 10, LastSeq: 1}}
+	if v := r.Receive(hb); v.Action != Restart || v.Prior != 2 {
+		t.Fatalf("%v prior %d", v.Action, v.Prior)
+	}
+	if !r.Retract() {
+		t.Fatal("nothing to retract")
+	}
+	if last, _ := r.Last(0xA); last != 2 {
+		t.Fatalf("Last after Retract %d", last)
+	}
+	if v := r.Receive(Frame{Boot: 0xA, Seq: 2, Msg: &Card{Rank: 9, Clock: 8}}); v.Action != Wait {
+		t.Fatalf("after Retract: %v, want wait", v.Action)
+	}
+	if v := r.Receive(hb); v.Action != Restart {
+		t.Fatalf("second heartbeat: %v", v.Action)
+	}
+}

@@ -47,7 +47,17 @@ const (
 	// ignored too), rather than waiting for the shoe's retransmission
 	// timeout, which backs off to seconds.
 	renakInterval = 100 * time.Millisecond
+	// waitTimeout bounds a Wait (a HELLO repeated for a boot of which
+	// events were delivered): the shoe sends a HEARTBEAT every second, and
+	// if none has come after this long the HELLO is taken for a
+	// retransmission.
+	waitTimeout = 3 * fwproto.HeartbeatInterval
 )
+
+// AlarmSequence is the Alarm.Code of the alarm the sabot protocol raises
+// when a shoe's event sequence restarts under a boot id already seen
+// (tableau.AlertShoeSequence).
+const AlarmSequence = string(tableau.AlertShoeSequence)
 
 // Sabot is the host side of the firmware-proto protocol (PROTOCOL.md in
 // firmware-proto): frames are decoded with fwproto's Decoder, and
@@ -70,6 +80,14 @@ const (
 //   - A shoe reboot (a HELLO with a new boot id) emits KindOffline then
 //     KindOnline; events the shoe lost in the reboot are reported as an
 //     alarm with Code "lost-events".
+//   - A sequence restarting under a boot id already seen (a HELLO again
+//     after events of its boot, then a HEARTBEAT whose last sequence or
+//     clock went back; fwproto.Wait and Restart) is an alarm with Code
+//     AlarmSequence, then KindOffline and KindOnline as for a reboot, and
+//     the new sequence is delivered from its HELLO: nothing is dropped as
+//     a duplicate. The boot's events wait unacknowledged meanwhile (at most
+//     a heartbeat interval; waitTimeout 3 s without one takes the HELLO for
+//     a retransmission).
 //   - GATE and INDICATOR (Commander) are acknowledged by the shoe and sent
 //     again until they are; the wanted state is sent again after every
 //     reconnect and reboot.
@@ -102,6 +120,9 @@ type Sabot struct {
 	// dropped without NAK, so the shoe resends at its own backed-off pace
 	// (up to 2 s), not at once, while the handler cannot take them.
 	refused bool
+	// waitSince: since when the Receiver holds a boot's events because its
+	// HELLO came again (zero: not waiting).
+	waitSince time.Time
 
 	// Shared with Commander callers.
 	mu        sync.Mutex
@@ -282,9 +303,22 @@ func (s *Sabot) frameDone(now time.Time, emit Emit) error {
 			return err
 		}
 	}
+	if _, waiting := s.rx.Waiting(); !waiting {
+		s.waitSince = time.Time{}
+	}
 	switch v.Action {
 	case fwproto.Info:
+		s.reply(v.Reply) // an ACK when a Wait ended in a retransmission
 		return s.info0(f, now, emit)
+	case fwproto.Wait:
+		if s.waitSince.IsZero() {
+			s.waitSince = now
+			last, _ := s.rx.Last(f.Boot)
+			s.log.Warn("shoe: sabot: HELLO again for a boot already delivered up to an event; its events wait for the next heartbeat to tell a retransmission from a restarted sequence",
+				"device", s.path, "boot", fmt.Sprintf("%#08x", f.Boot), "last", last)
+		}
+	case fwproto.Restart:
+		return s.restart(f, v, now, emit)
 	case fwproto.Deliver:
 		s.missing = false
 		if err := s.deliver(f, v.Lost, now, emit); err != nil {
@@ -310,6 +344,31 @@ func (s *Sabot) frameDone(now time.Time, emit Emit) error {
 		s.missing = true
 		s.nak(v.Reply, now)
 	}
+	return nil
+}
+
+// restart handles a sequence that restarted under a boot id already seen:
+// an alarm, offline (as for a reboot), and a NAK of sequence 1 so the shoe
+// sends its HELLO and what follows again, now delivered as a new boot.
+func (s *Sabot) restart(f fwproto.Frame, v fwproto.Verdict, now time.Time, emit Emit) error {
+	text := fmt.Sprintf("the shoe's event sequence restarted under boot id %#08x after event %d had been delivered (the boot id is not new at each boot): its events are taken again from its HELLO, as after a reboot", f.Boot, v.Prior)
+	s.log.Error("shoe: sabot: "+text, "device", s.path)
+	if err := emit(Event{Kind: KindAlarm, Alarm: Alarm{Code: AlarmSequence, Text: text}, Time: now}); err != nil {
+		if errors.Is(err, ErrRetryLater) {
+			s.rx.Retract() // decided again at the next heartbeat
+			return nil
+		}
+		return err
+	}
+	s.missing = false
+	if s.online {
+		s.online = false
+		if err := emit(Event{Kind: KindOffline, Reason: fmt.Sprintf("shoe restarted (the sequence of boot id %#08x started again)", f.Boot), Time: now}); err != nil {
+			return err
+		}
+	}
+	s.lastNakOf = [2]uint32{}
+	s.nak(v.Reply, now)
 	return nil
 }
 
@@ -587,6 +646,12 @@ func (s *Sabot) Tick(now time.Time, emit Emit) error {
 		if err := emit(Event{Kind: KindOffline, Reason: reason, Time: now}); err != nil {
 			return err
 		}
+	}
+	if !s.waitSince.IsZero() && now.Sub(s.waitSince) >= waitTimeout {
+		s.waitSince = time.Time{}
+		v := s.rx.EndWait()
+		s.log.Error("shoe: sabot: no heartbeat to tell a repeated HELLO from a restarted sequence; taken for a retransmission", "device", s.path, "waited", waitTimeout)
+		s.reply(v.Reply)
 	}
 	if s.missing && !s.refused && now.Sub(s.lastNak) >= renakInterval {
 		if boot := s.rx.Current(); boot != 0 {

@@ -198,11 +198,17 @@ type simRun struct {
 // startSim starts a virtual shoe on a pty behind a symlink.
 func startSim(t *testing.T, opts sim.Options) *simRun {
 	t.Helper()
+	return startSimOn(t, &ptyLink{name: symlinkPath(t)}, opts)
+}
+
+// startSimOn starts a virtual shoe on link (a second run on the same port).
+func startSimOn(t *testing.T, link *ptyLink, opts sim.Options) *simRun {
+	t.Helper()
 	vs, err := sim.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &simRun{shoe: vs, link: &ptyLink{name: symlinkPath(t)}, done: make(chan struct{})}
+	r := &simRun{shoe: vs, link: link, done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		r.err = vs.Run(ctx, r.link)

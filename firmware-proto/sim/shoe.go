@@ -98,8 +98,8 @@ type Options struct {
 	// reproducible (tests); the ids of later boots (Faults.Reboot) are
 	// drawn from a generator seeded by it.
 	BootID uint32
-	Decks  int    // decks per shoe for the seeded deal (default 8)
-	Shoes  int    // shoes for the seeded deal (default 1)
+	Decks  int // decks per shoe for the seeded deal (default 8)
+	Shoes  int // shoes for the seeded deal (default 1)
 
 	// Rate is the pace in cards per second; other tokens follow without
 	// delay. 0 deals as fast as the ring buffer allows.
