@@ -385,6 +385,11 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 	case InputUnreadable:
 		extra = append(extra, t.daemonAlert(AlertUnreadableCard, Card{}, defaultText(AlertUnreadableCard)+suffix(in.Text)))
 	case InputAlarm:
+		if AlertCode(in.Code) == AlertShoeSequence {
+			// Raised by the shoe driver, not the shoe: its own alert.
+			extra = append(extra, t.daemonAlert(AlertShoeSequence, Card{}, in.Text))
+			break
+		}
 		text := strings.TrimSpace(in.Code + " " + in.Text)
 		if text == "" {
 			text = "shoe alarm"

@@ -1,0 +1,39 @@
+package tableau_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// The shoe driver reports a sequence restarted under a known boot id as an
+// alarm with code "shoe-sequence" (drivers/shoe.AlarmSequence): the table
+// raises the shoe-sequence alert (its own E number), not a generic
+// shoe-alarm.
+func TestTableShoeSequenceAlarm(t *testing.T) {
+	tb, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Markers: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := tableau.Input{Kind: tableau.InputAlarm, Source: "shoe", Code: string(tableau.AlertShoeSequence),
+		Text: "the shoe's event sequence restarted under boot id 0x5ab07001"}
+	outs := tb.Apply(1, time.Unix(1000, 0), in, nil)
+	var got []tableau.AlertCode
+	for _, o := range outs {
+		if o.Kind == tableau.OutputAlert {
+			got = append(got, o.Event.Alert.Code)
+			if o.Alert.Text != in.Text {
+				t.Errorf("alert text %q, want the driver's %q", o.Alert.Text, in.Text)
+			}
+		}
+	}
+	if len(got) != 1 || got[0] != tableau.AlertShoeSequence {
+		t.Fatalf("alerts %v, want [shoe-sequence]", got)
+	}
+	// Any other alarm code is the shoe's own fault report.
+	outs = tb.Apply(2, time.Unix(1001, 0), tableau.Input{Kind: tableau.InputAlarm, Source: "shoe", Code: "7", Text: "jam"}, nil)
+	if len(outs) == 0 || outs[0].Event.Alert.Code != tableau.AlertShoeAlarm {
+		t.Fatalf("alarm 7: %+v", outs)
+	}
+}
