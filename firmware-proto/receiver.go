@@ -34,8 +34,9 @@ const (
 	// delivered — a retransmission (its ACKs were lost or late), or a shoe
 	// that restarted its sequence under the same boot id (a boot id that is
 	// not random) — and this event is of that boot. Drop it with no reply:
-	// not acknowledged, the shoe keeps it. The boot's next HEARTBEAT
-	// decides: Restart, or Info with an ACK (a retransmission after all).
+	// not acknowledged, the shoe keeps it. The next HEARTBEAT decides:
+	// Restart, or Info with an ACK (a retransmission after all; always so
+	// for a HEARTBEAT of another boot: the shoe has moved on).
 	Wait
 	// Restart: the shoe's sequence restarted under a boot id already seen:
 	// a HEARTBEAT says its last sequence is below what was delivered, or
@@ -247,6 +248,15 @@ func (r *Receiver) Receive(f Frame) Verdict {
 // shoe's last sequence and clock never go back within a boot, so if they
 // do, its sequence restarted.
 func (r *Receiver) heartbeat(boot uint32, m *Heartbeat) Verdict {
+	if r.st.probing && r.st.probe != boot {
+		// The shoe runs another boot: the repeated HELLO was an old
+		// boot's, sent again ahead of the new one's events (a persistent
+		// ring after a reboot). A retransmission: acknowledge it.
+		r.st.probing = false
+		last, _ := r.Last(r.st.probe)
+		r.noteClock(boot, m.Clock)
+		return Verdict{Action: Info, Reply: ack(r.st.probe, last)}
+	}
 	last, known := r.Last(boot)
 	waiting := r.st.probing && r.st.probe == boot
 	// Serial-number comparison: the clock wraps after 49.7 days.

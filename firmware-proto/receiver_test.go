@@ -271,3 +271,22 @@ func TestReceiverRetractRestart(t *testing.T) {
 		t.Fatalf("second heartbeat: %v", v.Action)
 	}
 }
+
+// A persistent-ring shoe that rebooted sends the old boot's unacknowledged
+// events, HELLO included, ahead of the new boot's: the repeated HELLO of
+// the old boot waits until a heartbeat, which is the new boot's: the shoe
+// has moved on, so it was a retransmission.
+func TestReceiverOldBootHelloRepeated(t *testing.T) {
+	var r Receiver
+	r.Receive(Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}})
+	r.Receive(Frame{Boot: 0xA, Seq: 2, Msg: &Card{Rank: 1, Clock: 5000}})
+	if v := r.Receive(Frame{Boot: 0xA, Seq: 1, Msg: &Hello{}}); v.Action != Wait {
+		t.Fatalf("%v", v.Action)
+	}
+	if v := r.Receive(Frame{Boot: 0xC, Msg: &Heartbeat{Clock: 3, LastSeq: 1}}); v.Action != Info || reply(v) != "ACK a/2" {
+		t.Fatalf("heartbeat of the new boot: %v %s", v.Action, reply(v))
+	}
+	if v := r.Receive(Frame{Boot: 0xC, Seq: 1, Msg: &Hello{PrevBoot: 0xA, PrevLastSeq: 2, Caps: CapPersist}}); v.Action != Deliver {
+		t.Fatalf("new boot's HELLO: %v", v.Action)
+	}
+}

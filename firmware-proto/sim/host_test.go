@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"strings"
 	"sync"
@@ -113,6 +114,13 @@ func wire(t *testing.T, f fwproto.Frame) []byte {
 // runSim plays opts against a testHost over a pipeLink and returns both.
 func runSim(t *testing.T, opts sim.Options, h *testHost, timeout time.Duration) (*sim.Shoe, *testHost, *pipeLink) {
 	t.Helper()
+	if opts.BootID == 0 {
+		// A different boot id each run, as the shoe would pick (the
+		// bytes, and so the faults' effects, differ with it), logged so
+		// that a failing run can be replayed with Options.BootID.
+		opts.BootID = mrand.Uint32() | 1
+	}
+	t.Logf("boot id %#08x", opts.BootID)
 	s, err := sim.New(opts)
 	if err != nil {
 		t.Fatal(err)
