@@ -163,8 +163,11 @@ func derivedEntry(lens []int, c, r, k int) (Color, bool) {
 // lengths: one color per big-road entry from the first entry for which
 // the columns the rule reads exist (k = 1: column 2 row 2 or column 3 row
 // 1; k = 2: column 3 row 2 or column 4 row 1; k = 3: column 4 row 2 or
-// column 5 row 1), in order of entry.
+// column 5 row 1), in order of entry. A k below 1 gives no road.
 func DerivedRoad(lens []int, k int) []Color {
+	if k < 1 {
+		return nil
+	}
 	var out []Color
 	for c, n := range lens {
 		for r := range n {
@@ -179,9 +182,10 @@ func DerivedRoad(lens []int, k int) []Color {
 // NextDerived returns the entry the derived road with offset k would add
 // if the next result were w (banker or player), given the big road's
 // logical column lengths lens and the winner of its last column (ignored
-// when lens is empty); ok is false when the road would add nothing.
+// when lens is empty); ok is false when the road would add nothing (or k
+// is below 1).
 func NextDerived(lens []int, last tableau.Winner, w tableau.Winner, k int) (Color, bool) {
-	if len(lens) == 0 {
+	if len(lens) == 0 || k < 1 {
 		return 0, false
 	}
 	c := len(lens) - 1
@@ -201,8 +205,10 @@ type GridPos struct{ Row, Col int }
 // runs along the top row there) and goes down; it turns right, and then
 // stays on that row, when the cell below is taken or it reaches the
 // bottom row. It returns each cell's position, column by column, and the
-// number of grid columns used. rows must be at least 1.
+// number of grid columns used. rows is taken as 1 below 1 and as 64 above
+// 64; a negative length as 0.
 func DragonTail(lengths []int, rows int) (cells [][]GridPos, width int) {
+	rows = min(max(rows, 1), 64)
 	// taken[col] has bit row set when (row, col) is used. The grid never
 	// has more columns than cells.
 	var taken []uint64
@@ -222,6 +228,7 @@ func DragonTail(lengths []int, rows int) (cells [][]GridPos, width int) {
 			start++
 		}
 		row, col, turned := 0, start, false
+		n = max(n, 0)
 		cells[i] = make([]GridPos, 0, n)
 		for j := range n {
 			if j > 0 {
