@@ -3,6 +3,7 @@ package tableau
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // MaxDecks is the largest shoe Sabot models (eight 52-card decks).
@@ -20,7 +21,8 @@ var ErrDecks = errors.New("tableau: bad number of decks")
 //
 // Counts are of cards drawn, so Remaining can go negative when a card the
 // shoe could not contain was drawn anyway; Draw reports exactly those
-// cards (the composition alert).
+// cards (the composition alert). The per-rank and per-card counts saturate
+// at math.MaxInt16 (a shoe that never ends), so they never wrap round.
 type Composition struct {
 	decks  int
 	drawn  int
@@ -48,11 +50,17 @@ func (c *Composition) Draw(card Card) bool {
 	if !card.Valid() {
 		return false
 	}
-	c.drawn++
-	c.rank[card.Rank]++
+	if c.drawn < math.MaxInt {
+		c.drawn++
+	}
+	if c.rank[card.Rank] < math.MaxInt16 { // bound: saturates, never wraps
+		c.rank[card.Rank]++
+	}
 	ok := int(c.rank[card.Rank]) <= NumSuits*c.decks
 	if card.Suit != SuitUnknown {
-		c.suited[card.Rank][card.Suit]++
+		if c.suited[card.Rank][card.Suit] < math.MaxInt16 {
+			c.suited[card.Rank][card.Suit]++
+		}
 		if int(c.suited[card.Rank][card.Suit]) > c.decks {
 			ok = false
 		}
@@ -86,15 +94,3 @@ func (c Composition) RemainingCard(r Rank, s Suit) int {
 	return c.decks - int(c.suited[r][s])
 }
 
-// RemainingByValue returns, for each point value 0–9, how many cards of
-// that value are left (value 0 counts tens and court cards). Negative counts
-// are clamped to 0. This is the input exact odds need.
-func (c Composition) RemainingByValue() [10]int {
-	var v [10]int
-	for r := RankAce; r <= RankKing; r++ {
-		if n := c.RemainingRank(r); n > 0 {
-			v[r.Value()] += n
-		}
-	}
-	return v
-}

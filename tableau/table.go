@@ -1,6 +1,7 @@
 package tableau
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -144,7 +145,25 @@ type TableConfig struct {
 	// every card for the live view (TableView.Advantage), so surveillance
 	// sees a late-shoe edge building up inside a coup.
 	AdvantageThreshold float64
+	// OverrunCards is how many cards beyond what the decks hold (52 ×
+	// decks) one shoe may give before the table raises shoe-overrun (once
+	// per shoe): a new shoe was never signalled (a Bee-Tek shoe sends no
+	// new-shoe event; the key was never pressed). 0 means
+	// DefaultOverrunCards; negative is an error (ErrOverrunCards).
+	OverrunCards int
 }
+
+// DefaultOverrunCards is TableConfig.OverrunCards when none is configured:
+// a deck's worth of cards beyond the shoe.
+const DefaultOverrunCards = 52
+
+// MaxOverrunCards bounds TableConfig.OverrunCards (about a month of a busy
+// table's cards).
+const MaxOverrunCards = 1_000_000
+
+// ErrOverrunCards is wrapped when TableConfig.OverrunCards is outside
+// 0–MaxOverrunCards.
+var ErrOverrunCards = errors.New("tableau: bad overrun cards")
 
 // OutputKind is the kind of a Table output.
 type OutputKind uint8
@@ -283,20 +302,36 @@ type CoupResult struct {
 // shoe-alarm, shoe-offline/online, early-draw, advantage, outbox-backlog),
 // latches alerts until acknowledged, applies the misdeal policy, tracks the
 // gate and gives every output a stable ID. It does no I/O.
+//
+// Bounded by design: nothing in a Table grows with the coups, cards or
+// alerts seen. Across shoes, state is per shoe and cleared when a shoe
+// begins; within one shoe (also one that never ends) every structure has a
+// constant cap, enforced where it is filled: latched entries ≤ MaxLatched
+// (latch), results ≤ MaxShoeResults (foldEvent), reader UIDs ≤
+// MaxShoeUIDs (cardAlerts), output counters two coups' worth (nextN), the
+// live advantage list ≤ 7 bets, the event scratch slice the events of one
+// input.
 type Table struct {
 	cfg  TableConfig
 	fold *Fold
 
-	shoeID   string
-	curShoe  int             // the shoe number shoeID belongs to
-	inShoe   int             // cards drawn in this shoe
-	uids     map[string]Card // UIDs seen in this shoe
-	counts   map[countKey]int
-	latched  []LatchedAlert
+	shoeID  string
+	curShoe int             // the shoe number shoeID belongs to
+	inShoe  int             // cards drawn in this shoe
+	uids    map[string]Card // UIDs seen in this shoe, ≤ MaxShoeUIDs
+	// counts and prevCounts count the outputs of the current coup and of
+	// the one before it that had outputs, per kind, for their ids (nextN).
+	counts, prevCounts coupCounts
+	latched            []LatchedAlert // one entry per code, ≤ MaxLatched
+	// overrun: shoe-overrun was raised in this shoe.
+	overrun  bool
 	offline  bool
 	betsOpen bool
 	gate     bool
-	results  []CoupResult
+	results  []CoupResult // the shoe's newest MaxShoeResults results
+	// dropped counts the shoe's results dropped from results (beyond
+	// MaxShoeResults).
+	dropped  int
 	lastCoup Coup // the last completed or current coup, for the display; empty after a void
 	// lastVoided: the last coup was voided (until the next coup starts).
 	lastVoided bool
@@ -312,10 +347,24 @@ type Table struct {
 	advValid bool
 }
 
-type countKey struct {
+// coupCounts counts one coup's outputs per kind.
+type coupCounts struct {
 	shoe, coup int
-	kind       OutputKind
+	n          [OutputGate + 1]int
 }
+
+// MaxShoeResults bounds the results a Table keeps for one shoe
+// (TableView.Results): more than twice the coups an 8-deck shoe can deal
+// (416 cards, at least 4 a coup), so only a shoe that never ends reaches
+// it; past it the oldest results are dropped (TableView.ResultsDropped
+// counts them).
+const MaxShoeResults = 256
+
+// MaxShoeUIDs bounds the reader UIDs a Table remembers for one shoe (the
+// duplicate-card check): twice the cards of an 8-deck shoe. Past it, a UID
+// first read after the cap is not remembered, so its duplicates in the same
+// shoe are not reported; UIDs remembered before keep being checked.
+const MaxShoeUIDs = 2 * 52 * MaxDecks
 
 // NewTable returns a Table for cfg; errors come from NewFold.
 func NewTable(cfg TableConfig) (*Table, error) {
@@ -324,16 +373,22 @@ func NewTable(cfg TableConfig) (*Table, error) {
 		return nil, err
 	}
 	cfg.Fold = f.Options()
+	if cfg.OverrunCards < 0 || cfg.OverrunCards > MaxOverrunCards {
+		return nil, fmt.Errorf("%w: %d (want 0 for the default %d, or up to %d)", ErrOverrunCards, cfg.OverrunCards, DefaultOverrunCards, MaxOverrunCards)
+	}
+	if cfg.OverrunCards == 0 {
+		cfg.OverrunCards = DefaultOverrunCards
+	}
 	return &Table{
 		cfg:      cfg,
 		fold:     f,
 		uids:     map[string]Card{},
-		counts:   map[countKey]int{},
 		betsOpen: true,
 	}, nil
 }
 
-// Config returns the table's configuration (Fold.Decks filled in).
+// Config returns the table's configuration (Fold.Decks and OverrunCards
+// filled in).
 func (t *Table) Config() TableConfig { return t.cfg }
 
 // Fold gives read access to the underlying shoe fold.
@@ -353,7 +408,6 @@ func shoeIDFor(seq uint64, at time.Time) string {
 // nothing panics on any input.
 func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output {
 	t.lastSeq = seq
-	prevShoe := t.fold.Shoe()
 	evs := t.scratch[:0]
 	var extra []Output // daemon alerts to put after the fold's alerts, before coups
 	switch in.Kind {
@@ -372,10 +426,11 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		} else {
 			evs = t.fold.Card(card, evs)
 		}
-		t.beginShoeIfNew(prevShoe, seq, at)
+		t.beginShoeIfNew(seq, at)
 		play := t.place(before, card)
 		out = append(out, t.output(OutputCard, seq, at, play.coup, func(o *Output) { o.Card = play.CardPlay }))
 		extra = t.cardAlerts(card, play, extra)
+		extra = t.overrunAlert(play, extra)
 	case InputButton:
 		evs = t.fold.Marker(evs)
 	case InputCut:
@@ -427,7 +482,7 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		}
 		t.latched = t.latched[:0]
 	}
-	t.beginShoeIfNew(prevShoe, seq, at)
+	t.beginShoeIfNew(seq, at)
 	// The fold's events: its alerts first, then the daemon's alerts for the
 	// same card, then coups and voids.
 	for i := range evs {
@@ -464,22 +519,17 @@ func suffix(s string) string {
 	return ": " + s
 }
 
-// beginShoeIfNew gives a shoe that has just begun its id.
-func (t *Table) beginShoeIfNew(prevShoe int, seq uint64, at time.Time) {
+// beginShoeIfNew gives a shoe that has just begun its id and clears the
+// per-shoe state.
+func (t *Table) beginShoeIfNew(seq uint64, at time.Time) {
 	if t.fold.Shoe() != t.curShoe {
 		t.prevShoe, t.prevID = t.curShoe, t.shoeID
 		t.curShoe = t.fold.Shoe()
-		// Output counters of shoes before the previous one are no longer
-		// needed (the previous shoe's may still get its closing alert).
-		for k := range t.counts {
-			if k.shoe < t.prevShoe {
-				delete(t.counts, k)
-			}
-		}
 		t.shoeID = shoeIDFor(seq, at)
 		t.inShoe = 0
+		t.overrun = false
 		clear(t.uids)
-		t.results = t.results[:0]
+		t.results, t.dropped = t.results[:0], 0
 		t.lastCoup, t.lastVoided = Coup{}, false
 	}
 }
@@ -489,18 +539,15 @@ type foldSnapshot struct {
 	phase   Phase
 	coupNum int
 	coup    Coup
-	burnN   int
 }
 
 func (t *Table) snapshot() foldSnapshot {
-	b, _ := t.fold.Burn()
-	return foldSnapshot{phase: t.fold.Phase(), coupNum: t.fold.CoupNumber(), coup: t.fold.Coup(), burnN: b}
+	return foldSnapshot{phase: t.fold.Phase(), coupNum: t.fold.CoupNumber(), coup: t.fold.Coup()}
 }
 
 type placed struct {
 	CardPlay
 	coup     int
-	newCoup  bool
 	coupCard bool // dealt into a hand of a coup (not burn, not surplus)
 }
 
@@ -519,7 +566,7 @@ func (t *Table) place(before foldSnapshot, card Card) placed {
 		p.PlayerTotal, p.BankerTotal = 0, 0
 	case f.CoupNumber() != before.coupNum || before.phase != PhaseCoup:
 		p.Position, p.Index = PositionPlayer, 1
-		p.coup, p.newCoup, p.coupCard = f.CoupNumber(), true, true
+		p.coup, p.coupCard = f.CoupNumber(), true
 	case c.Player.N > before.coup.Player.N:
 		p.Position, p.Index, p.coup, p.coupCard = PositionPlayer, c.Player.N, f.CoupNumber(), true
 	case c.Banker.N > before.coup.Banker.N:
@@ -540,7 +587,7 @@ func (t *Table) cardAlerts(card Card, p placed, extra []Output) []Output {
 		if prev, dup := t.uids[card.UID]; dup {
 			extra = append(extra, t.daemonAlertAt(p.coup, AlertDuplicateCard, card,
 				fmt.Sprintf("card UID %s seen twice in this shoe (first as %s)", card.UID, prev)))
-		} else {
+		} else if len(t.uids) < MaxShoeUIDs { // bound: MaxShoeUIDs per shoe
 			t.uids[card.UID] = card
 		}
 		if reg, ok := t.cfg.Registry[card.UID]; ok && (reg.Rank != card.Rank || (card.Suit != SuitUnknown && reg.Suit != SuitUnknown && reg.Suit != card.Suit)) {
@@ -552,6 +599,19 @@ func (t *Table) cardAlerts(card Card, p placed, extra []Output) []Output {
 		extra = append(extra, t.daemonAlertAt(p.coup, AlertEarlyDraw, card, "card drawn while betting is open"))
 	}
 	return extra
+}
+
+// overrunAlert raises shoe-overrun, once per shoe, on the card that takes
+// the shoe past 52 × decks + OverrunCards cards.
+func (t *Table) overrunAlert(p placed, extra []Output) []Output {
+	holds := 52 * t.fold.Options().Decks
+	if t.overrun || t.inShoe <= holds+t.cfg.OverrunCards {
+		return extra
+	}
+	t.overrun = true
+	return append(extra, t.daemonAlertAt(p.coup, AlertShoeOverrun, Card{},
+		fmt.Sprintf("%d cards drawn in this shoe, %d decks hold %d: no new shoe was signalled (shoe key, MQTT shoe command or the shoe); the table carries on",
+			t.inShoe, t.fold.Options().Decks, holds)))
 }
 
 // currentCoup is the coup number an alert without a card belongs to: the
@@ -595,10 +655,27 @@ func alertText(a AlertEvent) string {
 	return "" // the table's default text
 }
 
+// nextN counts an output of kind in coup coup of shoe shoe and returns its
+// number within that coup, from 1. Outputs come in coup order: within a
+// shoe coup numbers only grow, and the only output of an earlier shoe is
+// the alert that closes it (incomplete-coup, burn-count), raised before
+// the new shoe's first output. So two coups' counters suffice (bound: 2 ×
+// the output kinds), and a coup's counter is never needed again once a
+// later coup has outputs.
 func (t *Table) nextN(shoe, coup int, kind OutputKind) int {
-	k := countKey{shoe, coup, kind}
-	t.counts[k]++
-	return t.counts[k]
+	c := &t.counts
+	switch {
+	case c.shoe == shoe && c.coup == coup:
+	case t.prevCounts.shoe == shoe && t.prevCounts.coup == coup:
+		c = &t.prevCounts
+	default:
+		t.prevCounts, t.counts = t.counts, coupCounts{shoe: shoe, coup: coup}
+	}
+	if int(kind) >= len(c.n) {
+		return 0 // not an output kind that has a counter
+	}
+	c.n[kind]++
+	return c.n[kind]
 }
 
 // id gives the next output of kind in shoe's coup its id (OutputID).
@@ -636,6 +713,10 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 		return t.emitAlert(a, a.Code.Info(alertText(a)), seq, at, out)
 	case EventCoup:
 		c := ev.Coup
+		if len(t.results) == MaxShoeResults { // bound: MaxShoeResults per shoe, the oldest dropped
+			t.results = append(t.results[:0], t.results[1:]...)
+			t.dropped++
+		}
 		t.results = append(t.results, CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
 			PlayerPair: c.PlayerPair, BankerPair: c.BankerPair, Total: winnerTotal(c)})
 		return append(out, t.outputIn(c.Shoe, OutputCoup, seq, at, c.Coup, func(o *Output) { o.Event = ev }))
@@ -763,7 +844,11 @@ type TableView struct {
 	Offline    bool           `json:"offline"`
 	BetsOpen   bool           `json:"bets_open"`
 	GateLocked bool           `json:"gate_locked"`
-	Results    []CoupResult   `json:"results"`
+	// Results are the shoe's completed coups, voided coups left out: the
+	// newest MaxShoeResults; ResultsDropped counts the older ones dropped
+	// (0 in a real shoe).
+	Results        []CoupResult `json:"results"`
+	ResultsDropped int          `json:"results_dropped,omitempty"`
 	// Advantage is the live advantage check after the last card drawn
 	// (with TableConfig.AdvantageThreshold > 0): every offered bet whose
 	// exact expectation for the player on the next coup dealt from the
@@ -785,9 +870,10 @@ func (t *Table) View() TableView {
 		Table: t.cfg.Table, Shoe: f.Shoe(), ShoeID: t.shoeID, Phase: f.Phase().String(), Coup: f.CoupNumber(),
 		CutCard: f.CutCard(), LastCoup: f.LastCoup(), CardsDrawn: t.inShoe, Offline: t.offline,
 		BetsOpen: t.betsOpen, GateLocked: t.gate,
-		Alerts:     append([]LatchedAlert{}, t.latched[max(0, len(t.latched)-MaxViewAlerts):]...),
-		AlertCount: t.latchedCount(),
-		Results:    append([]CoupResult{}, t.results...),
+		Alerts:         append([]LatchedAlert{}, t.latched[max(0, len(t.latched)-MaxViewAlerts):]...),
+		AlertCount:     t.latchedCount(),
+		Results:        append([]CoupResult{}, t.results...),
+		ResultsDropped: t.dropped,
 	}
 	v.BurnDrawn, v.BurnWant = f.Burn()
 	c := t.lastCoup

@@ -1,6 +1,9 @@
 package tableau_test
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -83,5 +86,122 @@ func TestLatchedAlertsPerCode(t *testing.T) {
 	r.script(t, "unread")
 	if l2 := r.tb.Latched(); len(l2) != 1 || l2[0].Count != 1 || l2[0].ID == l[1].ID {
 		t.Fatalf("after ack: %+v", l2)
+	}
+}
+
+// deckCard is card i of an endless cycle through one 52-card deck, in an
+// order that mixes values (rank steps by 5, suits round).
+func deckCard(i int) tableau.Card {
+	return tableau.Card{Rank: tableau.RankAce + tableau.Rank((i*5)%13), Suit: tableau.Spades + tableau.Suit((i/13)%4)}
+}
+
+// A shoe that never ends: shoe-overrun is raised once, on the card that
+// takes the shoe past 52 × decks + OverrunCards, and the table carries on;
+// a new shoe may raise it again.
+func TestShoeOverrun(t *testing.T) {
+	r := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Decks: 1}, OverrunCards: 5})
+	var at []int
+	cards := 0
+	feed := func(n int) {
+		for range n {
+			outs := r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(cards)})
+			cards++
+			for _, o := range outs {
+				if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertShoeOverrun {
+					at = append(at, cards)
+					if !o.Alert.AwaitsAck || o.Alert.Severity != tableau.SeverityWarning || !strings.Contains(o.Alert.Text, "58 cards drawn") {
+						t.Errorf("overrun alert %+v", o.Alert)
+					}
+				}
+			}
+		}
+	}
+	feed(57)
+	if len(at) != 0 {
+		t.Fatalf("overrun after %v cards, before 58", at)
+	}
+	feed(1)
+	if len(at) != 1 || at[0] != 58 {
+		t.Fatalf("overrun at %v, want [58]", at)
+	}
+	feed(1000)
+	if len(at) != 1 {
+		t.Fatalf("overrun raised %d times in one shoe", len(at))
+	}
+	v := r.tb.View()
+	if v.CardsDrawn != 1058 || v.Phase != "coup" && v.Phase != "between" {
+		t.Fatalf("table stopped: %+v", v)
+	}
+	r.apply(tableau.Input{Kind: tableau.InputShoe})
+	cards = 0
+	feed(58)
+	if len(at) != 2 || at[1] != 58 {
+		t.Fatalf("second shoe: overrun at %v", at)
+	}
+	// The default, and a bad value.
+	tb, err := tableau.NewTable(tableau.TableConfig{})
+	if err != nil || tb.Config().OverrunCards != tableau.DefaultOverrunCards || tableau.DefaultOverrunCards != 52 {
+		t.Fatalf("default overrun %v %v", tb.Config().OverrunCards, err)
+	}
+	if _, err := tableau.NewTable(tableau.TableConfig{OverrunCards: -1}); !errors.Is(err, tableau.ErrOverrunCards) {
+		t.Fatalf("overrun -1: %v", err)
+	}
+}
+
+// Within a shoe that never ends, every per-shoe structure stays within its
+// cap: results, UIDs, output counters; and ids stay unique.
+func TestNeverEndingShoeBounded(t *testing.T) {
+	r := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Decks: 8}})
+	seen := map[string]bool{}
+	coups, results := 0, 0
+	var last tableau.CoupEvent
+	for i := range 20_000 {
+		outs := r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(i), UID: fmt.Sprintf("uid-%d", i)})
+		for _, o := range outs {
+			if o.Kind == tableau.OutputGate {
+				continue
+			}
+			if seen[o.ID] {
+				t.Fatalf("card %d: id %s twice", i, o.ID)
+			}
+			seen[o.ID] = true
+			if o.Kind == tableau.OutputCoup {
+				coups++
+				last = o.Event.Coup
+			}
+		}
+		r.out = r.out[:0]
+	}
+	v := r.tb.View()
+	results = len(v.Results)
+	if coups <= tableau.MaxShoeResults || results != tableau.MaxShoeResults || v.ResultsDropped != coups-results {
+		t.Fatalf("%d coups: view holds %d results, %d dropped", coups, results, v.ResultsDropped)
+	}
+	if got := v.Results[len(v.Results)-1]; got.Coup != last.Coup || got.Winner != last.Winner {
+		t.Fatalf("newest result %+v, last coup %+v", got, last)
+	}
+	if n := tableau.TableUIDs(r.tb); n != tableau.MaxShoeUIDs {
+		t.Fatalf("%d UIDs remembered, cap %d", n, tableau.MaxShoeUIDs)
+	}
+	if n := tableau.TableCounters(r.tb); n > 16 {
+		t.Fatalf("%d output counters", n)
+	}
+	if v.CardsDrawn != 20_000 || v.Shoe != 1 {
+		t.Fatalf("view %d cards shoe %d", v.CardsDrawn, v.Shoe)
+	}
+}
+
+// Composition counts saturate instead of wrapping round in a shoe that
+// never ends: every ace of spades past the eighth is impossible.
+func TestCompositionSaturates(t *testing.T) {
+	c, _ := tableau.NewComposition(8)
+	as := tableau.Card{Rank: tableau.RankAce, Suit: tableau.Spades}
+	for i := range 70_000 {
+		if ok := c.Draw(as); ok != (i < 8) {
+			t.Fatalf("draw %d: ok %v", i+1, ok)
+		}
+	}
+	if c.RemainingRank(tableau.RankAce) >= 0 || c.RemainingCard(tableau.RankAce, tableau.Spades) >= 0 || c.Drawn() != 70_000 {
+		t.Fatalf("after 70000 aces: rank %d card %d drawn %d", c.RemainingRank(tableau.RankAce), c.RemainingCard(tableau.RankAce, tableau.Spades), c.Drawn())
 	}
 }
