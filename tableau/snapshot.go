@@ -107,15 +107,17 @@ type tableSnap struct {
 	LastSeq     uint64        `json:"last_seq"`
 	PrevShoe    int           `json:"prev_shoe"`
 	PrevID      string        `json:"prev_id"`
+	Overrun     bool          `json:"overrun,omitempty"`         // shoe-overrun raised in this shoe
+	Dropped     int           `json:"results_dropped,omitempty"` // results dropped past MaxShoeResults
 }
 
 // Snapshot encodes the table's state (not its configuration) so that
 // RestoreTable rebuilds a table that, given the same further inputs, gives
 // byte-identical outputs, ids and views to this one. The encoding is
 // versioned (SnapshotVersion) and deterministic: the same state gives the
-// same bytes. Its size is bounded by the current shoe's cards (UIDs seen,
-// output counters of the current and previous shoe, coup results) and the
-// latched alerts.
+// same bytes. Its size is bounded by constants: UIDs seen ≤ MaxShoeUIDs,
+// output counters of two coups, coup results ≤ MaxShoeResults, latched
+// entries ≤ MaxLatched.
 func (t *Table) Snapshot() ([]byte, error) {
 	f := t.fold
 	s := tableSnap{
@@ -130,6 +132,7 @@ func (t *Table) Snapshot() ([]byte, error) {
 		Results:     append([]CoupResult{}, t.results...),
 		ShownPlayer: toSnapHand(t.lastCoup.Player), ShownBanker: toSnapHand(t.lastCoup.Banker),
 		LastVoided: t.lastVoided, LastSeq: t.lastSeq, PrevShoe: t.prevShoe, PrevID: t.prevID,
+		Overrun: t.overrun, Dropped: t.dropped,
 	}
 	s.Rank = append([]int16{}, f.comp.rank[1:]...)
 	for r := 1; r <= NumRanks; r++ {
@@ -142,9 +145,13 @@ func (t *Table) Snapshot() ([]byte, error) {
 		s.UIDs = append(s.UIDs, sc)
 	}
 	slices.SortFunc(s.UIDs, func(a, b snapCard) int { return cmp.Compare(a.U, b.U) })
-	s.Counts = make([]snapCount, 0, len(t.counts))
-	for k, n := range t.counts {
-		s.Counts = append(s.Counts, snapCount{k.shoe, k.coup, int(k.kind), n})
+	s.Counts = []snapCount{}
+	for _, c := range []coupCounts{t.prevCounts, t.counts} {
+		for kind, n := range c.n {
+			if n > 0 {
+				s.Counts = append(s.Counts, snapCount{c.shoe, c.coup, kind, n})
+			}
+		}
 	}
 	slices.SortFunc(s.Counts, func(a, b snapCount) int { return slices.Compare(a[:], b[:]) })
 	s.Latched = make([]snapLatched, len(t.latched))
@@ -259,12 +266,16 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		}
 		t.uids[c.U] = c.card()
 	}
+	// The counters in (shoe, coup) order (the snapshot sorts them): the
+	// last coup's are the current ones, the one before's the previous.
 	for _, c := range s.Counts {
-		k := countKey{shoe: c[0], coup: c[1], kind: OutputKind(c[2])}
 		if c[2] < int(OutputCard) || c[2] > int(OutputGate) {
 			return nil, bad("output counter of kind %d", c[2])
 		}
-		t.counts[k] = c[3]
+		if c[0] != t.counts.shoe || c[1] != t.counts.coup {
+			t.prevCounts, t.counts = t.counts, coupCounts{shoe: c[0], coup: c[1]}
+		}
+		t.counts.n[c[2]] = c[3]
 	}
 	for _, a := range s.Latched {
 		if len(t.latched) == MaxLatched {
@@ -275,7 +286,11 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		t.latched = append(t.latched, l)
 	}
 	t.offline, t.betsOpen, t.gate = s.Offline, s.BetsOpen, s.Gate
+	if len(s.Results) > MaxShoeResults || len(s.UIDs) > MaxShoeUIDs || s.Dropped < 0 {
+		return nil, bad("%d results (%d dropped), %d UIDs: more than a shoe keeps", len(s.Results), s.Dropped, len(s.UIDs))
+	}
 	t.results = append(t.results[:0], s.Results...)
+	t.overrun, t.dropped = s.Overrun, s.Dropped
 	if t.lastCoup.Player, err = s.hand(s.ShownPlayer, "last coup's player hand"); err != nil {
 		return nil, err
 	}

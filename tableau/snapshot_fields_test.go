@@ -13,8 +13,8 @@ import (
 // (TestPropertySnapshotReplay) then checks that what is saved suffices.
 func TestSnapshotCoversEveryField(t *testing.T) {
 	saved := map[string][]string{
-		"Table": {"fold", "shoeID", "curShoe", "inShoe", "uids", "counts", "latched", "offline", "betsOpen",
-			"gate", "results", "lastCoup", "lastVoided", "lastSeq", "prevShoe", "prevID"},
+		"Table": {"fold", "shoeID", "curShoe", "inShoe", "uids", "counts", "prevCounts", "latched", "offline", "betsOpen",
+			"gate", "results", "lastCoup", "lastVoided", "lastSeq", "prevShoe", "prevID", "overrun", "dropped"},
 		"Fold": {"shoe", "phase", "comp", "burnN", "burnWant", "coupNum", "coup", "voided", "cut", "lastCoup"},
 	}
 	derived := map[string][]string{

@@ -205,3 +205,43 @@ func TestCompositionSaturates(t *testing.T) {
 		t.Fatalf("after 70000 aces: rank %d card %d drawn %d", c.RemainingRank(tableau.RankAce), c.RemainingCard(tableau.RankAce, tableau.Spades), c.Drawn())
 	}
 }
+
+// A snapshot in a shoe that never ends (overrun raised, results dropped)
+// restores a table that goes on exactly as the original.
+func TestSnapshotNeverEndingShoe(t *testing.T) {
+	cfg := tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: 1}, OverrunCards: 1}
+	a := newTableRun(t, cfg)
+	in := func(i int) tableau.Input {
+		return tableau.Input{Kind: tableau.InputCard, Card: deckCard(i), UID: fmt.Sprintf("u%d", i%700)}
+	}
+	for i := range 1500 {
+		a.apply(in(i))
+	}
+	v := a.tb.View()
+	if v.ResultsDropped == 0 || len(a.tb.Latched()) == 0 {
+		t.Fatalf("not a never-ending shoe yet: %d dropped", v.ResultsDropped)
+	}
+	snap, err := a.tb.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := tableau.RestoreTable(cfg, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &tableRun{tb: rb, seq: a.seq}
+	a.out, b.out = a.out[:0], nil
+	for i := 1500; i < 1600; i++ {
+		oa, ob := a.apply(in(i)), b.apply(in(i))
+		if fmt.Sprintf("%+v", oa) != fmt.Sprintf("%+v", ob) {
+			t.Fatalf("card %d: outputs differ after restore:\n%+v\n%+v", i, oa, ob)
+		}
+	}
+	if fmt.Sprintf("%+v", a.tb.View()) != fmt.Sprintf("%+v", b.tb.View()) {
+		t.Fatal("views differ after restore")
+	}
+	if len(snap) > 64<<10 {
+		t.Errorf("snapshot of a never-ending shoe is %d bytes", len(snap))
+	}
+	t.Logf("snapshot %d bytes", len(snap))
+}
