@@ -20,6 +20,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/sabot-table/sabot/drivers/shoe"
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // Config is sabotd's configuration, read from a TOML file (see
@@ -37,6 +38,11 @@ type Config struct {
 	TiePays int `toml:"tie_pays"`
 	// CutRule is the end-of-shoe rule: "last-coup" or "one-more".
 	CutRule string `toml:"cut_rule"`
+	// OverrunCards is how many cards beyond 52 × decks one shoe may give
+	// before shoe-overrun is raised (once per shoe): no new shoe was
+	// signalled. 1–tableau.MaxOverrunCards, default 52
+	// (tableau.TableConfig.OverrunCards).
+	OverrunCards int `toml:"overrun_cards"`
 
 	Shoe    ShoeConfig    `toml:"shoe"`
 	MQTT    MQTTConfig    `toml:"mqtt"`
@@ -200,18 +206,19 @@ type LogConfig struct {
 // file only overrides what it sets.
 func DefaultConfig() Config {
 	return Config{
-		Rules:   "punto-banco",
-		Decks:   8,
-		TiePays: 8,
-		CutRule: "last-coup",
-		Shoe:    ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1"},
-		MQTT:    MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
-		Display: DisplayConfig{Kind: "none", CLK: "GPIO23", DIO: "GPIO24", SPI: "/dev/spidev0.0", Address: 0x70, Brightness: 7},
-		GPIO:    GPIOConfig{Backend: "gpio", DebounceMS: 30},
-		State:   StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024},
-		HTTP:    HTTPConfig{Addr: "127.0.0.1:0"},
-		Alerts:  AlertsConfig{Misdeal: "alert-only"},
-		Log:     LogConfig{Format: "text", Level: "info"},
+		Rules:        "punto-banco",
+		Decks:        8,
+		OverrunCards: tableau.DefaultOverrunCards,
+		TiePays:      8,
+		CutRule:      "last-coup",
+		Shoe:         ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1"},
+		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
+		Display:      DisplayConfig{Kind: "none", CLK: "GPIO23", DIO: "GPIO24", SPI: "/dev/spidev0.0", Address: 0x70, Brightness: 7},
+		GPIO:         GPIOConfig{Backend: "gpio", DebounceMS: 30},
+		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024},
+		HTTP:         HTTPConfig{Addr: "127.0.0.1:0"},
+		Alerts:       AlertsConfig{Misdeal: "alert-only"},
+		Log:          LogConfig{Format: "text", Level: "info"},
 	}
 }
 
@@ -484,6 +491,9 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if c.Decks < 1 || c.Decks > 8 {
 		bad("decks", "%d: a shoe holds 1 to 8 decks", c.Decks)
+	}
+	if c.OverrunCards < 1 || c.OverrunCards > tableau.MaxOverrunCards {
+		bad("overrun_cards", "%d: cards beyond 52 × decks before shoe-overrun, 1 to %d (default %d)", c.OverrunCards, tableau.MaxOverrunCards, tableau.DefaultOverrunCards)
 	}
 	if c.TiePays != 8 && c.TiePays != 9 {
 		bad("tie_pays", "%d: must be 8 (8:1) or 9 (9:1)", c.TiePays)

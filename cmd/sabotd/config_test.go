@@ -82,6 +82,7 @@ func TestConfigErrors(t *testing.T) {
 		name, src, want string
 	}{
 		{"impossible decks", "table = \"T1\"\ndecks = 9\n[shoe]\ndevice = \"/dev/x\"\n", `c.toml:2: decks: 9: a shoe holds 1 to 8 decks`},
+		{"zero overrun cards", "table = \"T1\"\noverrun_cards = 0\n[shoe]\ndevice = \"/dev/x\"\n", `c.toml:2: overrun_cards: 0: cards beyond 52 × decks before shoe-overrun, 1 to 1000000 (default 52)`},
 		{"zero decks", ok + "[state]\n" + "dir = \"/s\"\n" + "\n", ""},
 		{"unknown key", ok + "speed = 3\n", `c.toml:4:1: shoe.speed: unknown key`},
 		{"unknown table", ok + "[lamps]\nred = 1\n", `c.toml:4:2: lamps: unknown key`},

@@ -64,6 +64,7 @@ func newTable(cfg Config, registry map[string]tableau.Card) (*tableau.Table, err
 		Registry:           registry,
 		Gate:               cfg.Shoe.Gate,
 		AdvantageThreshold: cfg.Alerts.AdvantageThreshold,
+		OverrunCards:       cfg.OverrunCards,
 	}
 	return tableau.NewTable(tc)
 }
