@@ -320,8 +320,9 @@ dir = %q
 	})
 	d := m.d
 	v := d.currentView()
-	if v.Shoe != 1 || len(v.Results) < 3500 {
-		t.Fatalf("replayed shoe %d with %d results", v.Shoe, len(v.Results))
+	// The table keeps the shoe's newest tableau.MaxShoeResults results.
+	if v.Shoe != 1 || v.Coup < 3500 || len(v.Results) != tableau.MaxShoeResults || v.ResultsDropped+len(v.Results) < 3500 {
+		t.Fatalf("replayed shoe %d, coup %d, with %d results (%d dropped)", v.Shoe, v.Coup, len(v.Results), v.ResultsDropped)
 	}
 	// Is the state still past the limit? (If the bead plate is ever
 	// bounded, it is published instead; either way the daemon starts.)
