@@ -37,7 +37,7 @@ const (
 // inputs, or by the daemon's drivers through a Table input; defined here so
 // that every code lives in one place.
 const (
-	// AlertAdvantage: with TableConfig.AdvantageThreshold > 0, on the first
+	// AlertAdvantage: with TableConfig.AdvantageThreshold on, on the first
 	// card of a coup an offered bet's exact expectation for the player on
 	// that coup exceeds the threshold (card counting opportunity). Raised
 	// by Fold.FeedAdvantages, so by `sabot check --advantage` too.

@@ -1,5 +1,70 @@
 package tableau
 
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// AdvantageThreshold says when advantage alerts are raised. It is the one
+// meaning of `sabot check --advantage T` and of sabotd's [alerts]
+// advantage_threshold = T. The zero value is off (no flag, no key, or
+// "off"). On, with a threshold T (AdvantageAbove), every offered bet
+// whose exact expectation for the player, per unit staked, exceeds T
+// raises an advantage alert: T = 0 means any positive expectation, 0.01
+// more than +1%. T is a fraction of the stake, 0 ≤ T < 1
+// (MaxAdvantageThreshold): a negative T would call a losing bet an
+// advantage, and T = 5 meant as 5% would never fire.
+type AdvantageThreshold struct {
+	on bool
+	t  float64
+}
+
+// MaxAdvantageThreshold is the bound a threshold must stay below (+100%).
+const MaxAdvantageThreshold = 1
+
+// ErrAdvantageThreshold is wrapped when a threshold is out of range or not
+// a number.
+var ErrAdvantageThreshold = errors.New("tableau: bad advantage threshold")
+
+// AdvantageAbove returns the threshold T, switched on. Errors (wrapping
+// ErrAdvantageThreshold): T negative, not below MaxAdvantageThreshold, or
+// NaN.
+func AdvantageAbove(t float64) (AdvantageThreshold, error) {
+	if !(t >= 0 && t < MaxAdvantageThreshold) { // also refuses NaN
+		return AdvantageThreshold{}, fmt.Errorf("%w: %v: want a fraction of the stake, 0 ≤ T < %d (0: any positive expectation, 0.01: more than +1%%), or off", ErrAdvantageThreshold, t, MaxAdvantageThreshold)
+	}
+	return AdvantageThreshold{on: true, t: t + 0}, nil // + 0: no -0
+}
+
+// ParseAdvantageThreshold parses "off" (any case) or a number for
+// AdvantageAbove.
+func ParseAdvantageThreshold(s string) (AdvantageThreshold, error) {
+	if strings.EqualFold(s, "off") {
+		return AdvantageThreshold{}, nil
+	}
+	t, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return AdvantageThreshold{}, fmt.Errorf("%w: %q: want a number such as 0 or 0.01, or off", ErrAdvantageThreshold, s)
+	}
+	return AdvantageAbove(t)
+}
+
+// On reports whether advantage alerts are raised.
+func (a AdvantageThreshold) On() bool { return a.on }
+
+// Value is the threshold T (0 when off).
+func (a AdvantageThreshold) Value() float64 { return a.t }
+
+// String returns "off" or T ("0", "0.01").
+func (a AdvantageThreshold) String() string {
+	if !a.on {
+		return "off"
+	}
+	return strconv.FormatFloat(a.t, 'g', -1, 64)
+}
+
 // AdvantageBet is what an advantage alert carries: the bet whose
 // expectation for the player exceeds the threshold, and that expectation.
 // In JSON: {"type":"alert","code":"advantage","shoe":1,"coup":73,

@@ -2,6 +2,7 @@ package tableau
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -170,5 +171,36 @@ func TestFoldAdvantagesAndBest(t *testing.T) {
 	}
 	if bet, ev := BestAdvantage(&fresh, Rules{TiePays: 5}); bet != "" || ev != -1 {
 		t.Errorf("invalid rules: %s %v", bet, ev)
+	}
+}
+
+// TestAdvantageThreshold: one meaning for the CLI flag and the daemon key —
+// off (zero value, "off"), or on with 0 ≤ T < 1; negative, ≥ 1, NaN and
+// non-numbers are refused, wrapping ErrAdvantageThreshold.
+func TestAdvantageThreshold(t *testing.T) {
+	var zero AdvantageThreshold
+	if zero.On() || zero.String() != "off" {
+		t.Errorf("zero value: on=%v %s", zero.On(), zero)
+	}
+	for _, tc := range []struct {
+		in   string
+		on   bool
+		want float64
+	}{
+		{"off", false, 0}, {"OFF", false, 0}, {"0", true, 0}, {"-0", true, 0}, {"0.01", true, 0.01}, {"0.999", true, 0.999}, {"1e-9", true, 1e-9},
+	} {
+		a, err := ParseAdvantageThreshold(tc.in)
+		if err != nil || a.On() != tc.on || a.Value() != tc.want || math.Signbit(a.Value()) {
+			t.Errorf("%q: %v on=%v %v", tc.in, err, a.On(), a.Value())
+		}
+	}
+	for _, bad := range []string{"-1", "-0.01", "1", "5", "NaN", "inf", "-Inf", "", "1%", "on"} {
+		a, err := ParseAdvantageThreshold(bad)
+		if !errors.Is(err, ErrAdvantageThreshold) || a.On() {
+			t.Errorf("%q: accepted (%v, %v)", bad, a, err)
+		}
+	}
+	if a, _ := AdvantageAbove(0.01); a.String() != "0.01" {
+		t.Errorf("String %q", a)
 	}
 }

@@ -65,11 +65,11 @@ func genTableConfig(t *rapid.T) tableau.TableConfig {
 		cfg.Registry = map[string]tableau.Card{"u1": {Rank: tableau.RankAce, Suit: tableau.Spades}, "u2": {Rank: tableau.Rank9}}
 	}
 	if rapid.IntRange(0, 4).Draw(t, "advantage") == 0 {
-		// A threshold below any bet's expectation: every first card of a
-		// coup raises advantage alerts and the view carries them.
-		cfg.AdvantageThreshold = 1e-9
+		// A low threshold: a bet favouring the player (often, late in a
+		// 1–2 deck shoe) raises advantage alerts and the view carries them.
+		cfg.AdvantageThreshold, _ = tableau.AdvantageAbove(1e-9)
 		if rapid.Bool().Draw(t, "anyBet") {
-			cfg.AdvantageThreshold = -0.5
+			cfg.AdvantageThreshold, _ = tableau.AdvantageAbove(0) // any positive expectation
 		}
 	}
 	return cfg

@@ -137,14 +137,14 @@ type TableConfig struct {
 	Registry map[string]Card
 	// Gate: the shoe has a gate to lock whenever the tableau needs no card.
 	Gate bool
-	// AdvantageThreshold > 0 runs the advantage check of `sabot check
+	// AdvantageThreshold, when on, runs the advantage check of `sabot check
 	// --advantage` (Fold.FeedAdvantages): on the first card of each coup,
 	// every offered bet whose exact expectation for the player on that
-	// coup exceeds the threshold raises advantage. Advantage alerts are for
-	// surveillance: they do not latch. The same check also runs after
+	// coup exceeds the threshold raises advantage. The zero value is off.
+	// Advantage alerts are for surveillance: they do not latch. The same check also runs after
 	// every card for the live view (TableView.Advantage), so surveillance
 	// sees a late-shoe edge building up inside a coup.
-	AdvantageThreshold float64
+	AdvantageThreshold AdvantageThreshold
 	// OverrunCards is how many cards beyond what the decks hold (52 ×
 	// decks) one shoe may give before the table raises shoe-overrun (once
 	// per shoe): a new shoe was never signalled (a Bee-Tek shoe sends no
@@ -421,8 +421,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 			break
 		}
 		before := t.snapshot()
-		if t.cfg.AdvantageThreshold > 0 {
-			evs = t.fold.FeedAdvantages(Token{Kind: TokCard, Card: card}, t.cfg.AdvantageThreshold, evs)
+		if t.cfg.AdvantageThreshold.On() {
+			evs = t.fold.FeedAdvantages(Token{Kind: TokCard, Card: card}, t.cfg.AdvantageThreshold.Value(), evs)
 		} else {
 			evs = t.fold.Card(card, evs)
 		}
@@ -850,7 +850,7 @@ type TableView struct {
 	Results        []CoupResult `json:"results"`
 	ResultsDropped int          `json:"results_dropped,omitempty"`
 	// Advantage is the live advantage check after the last card drawn
-	// (with TableConfig.AdvantageThreshold > 0): every offered bet whose
+	// (with TableConfig.AdvantageThreshold on): every offered bet whose
 	// exact expectation for the player on the next coup dealt from the
 	// shoe as it stands now exceeds the threshold, in the order banker,
 	// player, tie, player pair, banker pair, Dragon 7, Panda 8. Empty when
@@ -917,7 +917,7 @@ func (t *Table) View() TableView {
 // since the last call.
 func (t *Table) liveAdvantage() []AdvantageBet {
 	f := t.fold
-	if t.cfg.AdvantageThreshold <= 0 || f.Shoe() == 0 {
+	if !t.cfg.AdvantageThreshold.On() || f.Shoe() == 0 {
 		return nil
 	}
 	at := [2]int{f.Shoe(), t.inShoe}
@@ -925,7 +925,7 @@ func (t *Table) liveAdvantage() []AdvantageBet {
 		return t.adv
 	}
 	var buf [len(oddsBetOrder)]BetEV
-	bets, err := f.Advantages(buf[:0], t.cfg.AdvantageThreshold)
+	bets, err := f.Advantages(buf[:0], t.cfg.AdvantageThreshold.Value())
 	t.adv = t.adv[:0]
 	if err == nil { // an error: fewer than six cards left, nothing to value
 		for _, b := range bets {

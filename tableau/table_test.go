@@ -426,7 +426,7 @@ func TestTableAdvantage(t *testing.T) {
 	for _, tok := range toks {
 		want = f.FeedAdvantages(tok, threshold, want)
 	}
-	r := newTableRun(t, tableau.TableConfig{Fold: opts, AdvantageThreshold: threshold})
+	r := newTableRun(t, tableau.TableConfig{Fold: opts, AdvantageThreshold: mustAdvantage(t, threshold)})
 	for _, tok := range toks {
 		r.apply(tableau.TokenInput(tok))
 	}
@@ -506,7 +506,7 @@ func TestTableLiveAdvantage(t *testing.T) {
 	rules := tableau.Rules{Game: tableau.GameEZ, TiePays: 8}
 	r := newTableRun(t, tableau.TableConfig{
 		Fold:               tableau.Options{Decks: 8, Rules: rules, Markers: true},
-		AdvantageThreshold: threshold,
+		AdvantageThreshold: mustAdvantage(t, threshold),
 	})
 	off := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Decks: 8, Rules: rules, Markers: true}})
 	var drawn []tableau.Card
@@ -587,4 +587,14 @@ func TestTableViewAfterVoid(t *testing.T) {
 			t.Errorf("markers %v: the next coup: voided %v, coup %d, player %v", markers, v.Voided, v.Coup, v.Player)
 		}
 	}
+}
+
+// mustAdvantage is tableau.AdvantageAbove(v) for a valid v.
+func mustAdvantage(t testing.TB, v float64) tableau.AdvantageThreshold {
+	t.Helper()
+	a, err := tableau.AdvantageAbove(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -31,12 +30,19 @@ Reads a shoe transcript (FILE, or standard input if FILE is "-" or absent),
 checks every coup against the punto banco tableau, and prints one JSON object
 per line: coups, alerts and voids, in the order they happen.
 
-With --advantage THRESHOLD (e.g. 0 or 0.01), when the first card of each coup
-is drawn the exact odds of the rest of the shoe (the decks less every card
-drawn so far, burn and surplus cards included) are computed, and an alert
+With --advantage THRESHOLD (a fraction of the stake, 0 ≤ THRESHOLD < 1: 0 for
+any positive expectation, 0.01 for more than +1%; "off" or no flag: off — the
+meaning of sabotd's [alerts] advantage_threshold), when the first card of each
+coup is drawn the exact odds of the rest of the shoe (the decks less every
+card drawn so far, burn and surplus cards included) are computed, and an alert
 {"type":"alert","code":"advantage","shoe":1,"coup":73,"bet":"dragon7","ev":0.0521}
 is printed ahead of the coup for every offered bet whose expectation for the
 player exceeds THRESHOLD (see sabot odds for bet names).
+
+A transcript without any card exits 1 ("FILE: no cards"). A "void" that voids
+nothing (its coup already closed by "|", or no coup yet) is reported on
+standard error as "FILE:LINE:COL: warning: void ignored: ..." and changes
+neither the output nor the exit status.
 
 Exit status: 0 no alert, 1 at least one alert, 2 the input cannot be read or
 parsed (nothing is printed on standard output then) or bad flags.
@@ -49,8 +55,8 @@ type checkConfig struct {
 	opts    tableau.Options
 	markers string // auto, on, off
 	file    string // "-" for standard input
-	// advantage is the --advantage threshold; nil without the flag.
-	advantage *float64
+	// advantage is the --advantage threshold; off without the flag.
+	advantage tableau.AdvantageThreshold
 }
 
 // errFlagsReported marks a flag syntax error that the flag package has
@@ -72,12 +78,13 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	tie := fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)")
 	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
 	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
-	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD` (e.g. 0 or 0.01)", func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("want a number such as 0 or 0.01")
+	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD`, a fraction of the stake 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%), or off", func(s string) error {
+		a, err := tableau.ParseAdvantageThreshold(s)
+		if err != nil {
+			// The flag package names the flag and the value.
+			return errors.New(strings.TrimPrefix(err.Error(), tableau.ErrAdvantageThreshold.Error()+": "))
 		}
-		cfg.advantage = &v
+		cfg.advantage = a
 		return nil
 	})
 	// Flags may come before or after FILE ("sabot check shoe.txt --decks 6");
@@ -403,8 +410,8 @@ func foldCheck(ctx context.Context, cfg checkConfig, r io.Reader, name string, s
 		if err != nil {
 			return alerts, err // the file changed since the first pass
 		}
-		if cfg.advantage != nil {
-			out = f.FeedAdvantages(t, *cfg.advantage, out[:0])
+		if cfg.advantage.On() {
+			out = f.FeedAdvantages(t, cfg.advantage.Value(), out[:0])
 		} else {
 			out = f.Feed(t, out[:0])
 		}

@@ -277,3 +277,35 @@ func cpuSeconds(b *testing.B) float64 {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
+
+// TestCheckAdvantageThresholdMeaning: --advantage has the meaning of
+// tableau.AdvantageThreshold (and of sabotd's advantage_threshold): a
+// negative threshold or one of 1 or more is refused naming the flag (it
+// used to print "advantage" alerts for losing bets), "off" is off, and 0
+// alerts on positive expectations only.
+func TestCheckAdvantageThresholdMeaning(t *testing.T) {
+	const shoe = "testdata/ez-late-dragon7.shoe"
+	for _, bad := range []string{"-1", "-0.5", "1", "5", "NaN", "x"} {
+		code, out, errs := runCheckArgs(t, "", "--rules", "ez", "--advantage", bad, shoe)
+		if code != 2 || out != "" || !strings.Contains(errs, `invalid value "`+bad+`" for flag -advantage`) {
+			t.Errorf("--advantage %s: exit %d stdout %d bytes stderr %.200q", bad, code, len(out), errs)
+		}
+	}
+	_, plain, _ := runCheckArgs(t, "", "--rules", "ez", shoe)
+	if code, out, _ := runCheckArgs(t, "", "--rules", "ez", "--advantage", "off", shoe); code != 0 || out != plain {
+		t.Errorf("--advantage off: exit %d, output differs from no flag", code)
+	}
+	_, out, _ := runCheckArgs(t, "", "--rules", "ez", "--advantage", "0", shoe)
+	n := 0
+	for _, m := range jsonLines(t, out) {
+		if m["code"] == "advantage" {
+			n++
+			if ev, _ := m["ev"].(float64); !(ev > 0) {
+				t.Errorf("advantage alert with expectation %v at threshold 0: %v", m["ev"], m)
+			}
+		}
+	}
+	if n != 17 {
+		t.Errorf("%d advantage alerts at threshold 0, want 17", n)
+	}
+}
