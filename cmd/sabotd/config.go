@@ -184,14 +184,25 @@ type HTTPConfig struct {
 // AlertsConfig is the [alerts] table.
 type AlertsConfig struct {
 	// AdvantageThreshold raises an advantage alert when a bet's expected
-	// value for the next coup exceeds it (e.g. 0.01 = +1%); 0 disables.
-	AdvantageThreshold float64 `toml:"advantage_threshold"`
+	// value for the player on the next coup exceeds it: a fraction of the
+	// stake, 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%),
+	// as `sabot check --advantage T` (tableau.AdvantageThreshold). Absent
+	// (nil): off.
+	AdvantageThreshold *float64 `toml:"advantage_threshold"`
 	// Misdeal is "alert-only" (the coup's result stands per the tableau,
 	// the surplus card is reported) or "void" (the coup is voided).
 	Misdeal string `toml:"misdeal"`
 	// RequireBetsClosed raises early-draw for a card drawn while betting
 	// is open (live-dealer tables).
 	RequireBetsClosed bool `toml:"require_bets_closed"`
+}
+
+// Advantage is the advantage threshold the key gives: off when absent.
+func (a AlertsConfig) Advantage() (tableau.AdvantageThreshold, error) {
+	if a.AdvantageThreshold == nil {
+		return tableau.AdvantageThreshold{}, nil
+	}
+	return tableau.AdvantageAbove(*a.AdvantageThreshold)
 }
 
 // LogConfig is the [log] table.
@@ -580,8 +591,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 			bad("http.addr", "%q: want host:port (port 0 picks a free one) or \"off\"", c.HTTP.Addr)
 		}
 	}
-	if c.Alerts.AdvantageThreshold < 0 || c.Alerts.AdvantageThreshold >= 1 {
-		bad("alerts.advantage_threshold", "%v: must be 0 (off) or a fraction below 1, e.g. 0.01", c.Alerts.AdvantageThreshold)
+	if _, err := c.Alerts.Advantage(); err != nil {
+		bad("alerts.advantage_threshold", "%s (remove the key for off)", strings.TrimPrefix(err.Error(), tableau.ErrAdvantageThreshold.Error()+": "))
 	}
 	if !oneOf(c.Alerts.Misdeal, "alert-only", "void") {
 		bad("alerts.misdeal", "%q: must be \"alert-only\" or \"void\"", c.Alerts.Misdeal)

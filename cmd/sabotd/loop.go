@@ -56,6 +56,10 @@ func newTable(cfg Config, registry map[string]tableau.Card) (*tableau.Table, err
 	if err != nil {
 		return nil, err
 	}
+	advantage, err := cfg.Alerts.Advantage()
+	if err != nil {
+		return nil, err
+	}
 	tc := tableau.TableConfig{
 		Table:              cfg.Table,
 		Fold:               opts,
@@ -63,7 +67,7 @@ func newTable(cfg Config, registry map[string]tableau.Card) (*tableau.Table, err
 		RequireBetsClosed:  cfg.Alerts.RequireBetsClosed,
 		Registry:           registry,
 		Gate:               cfg.Shoe.Gate,
-		AdvantageThreshold: cfg.Alerts.AdvantageThreshold,
+		AdvantageThreshold: advantage,
 		OverrunCards:       cfg.OverrunCards,
 	}
 	return tableau.NewTable(tc)
