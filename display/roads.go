@@ -285,7 +285,63 @@ type RoadsInput struct {
 	// Coup is the number of the current (or last) coup and LastCoup the
 	// shoe's last coup once the cut card is out (0 before).
 	Coup, LastCoup int
+	// Tally, when not nil, holds the statistics of the whole shoe, of which
+	// Results are then the last coups only (at least the last
+	// MaxRoadCoups): a caller that keeps a Tally and a bounded window of
+	// results draws a shoe that never ends in constant memory. When nil,
+	// the statistics are those of Results.
+	Tally *Tally
 }
+
+// Tally accumulates a shoe's statistics one coup at a time in constant
+// memory (CardsLeft and CoupsLeft excepted: BuildRoads fills them).
+type Tally struct {
+	st     Stats
+	run    tableau.Winner // the current run of banker or player wins
+	runLen int
+}
+
+// Add counts one completed coup (results with no winner are ignored).
+func (t *Tally) Add(r tableau.CoupResult) {
+	if letter(r.Winner) == 0 {
+		return
+	}
+	st := &t.st
+	st.Coups++
+	switch r.Winner {
+	case tableau.WinnerBanker:
+		st.Banker++
+	case tableau.WinnerPlayer:
+		st.Player++
+	case tableau.WinnerTie:
+		st.Tie++
+	}
+	if r.PlayerPair {
+		st.PlayerPairs++
+	}
+	if r.BankerPair {
+		st.BankerPairs++
+	}
+	if r.Natural {
+		st.Naturals++
+	}
+	if r.Winner == tableau.WinnerTie {
+		return // a tie does not break a run
+	}
+	if r.Winner == t.run {
+		t.runLen++
+	} else {
+		t.run, t.runLen = r.Winner, 1
+	}
+	if t.run == tableau.WinnerBanker {
+		st.LongestBanker = max(st.LongestBanker, t.runLen)
+	} else {
+		st.LongestPlayer = max(st.LongestPlayer, t.runLen)
+	}
+}
+
+// Stats returns the statistics counted so far.
+func (t *Tally) Stats() Stats { return t.st }
 
 // Roads is everything a scoreboard shows for one shoe: the `sabot roads`
 // line and the body of the MQTT roads message. Its JSON form is the
@@ -395,48 +451,25 @@ func BuildRoads(in RoadsInput) Roads {
 	results := make([]tableau.CoupResult, 0, min(len(in.Results), MaxRoadCoups))
 	// Statistics over the whole shoe; the roads over its last MaxRoadCoups
 	// coups.
-	st := &rd.Stats
-	var run tableau.Winner
-	runLen := 0
 	all := 0
+	var tally Tally
 	for _, r := range in.Results {
-		if letter(r.Winner) == 0 {
-			continue
-		}
-		all++
-		st.Coups++
-		switch r.Winner {
-		case tableau.WinnerBanker:
-			st.Banker++
-		case tableau.WinnerPlayer:
-			st.Player++
-		case tableau.WinnerTie:
-			st.Tie++
-		}
-		if r.PlayerPair {
-			st.PlayerPairs++
-		}
-		if r.BankerPair {
-			st.BankerPairs++
-		}
-		if r.Natural {
-			st.Naturals++
-		}
-		if r.Winner != tableau.WinnerTie {
-			if r.Winner == run {
-				runLen++
-			} else {
-				run, runLen = r.Winner, 1
-			}
-			if run == tableau.WinnerBanker {
-				st.LongestBanker = max(st.LongestBanker, runLen)
-			} else {
-				st.LongestPlayer = max(st.LongestPlayer, runLen)
+		if letter(r.Winner) != 0 {
+			all++
+			if in.Tally == nil {
+				tally.Add(r)
 			}
 		}
 	}
+	if in.Tally != nil {
+		tally = *in.Tally
+	}
+	rd.Stats = tally.st
+	st := &rd.Stats
 	skip := max(0, all-MaxRoadCoups)
-	rd.DroppedCoups = skip
+	// Every coup of the shoe not drawn: before the window, or before the
+	// results given (with a Tally).
+	rd.DroppedCoups = max(0, tally.st.Coups-(all-skip))
 	for _, r := range in.Results {
 		if letter(r.Winner) == 0 {
 			continue

@@ -255,6 +255,18 @@ func TestRoadsBoundedWindow(t *testing.T) {
 	if want := roadsOf(s[400-display.MaxRoadCoups:]); !reflect.DeepEqual(rd.BigRoad, want.BigRoad) || rd.CockroachPig != want.CockroachPig {
 		t.Error("the window's roads differ from the roads of the same coups as a shoe")
 	}
+	// A Tally of the whole shoe with only its last coups gives the same.
+	var tally display.Tally
+	all := results(s)
+	for _, r := range all {
+		tally.Add(r)
+	}
+	for _, last := range []int{display.MaxRoadCoups, display.MaxRoadCoups + 1, 300} {
+		got := display.BuildRoads(display.RoadsInput{Shoe: 1, Results: all[400-last:], CardsLeft: -1, Tally: &tally})
+		if !reflect.DeepEqual(asJSON(t, got), asJSON(t, rd)) {
+			t.Errorf("Tally and the last %d results: %+v, want %+v", last, got.Stats, rd.Stats)
+		}
+	}
 }
 
 // The JSON of any shoe fits MaxRoadsJSON: the worst cases (one column per

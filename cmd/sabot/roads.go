@@ -184,32 +184,42 @@ func printRoadsError(stderr io.Writer, name string, err error) {
 }
 
 // foldRoads folds the transcript r token by token and writes the roads of
-// each shoe as a JSON line when the shoe ends. Memory: the fold's state and
-// the results of one shoe (tableau.CoupResult, 48 bytes a coup).
+// each shoe as a JSON line when the shoe ends. Memory is constant: the
+// fold's state, the shoe's statistics (display.Tally) and its last
+// display.MaxRoadCoups + 1 results (one more, so that a void of the last
+// coup leaves a full window).
 func foldRoads(ctx context.Context, opts tableau.Options, r io.Reader, name string, stdout io.Writer) error {
 	f, err := tableau.NewFold(opts)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(stdout)
+	const window = display.MaxRoadCoups + 1
 	var (
-		results []tableau.CoupResult
-		evs     []tableau.Event
+		results      []tableau.CoupResult // the shoe's last coups, at most window
+		tally, prior display.Tally        // the shoe's statistics, and before its last coup
+		evs          []tableau.Event
 	)
 	apply := func(evs []tableau.Event) {
 		for i := range evs {
 			switch e := &evs[i]; e.Kind {
 			case tableau.EventCoup:
 				c := e.Coup
-				results = append(results, tableau.CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
-					PlayerPair: c.PlayerPair, BankerPair: c.BankerPair})
+				r := tableau.CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
+					PlayerPair: c.PlayerPair, BankerPair: c.BankerPair}
+				if len(results) == window {
+					results = append(results[:0], results[1:]...)
+				}
+				results = append(results, r)
+				prior = tally
+				tally.Add(r)
 			case tableau.EventVoid:
-				// A voided coup is on no road, even if its coup line was out.
-				for j := len(results) - 1; j >= 0; j-- {
-					if results[j].Coup == e.Void.Coup {
-						results = append(results[:j], results[j+1:]...)
-						break
-					}
+				// A voided coup is on no road, even if its coup line was
+				// out. Only the current coup can be voided: if it has a
+				// result, it is the last one.
+				if n := len(results); n > 0 && results[n-1].Coup == e.Void.Coup {
+					results = results[:n-1]
+					tally = prior
 				}
 			}
 		}
@@ -220,9 +230,9 @@ func foldRoads(ctx context.Context, opts tableau.Options, r io.Reader, name stri
 		if f.Shoe() == 0 {
 			return nil
 		}
-		rd := display.BuildRoads(display.RoadsInput{Shoe: f.Shoe(), Results: results,
+		rd := display.BuildRoads(display.RoadsInput{Shoe: f.Shoe(), Results: results, Tally: &tally,
 			CardsLeft: max(0, f.Composition().Remaining()), Coup: f.CoupNumber(), LastCoup: f.LastCoup()})
-		results = results[:0]
+		results, tally, prior = results[:0], display.Tally{}, display.Tally{}
 		b, err := json.Marshal(&rd)
 		if err != nil {
 			return fmt.Errorf("encoding shoe %d: %w", rd.Shoe, err)

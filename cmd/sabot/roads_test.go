@@ -8,6 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/tableau"
 )
 
 func runRoadsArgs(t testing.TB, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -158,5 +161,54 @@ func TestRoadsCommandErrors(t *testing.T) {
 	// Lower case and white space are accepted.
 	if code, out, _ := runRoadsArgs(t, "", "--results=b p\tt"); code != 0 || !strings.Contains(out, `"bead_plate":"BPT"`) {
 		t.Errorf("--results=b p t: exit %d: %s", code, out)
+	}
+}
+
+// A shoe that never ends (1,000 coups, no "shoe") is drawn in constant
+// memory (a bounded window and a display.Tally) exactly as
+// display.BuildRoads draws the whole list of its results; a void of a
+// complete coup is undone in the statistics too.
+func TestRoadsCommandNeverEndingShoe(t *testing.T) {
+	coups := map[byte]struct {
+		cards string
+		r     tableau.CoupResult
+	}{
+		'P': {"9S 3H KD 5C", tableau.CoupResult{Winner: tableau.WinnerPlayer, Natural: true}}, // 9 against 8
+		'B': {"3H 9S 5C KD", tableau.CoupResult{Winner: tableau.WinnerBanker, Natural: true}}, // 8 against 9
+		'T': {"9S 9H 9C 9D", tableau.CoupResult{Winner: tableau.WinnerTie, Natural: true, PlayerPair: true, BankerPair: true}},
+	}
+	const pattern = "PPBPBBBTPBBBBBBBPTT"
+	var tr strings.Builder
+	tr.WriteString("2H 3C 4D |\n")
+	var rs []tableau.CoupResult
+	for i := range 1000 {
+		c := coups[pattern[i%len(pattern)]]
+		tr.WriteString(c.cards)
+		if i%97 == 96 {
+			tr.WriteString(" void") // the complete coup is current until its "|"
+		} else {
+			r := c.r
+			r.Coup = i + 1
+			rs = append(rs, r)
+		}
+		tr.WriteString(" |\n")
+	}
+	code, out, errs := runRoadsArgs(t, tr.String())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want, err := json.Marshal(display.BuildRoads(display.RoadsInput{Shoe: 1, Results: rs, CardsLeft: 0, Coup: 1000}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(out); got != string(want) {
+		t.Errorf("sabot roads:\n%s\nBuildRoads of all %d results:\n%s", got, len(rs), want)
+	}
+	var rd display.Roads
+	if err := json.Unmarshal([]byte(out), &rd); err != nil {
+		t.Fatal(err)
+	}
+	if rd.Stats.Coups != 1000-10 || rd.DroppedCoups != 1000-10-display.MaxRoadCoups {
+		t.Errorf("%d coups, %d dropped", rd.Stats.Coups, rd.DroppedCoups)
 	}
 }
