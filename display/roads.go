@@ -285,6 +285,12 @@ type RoadsInput struct {
 	// Coup is the number of the current (or last) coup and LastCoup the
 	// shoe's last coup once the cut card is out (0 before).
 	Coup, LastCoup int
+	// Dropped counts the shoe's coups before Results that are not given
+	// (tableau.TableView.ResultsDropped: a table keeps the last
+	// tableau.MaxShoeResults results of a shoe that never ends); they are
+	// counted in Roads.DroppedCoups, not in the statistics. Ignored with a
+	// Tally.
+	Dropped int
 	// Tally, when not nil, holds the statistics of the whole shoe, of which
 	// Results are then the last coups only (at least the last
 	// MaxRoadCoups): a caller that keeps a Tally and a bounded window of
@@ -372,7 +378,8 @@ type Roads struct {
 		Banker AskEntry `json:"banker"`
 		Player AskEntry `json:"player"`
 	} `json:"ask"`
-	// Stats are the shoe's statistics (every coup, dropped ones included).
+	// Stats are the shoe's statistics: of every coup given (RoadsInput
+	// Results, or its Tally), those beyond MaxRoadCoups included.
 	Stats Stats `json:"stats"`
 	// Grids are the roads as drawn, for boards that only paint.
 	Grids Grids `json:"grids"`
@@ -470,6 +477,9 @@ func BuildRoads(in RoadsInput) Roads {
 	// Every coup of the shoe not drawn: before the window, or before the
 	// results given (with a Tally).
 	rd.DroppedCoups = max(0, tally.st.Coups-(all-skip))
+	if in.Tally == nil {
+		rd.DroppedCoups = skip + max(0, in.Dropped)
+	}
 	for _, r := range in.Results {
 		if letter(r.Winner) == 0 {
 			continue
@@ -574,7 +584,7 @@ func ViewRoads(v tableau.TableView) Roads {
 	if v.Phase == "no-shoe" || v.Phase == "" || left < 0 {
 		left = -1
 	}
-	return BuildRoads(RoadsInput{Shoe: v.Shoe, Results: v.Results, CardsLeft: left, Coup: v.Coup, LastCoup: v.LastCoup})
+	return BuildRoads(RoadsInput{Shoe: v.Shoe, Results: v.Results, Dropped: v.ResultsDropped, CardsLeft: left, Coup: v.Coup, LastCoup: v.LastCoup})
 }
 
 func marks(playerPair, bankerPair bool) string {

@@ -255,6 +255,10 @@ func TestRoadsBoundedWindow(t *testing.T) {
 	if want := roadsOf(s[400-display.MaxRoadCoups:]); !reflect.DeepEqual(rd.BigRoad, want.BigRoad) || rd.CockroachPig != want.CockroachPig {
 		t.Error("the window's roads differ from the roads of the same coups as a shoe")
 	}
+	// Results the caller no longer has are counted as dropped.
+	if got := display.BuildRoads(display.RoadsInput{Results: results("BPT"), Dropped: 10, CardsLeft: -1}); got.DroppedCoups != 10 || got.Stats.Coups != 3 {
+		t.Errorf("Dropped 10: %d dropped, %d coups", got.DroppedCoups, got.Stats.Coups)
+	}
 	// A Tally of the whole shoe with only its last coups gives the same.
 	var tally display.Tally
 	all := results(s)

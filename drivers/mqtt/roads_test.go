@@ -117,8 +117,8 @@ func hasTopic(ev []Message, topic string) bool {
 
 // longShoe feeds a table one shoe of n coups with no new-shoe event (a
 // Bee-Tek shoe whose new-shoe key is never pressed) and returns the last
-// state and roads messages, and the state at coup 100.
-func longShoe(t *testing.T, n int) (state100, state, roads Message) {
+// state and roads messages, and the state at coup 1,000.
+func longShoe(t *testing.T, n int) (state1000, state, roads Message) {
 	t.Helper()
 	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
 	tbl, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: 8, Rules: rules}})
@@ -172,38 +172,42 @@ func longShoe(t *testing.T, n int) (state100, state, roads Message) {
 	for i := range n {
 		// The messages of a coup's last card, at coup 100 and at the end.
 		for j, c := range coupCards[pattern[i%len(pattern)]] {
-			apply(card(c), j == 3 && (i == 99 || i == n-1))
+			apply(card(c), j == 3 && (i == 999 || i == n-1))
 		}
-		if i == 99 {
-			state100 = state
+		if i == 999 {
+			state1000 = state
 		}
 	}
-	return state100, state, roads
+	return state1000, state, roads
 }
 
 // Issue 11: the state payload carried the whole shoe's bead plate, so a
 // shoe without a new-shoe event passed MaxPayload after about 3,500 coups
 // and could not be encoded. It is now bounded by a constant: after 5,000
-// coups it is as long as after 100, give or take the digits of its
-// numbers; the roads payload stays under MaxRoadsPayload, with the oldest
-// coups dropped and counted.
+// coups it is as long as after 1,000 (the same alerts are open: composition
+// and shoe-overrun), give or take the digits of its numbers; the roads
+// payload stays under MaxRoadsPayload, with the oldest coups dropped and
+// counted.
 func TestLongShoePayloadsBounded(t *testing.T) {
 	const n = 5000
-	state100, state, roads := longShoe(t, n)
+	state1000, state, roads := longShoe(t, n)
 	for _, m := range []Message{state, roads} {
 		if err := validatePayload(t, m.Topic, m.Payload); err != nil {
 			t.Errorf("%s: %v\n%.2000s", m.Topic, err, m.Payload)
 		}
 	}
-	t.Logf("state %d bytes at coup 100, %d at coup %d; roads %d bytes", len(state100.Payload), len(state.Payload), n, len(roads.Payload))
-	if d := len(state.Payload) - len(state100.Payload); d > 64 {
-		t.Errorf("state grew by %d bytes from coup 100 to coup %d", d, n)
+	t.Logf("state %d bytes at coup 1000, %d at coup %d; roads %d bytes", len(state1000.Payload), len(state.Payload), n, len(roads.Payload))
+	if d := len(state.Payload) - len(state1000.Payload); d > 64 {
+		t.Errorf("state grew by %d bytes from coup 1000 to coup %d", d, n)
 	}
 	var rp RoadsPayload
 	if err := json.Unmarshal(roads.Payload, &rp); err != nil {
 		t.Fatal(err)
 	}
-	if rp.Stats.Coups != n || rp.DroppedCoups != n-display.MaxRoadCoups || len(rp.BeadPlate) != display.MaxRoadCoups {
+	// The table keeps the last tableau.MaxShoeResults results of a shoe;
+	// the roads draw the last MaxRoadCoups and count every other coup as
+	// dropped.
+	if rp.Stats.Coups != tableau.MaxShoeResults || rp.DroppedCoups != n-display.MaxRoadCoups || len(rp.BeadPlate) != display.MaxRoadCoups {
 		t.Errorf("roads: %d coups, %d dropped, bead plate of %d", rp.Stats.Coups, rp.DroppedCoups, len(rp.BeadPlate))
 	}
 	if !strings.HasSuffix(rp.ID, "/"+strconv.Itoa(n)+"/roads/"+strconv.Itoa(1+3+4*n)) {
