@@ -17,8 +17,9 @@ const RoadRows = 6
 // only a shoe that never ends (a Bee-Tek shoe without a new-shoe event, a
 // key that is never pressed) does, and then the oldest coups are dropped
 // from the roads (Roads.DroppedCoups counts them; the statistics still
-// count every coup). This is what makes a Roads value, and the MQTT roads
-// payload built from it, bounded by a constant.
+// count every coup the caller gives, see RoadsInput). This is what makes a
+// Roads value, and the MQTT roads payload built from it, bounded by a
+// constant.
 const MaxRoadCoups = 128
 
 // MaxRoadsJSON bounds the JSON of a Roads value, in bytes (TestRoadsJSONBound
@@ -30,7 +31,8 @@ const MaxRoadsJSON = 14 * 1024
 
 // CardsPerCoup is the mean number of cards in a punto banco coup (four,
 // plus the player's and the banker's third card when the tableau draws
-// them), used to estimate the coups left in a shoe from its cards.
+// them: 4.939 from an infinite shoe, TestCardsPerCoup), used to estimate
+// the coups left in a shoe from its cards.
 const CardsPerCoup = 4.94
 
 // Color is an entry of a derived road: red or blue. On a board red means
@@ -359,7 +361,8 @@ type Roads struct {
 	// Shoe is RoadsInput.Shoe.
 	Shoe int `json:"shoe"`
 	// DroppedCoups counts the shoe's earliest coups left off the roads
-	// because the shoe passed MaxRoadCoups coups (0 in a real shoe).
+	// because the shoe passed MaxRoadCoups coups, or that the caller no
+	// longer had (RoadsInput.Dropped); 0 in a real shoe.
 	DroppedCoups int `json:"dropped_coups"`
 	// BeadPlate is one letter per coup on the roads, in order: "B" banker,
 	// "P" player, "T" tie.
