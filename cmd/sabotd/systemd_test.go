@@ -19,7 +19,7 @@ func TestSystemdUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Type=notify", "WatchdogSec=", "StateDirectory=sabot", "User=sabot",
-		"ExecStart=/usr/local/bin/sabotd --config /etc/sabot/sabotd.toml", "NoNewPrivileges=yes", "ProtectSystem=strict"} {
+		"ExecStart=/usr/bin/sabotd --config /etc/sabot/sabotd.toml", "NoNewPrivileges=yes", "ProtectSystem=strict"} {
 		if !strings.Contains(string(unit), want) {
 			t.Errorf("sabotd.service lacks %q", want)
 		}
@@ -35,7 +35,7 @@ func TestSystemdUnit(t *testing.T) {
 	analyze := testenv.NeedProgram(t, "systemd-analyze")
 	bin := filepath.Join(binaries(t), "sabotd")
 	tmp := filepath.Join(t.TempDir(), "sabotd.service")
-	os.WriteFile(tmp, []byte(strings.ReplaceAll(string(unit), "/usr/local/bin/sabotd", bin)), 0o644)
+	os.WriteFile(tmp, []byte(strings.ReplaceAll(string(unit), "/usr/bin/sabotd", bin)), 0o644)
 	if out, err := exec.Command(analyze, "verify", tmp).CombinedOutput(); err != nil {
 		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
 	}

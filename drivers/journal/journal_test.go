@@ -153,7 +153,7 @@ func TestKill9MidWrite(t *testing.T) {
 	dir := t.TempDir()
 	acked := uint64(0)
 	for round := 0; round < 4; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestJournalChild$", "-test.v=false")
+		cmd := selfCommand("-test.run=^TestJournalChild$", "-test.v=false")
 		cmd.Env = append(os.Environ(), "JOURNAL_CHILD_DIR="+dir)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -284,4 +284,15 @@ func BenchmarkAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// selfCommand runs this test binary again with args. Under an emulator
+// (.ci/arm-test runs the ARM test binaries under qemu-user, with no binfmt
+// handler registered) SABOT_TEST_EMULATOR names it, and the child runs under
+// it too.
+func selfCommand(args ...string) *exec.Cmd {
+	if emu := os.Getenv("SABOT_TEST_EMULATOR"); emu != "" {
+		return exec.Command(emu, append([]string{os.Args[0]}, args...)...)
+	}
+	return exec.Command(os.Args[0], args...)
 }
