@@ -28,7 +28,8 @@ func BenchmarkCardToDisplay(b *testing.B) {
 	toks, _ := tableau.ParseTranscript(bytes.NewReader(src), "clean")
 	cfg := DefaultConfig()
 	cfg.Table, cfg.Display.Kind = "B", "fake"
-	brd, err := board.Open(boardConfig(cfg), &board.Options{Logger: slog.New(slog.DiscardHandler)})
+	g, disp := boardTables(cfg)
+	brd, err := board.Open(g, disp, &board.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,9 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
+	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -44,14 +48,17 @@ type Config struct {
 	// (tableau.TableConfig.OverrunCards).
 	OverrunCards int `toml:"overrun_cards"`
 
-	Shoe    ShoeConfig    `toml:"shoe"`
-	MQTT    MQTTConfig    `toml:"mqtt"`
-	Display DisplayConfig `toml:"display"`
-	GPIO    GPIOConfig    `toml:"gpio"`
-	State   StateConfig   `toml:"state"`
-	HTTP    HTTPConfig    `toml:"http"`
-	Alerts  AlertsConfig  `toml:"alerts"`
-	Log     LogConfig     `toml:"log"`
+	Shoe ShoeConfig `toml:"shoe"`
+	MQTT MQTTConfig `toml:"mqtt"`
+	// Display and GPIO are the board's own tables (drivers/board: one
+	// schema); the display chip's keys come from its registration
+	// (drivers/ledchip).
+	Display board.DisplayConfig `toml:"display"`
+	GPIO    board.GPIOConfig    `toml:"gpio"`
+	State   StateConfig         `toml:"state"`
+	HTTP    HTTPConfig          `toml:"http"`
+	Alerts  AlertsConfig        `toml:"alerts"`
+	Log     LogConfig           `toml:"log"`
 }
 
 // ShoeConfig is the [shoe] table: the card-reading shoe's serial link.
@@ -109,55 +116,6 @@ type MQTTConfig struct {
 	Commands bool `toml:"commands"`
 	// BacklogLimit caps the outbox (messages); 0 uses the driver default.
 	BacklogLimit int `toml:"backlog_limit"`
-}
-
-// DisplayConfig is the [display] table: the player/banker totals display.
-type DisplayConfig struct {
-	// Kind: "terminal", "tm1637", "max7219", "ht16k33", "fake" or "none"
-	// (headless).
-	Kind string `toml:"kind"`
-	// CLK and DIO are the TM1637 pins (gpioreg names; default GPIO23 and
-	// GPIO24).
-	CLK string `toml:"clk"`
-	DIO string `toml:"dio"`
-	// SPI is the MAX7219's SPI port (default "/dev/spidev0.0").
-	SPI string `toml:"spi"`
-	// I2C is the HT16K33's I²C bus ("" = first bus) and Address its
-	// 7-bit address (default 0x70).
-	I2C     string `toml:"i2c"`
-	Address int    `toml:"address"`
-	// Brightness 1–15 (scaled to the chip's range).
-	Brightness int `toml:"brightness"`
-	// Digits is the display's width; 0: the module's usual (TM1637 and
-	// HT16K33 4, MAX7219 8, terminal 8).
-	Digits int `toml:"digits"`
-}
-
-// GPIOConfig is the [gpio] table: pin names (gpioreg, e.g. "GPIO17") of the
-// lamp, buzzer and keys. Empty means not fitted.
-type GPIOConfig struct {
-	// Backend is "gpio" (real pins through periph) or "fake" (gpiotest
-	// pins: a laptop, the demo, tests).
-	Backend    string `toml:"backend"`
-	Lamp       string `toml:"lamp"`
-	Buzzer     string `toml:"buzzer"`
-	TowerRed   string `toml:"tower_red"`
-	TowerAmber string `toml:"tower_amber"`
-	TowerGreen string `toml:"tower_green"`
-	// OutputsActiveLow: outputs are on at a low level (most relay boards).
-	OutputsActiveLow bool `toml:"outputs_active_low"`
-	// InputsActiveHigh: keys pull the pin high; the default is keys to
-	// ground with the pull-up enabled.
-	InputsActiveHigh bool `toml:"inputs_active_high"`
-	// DebounceMS is the key debounce time in milliseconds (default 30; 0
-	// also means 30).
-	DebounceMS int    `toml:"debounce_ms"`
-	AckKey     string `toml:"ack_key"`
-	VoidKey    string `toml:"void_key"`
-	CoupButton string `toml:"coup_button"`
-	// BetsKey is the live-dealer bets-closed key: a press closes betting
-	// (it reopens when the coup ends).
-	BetsKey string `toml:"bets_key"`
 }
 
 // StateConfig is the [state] table.
@@ -224,8 +182,8 @@ func DefaultConfig() Config {
 		CutRule:      "last-coup",
 		Shoe:         ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1"},
 		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
-		Display:      DisplayConfig{Kind: "none", CLK: "GPIO23", DIO: "GPIO24", SPI: "/dev/spidev0.0", Address: 0x70, Brightness: 7},
-		GPIO:         GPIOConfig{Backend: "gpio", DebounceMS: 30},
+		Display:      board.DisplayConfig{Kind: "none", Brightness: display.DefaultBrightness},
+		GPIO:         board.GPIOConfig{Backend: board.BackendGPIO, DebounceMS: 30},
 		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024},
 		HTTP:         HTTPConfig{Addr: "127.0.0.1:0"},
 		Alerts:       AlertsConfig{Misdeal: "alert-only"},
@@ -348,7 +306,7 @@ func ParseConfig(data []byte, file string) (Config, error) {
 		return Config{}, decodeError(err, file)
 	}
 	keys := docKeys(data)
-	if errs := checkKeys(keys, file); len(errs) > 0 {
+	if errs := checkKeys(keys, raw, file); len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}
 	cfg := DefaultConfig()
@@ -356,6 +314,18 @@ func ParseConfig(data []byte, file string) (Config, error) {
 	// case-insensitive matching cannot apply.
 	if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg); err != nil {
 		return Config{}, decodeError(err, file)
+	}
+	// The display chip's own keys (checkKeys let through only those of the
+	// configured chip), as decoded; board.Check types and checks them.
+	if dm, ok := raw["display"].(map[string]any); ok {
+		for k, v := range dm {
+			if _, known := schema["display."+k]; !known {
+				if cfg.Display.Options == nil {
+					cfg.Display.Options = map[string]any{}
+				}
+				cfg.Display.Options[k] = v
+			}
+		}
 	}
 	pos := map[string]int{}
 	for _, k := range keys {
@@ -420,12 +390,26 @@ var schema = func() map[string]bool {
 // naming its line and column, with a hint when the key is known in another
 // table or with another case. A table that is unknown is reported once, not
 // once per key in it.
-func checkKeys(keys []docKey, file string) []error {
+func checkKeys(keys []docKey, raw map[string]any, file string) []error {
+	kind := DefaultConfig().Display.Kind
+	if dm, ok := raw["display"].(map[string]any); ok {
+		if k, ok := dm["kind"].(string); ok {
+			kind = k
+		}
+	}
+	chip, isChip := ledchip.Lookup(kind)
 	var errs []error
 	reported := map[string]bool{}
 	for _, k := range keys {
 		if _, ok := schema[k.key]; ok {
 			continue
+		}
+		opt, inDisplay := strings.CutPrefix(k.key, "display.")
+		inDisplay = inDisplay && !strings.Contains(opt, ".")
+		if inDisplay && isChip {
+			if _, ok := chip.Option(opt); ok {
+				continue
+			}
 		}
 		parent, skip := k.key, false
 		for {
@@ -443,7 +427,11 @@ func checkKeys(keys []docKey, file string) []error {
 			continue
 		}
 		reported[k.key] = true
-		errs = append(errs, &ConfigError{File: file, Line: k.line, Col: k.col, Key: k.key, Msg: "unknown key" + keyHint(k.key)})
+		msg := "unknown key" + keyHint(k.key)
+		if h := board.OptionHint(opt); inDisplay && h != "" {
+			msg = fmt.Sprintf("not an option of display.kind %q%s", kind, h)
+		}
+		errs = append(errs, &ConfigError{File: file, Line: k.line, Col: k.col, Key: k.key, Msg: msg})
 	}
 	return errs
 }
@@ -460,7 +448,7 @@ func keyHint(key string) string {
 	leaf := key[strings.LastIndexByte(key, '.')+1:]
 	var homes []string
 	for k, table := range schema {
-		if table || strings.ToLower(k[strings.LastIndexByte(k, '.')+1:]) != strings.ToLower(leaf) {
+		if table || !strings.EqualFold(k[strings.LastIndexByte(k, '.')+1:], leaf) {
 			continue
 		}
 		name := k[strings.LastIndexByte(k, '.')+1:]
@@ -469,6 +457,9 @@ func keyHint(key string) string {
 		} else {
 			homes = append(homes, name+" belongs in ["+k[:i]+"]")
 		}
+	}
+	if h := board.OptionHint(leaf); h != "" && !strings.HasPrefix(key, "display.") {
+		homes = append(homes, leaf+" belongs in [display]"+h)
 	}
 	if len(homes) == 0 {
 		return ""
@@ -553,36 +544,22 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if c.MQTT.BacklogLimit < 0 {
 		bad("mqtt.backlog_limit", "%d: must not be negative", c.MQTT.BacklogLimit)
 	}
-	switch c.Display.Kind {
-	case "terminal", "fake", "none":
-	case "tm1637":
-		if c.Display.CLK == "" || c.Display.DIO == "" {
-			bad("display.kind", "tm1637 needs display.clk and display.dio pins")
+	if c.Display.Kind == "fake" {
+		noBoardOptions := c.Display
+		noBoardOptions.Kind = "none"
+		_, errs := board.Check(c.GPIO, noBoardOptions)
+		for _, e := range errs {
+			bad(e.Key, "%s", e.Msg)
 		}
-	case "max7219":
-		if c.Display.SPI == "" {
-			bad("display.kind", "max7219 needs display.spi")
+	} else {
+		s, errs := board.Check(c.GPIO, c.Display)
+		for _, e := range errs {
+			bad(e.Key, "%s", e.Msg)
 		}
-	case "ht16k33":
-	default:
-		bad("display.kind", "%q: must be \"terminal\", \"tm1637\", \"max7219\", \"ht16k33\", \"fake\" or \"none\"", c.Display.Kind)
+		if len(errs) == 0 && s.Values != nil {
+			c.Display.Options = s.Values // every option, defaults filled in
+		}
 	}
-	if c.Display.Address < 0x08 || c.Display.Address > 0x77 {
-		bad("display.address", "%#x: not a 7-bit I²C address", c.Display.Address)
-	}
-	if c.Display.Brightness < 1 || c.Display.Brightness > 15 {
-		bad("display.brightness", "%d: must be 1–15", c.Display.Brightness)
-	}
-	if c.Display.Digits < 0 || c.Display.Digits > 64 {
-		bad("display.digits", "%d: not a display width", c.Display.Digits)
-	}
-	if !oneOf(c.GPIO.Backend, "gpio", "fake") {
-		bad("gpio.backend", "%q: must be \"gpio\" or \"fake\"", c.GPIO.Backend)
-	}
-	if c.GPIO.DebounceMS < 0 || c.GPIO.DebounceMS > 1000 {
-		bad("gpio.debounce_ms", "%d: must be 0–1000", c.GPIO.DebounceMS)
-	}
-	c.checkPins(bad)
 	if c.State.Dir == "" {
 		bad("state.dir", "required")
 	}
@@ -644,32 +621,6 @@ func checkBroker(s string) string {
 		}
 	}
 	return ""
-}
-
-// checkPins refuses a pin named by two keys (two outputs driving one line,
-// a key read on an output, a lamp on the display's bus): the key named
-// later in the list is reported, naming the first.
-func (c *Config) checkPins(bad func(key, format string, args ...any)) {
-	type use struct{ key, pin string }
-	var uses []use
-	if c.Display.Kind == "tm1637" {
-		uses = append(uses, use{"display.clk", c.Display.CLK}, use{"display.dio", c.Display.DIO})
-	}
-	g := c.GPIO
-	uses = append(uses, use{"gpio.lamp", g.Lamp}, use{"gpio.buzzer", g.Buzzer}, use{"gpio.tower_red", g.TowerRed},
-		use{"gpio.tower_amber", g.TowerAmber}, use{"gpio.tower_green", g.TowerGreen}, use{"gpio.ack_key", g.AckKey},
-		use{"gpio.void_key", g.VoidKey}, use{"gpio.coup_button", g.CoupButton}, use{"gpio.bets_key", g.BetsKey})
-	first := map[string]string{}
-	for _, u := range uses {
-		if u.pin == "" {
-			continue
-		}
-		if k, dup := first[u.pin]; dup {
-			bad(u.key, "%q is already %s: one pin cannot serve two functions", u.pin, k)
-			continue
-		}
-		first[u.pin] = u.key
-	}
 }
 
 // checkFiles refuses files the daemon would fail to read at startup: the
@@ -796,4 +747,54 @@ func docKeys(data []byte) []docKey {
 		}
 	}
 	return keys
+}
+
+// marshalConfig writes c as a TOML file that ParseConfig reads back to c:
+// every key with its value, the display chip's own keys (in its
+// registration's order, defaults filled in) in the [display] table.
+func marshalConfig(c Config) ([]byte, error) {
+	out, err := toml.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	chip, ok := ledchip.Lookup(c.Display.Kind)
+	if !ok || len(c.Display.Options) == 0 {
+		return out, nil
+	}
+	// The options as a struct built for them, so that they keep their
+	// order and TOML types.
+	var fields []reflect.StructField
+	var values []any
+	for i, o := range chip.Options {
+		v, set := c.Display.Options[o.Key]
+		if !set {
+			continue
+		}
+		if l, isList := v.([]int); isList && l == nil {
+			v = []int{}
+		}
+		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: reflect.TypeOf(v), Tag: reflect.StructTag(`toml:"` + o.Key + `"`)})
+		values = append(values, v)
+	}
+	sv := reflect.New(reflect.StructOf(fields)).Elem()
+	for i, v := range values {
+		sv.Field(i).Set(reflect.ValueOf(v))
+	}
+	opts, err := toml.Marshal(sv.Interface())
+	if err != nil {
+		return nil, fmt.Errorf("config: display options: %w", err)
+	}
+	// Append them to the [display] table, which ends at the next blank
+	// line (the encoder separates tables with one).
+	i := bytes.Index(out, []byte("\n[display]\n"))
+	if i < 0 {
+		return nil, errors.New("config: no [display] table in the encoded configuration")
+	}
+	i += len("\n[display]\n")
+	end := bytes.Index(out[i:], []byte("\n\n"))
+	if end < 0 {
+		end = len(out) - i - 1
+	}
+	end += i + 1
+	return slices.Concat(out[:end], opts, out[end:]), nil
 }

@@ -40,8 +40,7 @@ type daemon struct {
 	builder *mqtt.Builder
 	shoe    *shoe.Shoe
 	board   *board.Board
-	betsKey *board.Button // gpio.bets_key, watched beside the board's keys
-	tempDir string        // demo state directory, removed on close
+	tempDir string // demo state directory, removed on close
 
 	inputs chan inputReq
 	ping   chan chan struct{}

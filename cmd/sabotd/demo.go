@@ -17,6 +17,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"golang.org/x/sys/unix"
 
+	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -32,7 +33,7 @@ func demoConfig() Config {
 	c.Shoe.Protocol = "sabot"
 	c.Shoe.Baud = 115200
 	c.Display.Kind = "terminal"
-	c.GPIO = GPIOConfig{Backend: "fake", Lamp: "GPIO17", Buzzer: "GPIO27", TowerRed: "GPIO22", TowerAmber: "GPIO10", TowerGreen: "GPIO9",
+	c.GPIO = board.GPIOConfig{Backend: board.BackendFake, Lamp: "GPIO17", Buzzer: "GPIO27", TowerRed: "GPIO22", TowerAmber: "GPIO10", TowerGreen: "GPIO9",
 		AckKey: "GPIO5", VoidKey: "GPIO6"}
 	c.MQTT.EmbeddedAddr = "127.0.0.1:0"
 	c.State.Dir = ""

@@ -29,8 +29,6 @@ import (
 	"runtime/debug"
 	"syscall"
 	"time"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -211,7 +209,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		m.Config = cfg
 	}
 	if *printConfig {
-		out, err := toml.Marshal(m.Config)
+		out, err := marshalConfig(m.Config)
 		if err != nil {
 			return fmt.Errorf("config: %w", err)
 		}

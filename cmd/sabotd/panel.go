@@ -3,68 +3,24 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/tableau"
-	"periph.io/x/conn/v3/gpio/gpioreg"
-	"periph.io/x/host/v3"
 )
 
-// boardConfig translates [display] and [gpio] into the board's config.
-// Display kind "fake" (or gpio.backend "fake") gives the fake board: every
-// pin from gpiotest and a fake chip (an 8-digit MAX7219 for kind "fake").
-func boardConfig(c Config) board.Config {
-	g, dc := c.GPIO, c.Display
-	bc := board.Config{
-		Backend:          g.Backend,
-		AlarmLamp:        g.Lamp,
-		TowerRed:         g.TowerRed,
-		TowerAmber:       g.TowerAmber,
-		TowerGreen:       g.TowerGreen,
-		Buzzer:           g.Buzzer,
-		OutputsActiveLow: g.OutputsActiveLow,
-		CoupButton:       g.CoupButton,
-		AckKey:           g.AckKey,
-		VoidKey:          g.VoidKey,
-		InputsActiveHigh: g.InputsActiveHigh,
-		DebounceMS:       g.DebounceMS,
-		Display: board.DisplayConfig{
-			Digits: dc.Digits, Brightness: dc.Brightness, CLK: dc.CLK, DIO: dc.DIO,
-			SPI: dc.SPI, I2C: dc.I2C, Addr: dc.Address,
-		},
+// boardTables are the [gpio] and [display] tables as the board takes them:
+// sabotd's display kind "fake" is the fake backend with an 8-digit MAX7219
+// (whose SPI bytes are recorded).
+func boardTables(c Config) (board.GPIOConfig, board.DisplayConfig) {
+	g, d := c.GPIO, c.Display
+	if d.Kind == "fake" {
+		g.Backend = board.BackendFake
+		d.Kind, d.Options = "max7219", nil
 	}
-	switch dc.Kind {
-	case "none":
-		bc.Display.Chip = board.ChipNone
-	case "fake":
-		bc.Backend = board.BackendFake
-		bc.Display.Chip = board.ChipMAX7219
-		bc.Display.SPI = "fake"
-		if bc.Display.Digits == 0 {
-			bc.Display.Digits = 8
-		}
-	case "terminal":
-		bc.Display.Chip = board.ChipTerminal
-		if bc.Display.Digits == 0 {
-			bc.Display.Digits = 8
-		}
-	default:
-		bc.Display.Chip = dc.Kind
-	}
-	return bc
+	return g, d
 }
-
-// boardKeys maps the board's config key names onto sabotd's.
-var boardKeys = strings.NewReplacer(
-	`"board.display.chip"`, `"display.kind"`,
-	`"board.display.addr"`, `"display.address"`,
-	`"board.display.`, `"display.`,
-	`"board.alarm_lamp"`, `"gpio.lamp"`,
-	`"board.`, `"gpio.`,
-)
 
 // openBoard opens the display, lamps and keys.
 func (d *daemon) openBoard() error {
@@ -72,35 +28,16 @@ func (d *daemon) openBoard() error {
 	if d.demoScreen != nil {
 		opts.Terminal = d.demoScreen
 	}
-	b, err := board.Open(boardConfig(d.cfg), opts)
+	g, disp := boardTables(d.cfg)
+	b, err := board.Open(g, disp, opts)
 	if err != nil {
-		// Name sabotd's keys ("gpio.lamp"), keeping the error's chain
-		// (board.ErrConfig makes it a configuration error: exit 2).
-		return &renamedError{msg: boardKeys.Replace(err.Error()), err: err}
+		// board.ErrConfig in the chain makes it a configuration error:
+		// exit 2.
+		return err
 	}
 	d.board = b
-	if name := d.cfg.GPIO.BetsKey; name != "" && d.cfg.GPIO.Backend != board.BackendFake && d.cfg.Display.Kind != "fake" {
-		if _, err := host.Init(); err != nil {
-			return fmt.Errorf("gpio.bets_key: periph host init: %w", err)
-		}
-		p := gpioreg.ByName(name)
-		if p == nil {
-			return fmt.Errorf("%w: gpio.bets_key: no GPIO pin named %q", errConfig, name)
-		}
-		d.betsKey = &board.Button{Name: "bets_key", Pin: p, ActiveHigh: d.cfg.GPIO.InputsActiveHigh}
-	}
 	return nil
 }
-
-// renamedError is err with its message rewritten; errors.Is and As still
-// see err.
-type renamedError struct {
-	msg string
-	err error
-}
-
-func (e *renamedError) Error() string { return e.msg }
-func (e *renamedError) Unwrap() error { return e.err }
 
 // showView shows the view on the display and lamps; for a card it records
 // the card → display latency.
@@ -120,16 +57,6 @@ func (d *daemon) showView(view tableau.TableView, r inputReq) {
 // into inputs, until ctx ends.
 func (d *daemon) runBoard(ctx context.Context) {
 	events := make(chan board.Event, 16)
-	if d.betsKey != nil {
-		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			deb := time.Duration(d.cfg.GPIO.DebounceMS) * time.Millisecond
-			if err := board.Watch(ctx, *d.betsKey, events, board.InputOpts{Debounce: deb}); err != nil && ctx.Err() == nil {
-				d.log.Error("gpio.bets_key stopped", "err", err)
-			}
-		}()
-	}
 	d.wg.Add(2)
 	go func() {
 		defer d.wg.Done()
@@ -152,7 +79,7 @@ func (d *daemon) runBoard(ctx context.Context) {
 					in.Kind, in.Operator = tableau.InputAck, "ack-key"
 				case board.InVoidKey:
 					in.Kind, in.Operator = tableau.InputVoid, "void-key"
-				case "bets_key":
+				case board.InBetsKey:
 					in.Kind = tableau.InputBetsClosed
 				default:
 					continue

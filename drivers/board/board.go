@@ -1,5 +1,6 @@
 // Package board connects the table's hardware to Sabot: the totals display
-// (a TM1637, MAX7219 or HT16K33 chip, or the terminal), the alarm lamp,
+// (an LED chip registered in drivers/ledchip — the TM1637, MAX7219 and
+// HT16K33 register themselves, see chips.go — or the terminal), the alarm lamp,
 // the tower light and the buzzer (patterns driven by a Scheduler), and the
 // coup button, supervisor acknowledge key and void key (debounced press
 // events, see Watch). Pins are named in the configuration ("GPIO17") and
@@ -47,14 +48,12 @@ import (
 	"periph.io/x/host/v3"
 
 	"github.com/sabot-table/sabot/display"
-	"github.com/sabot-table/sabot/drivers/ht16k33"
-	"github.com/sabot-table/sabot/drivers/max7219"
+	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/terminal"
-	"github.com/sabot-table/sabot/drivers/tm1637"
-	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 )
 
-// Output names (also their config keys).
+// Output names; their [gpio] keys are the same but for OutAlarmLamp, whose
+// key is "lamp".
 const (
 	OutAlarmLamp  = "alarm_lamp"
 	OutTowerRed   = "tower_red"
@@ -63,17 +62,18 @@ const (
 	OutBuzzer     = "buzzer"
 )
 
-// Input names (also their config keys).
+// Input names (also their [gpio] keys).
 const (
 	InCoupButton = "coup_button"
 	InAckKey     = "ack_key"
 	InVoidKey    = "void_key"
+	InBetsKey    = "bets_key"
 )
 
 // OutputNames and InputNames list the outputs and inputs in config order.
 var (
 	OutputNames = []string{OutAlarmLamp, OutTowerRed, OutTowerAmber, OutTowerGreen, OutBuzzer}
-	InputNames  = []string{InCoupButton, InAckKey, InVoidKey}
+	InputNames  = []string{InCoupButton, InAckKey, InVoidKey, InBetsKey}
 )
 
 // Backends.
@@ -82,72 +82,12 @@ const (
 	BackendFake = "fake" // gpiotest pins and bus fakes
 )
 
-// Display chips.
-const (
-	ChipNone     = ""
-	ChipTM1637   = "tm1637"
-	ChipMAX7219  = "max7219"
-	ChipHT16K33  = "ht16k33"
-	ChipTerminal = "terminal"
-)
-
-// Config is the [board] section of the daemon's configuration. Pin fields
-// hold gpioreg names ("GPIO17"); an empty pin field means "not fitted".
-type Config struct {
-	Backend string `toml:"backend"` // "gpio" (default) or "fake"
-
-	AlarmLamp  string `toml:"alarm_lamp"`
-	TowerRed   string `toml:"tower_red"`
-	TowerAmber string `toml:"tower_amber"`
-	TowerGreen string `toml:"tower_green"`
-	Buzzer     string `toml:"buzzer"`
-	// OutputsActiveLow: outputs are on at gpio.Low (most relay boards).
-	OutputsActiveLow bool `toml:"outputs_active_low"`
-
-	CoupButton string `toml:"coup_button"`
-	AckKey     string `toml:"ack_key"`
-	VoidKey    string `toml:"void_key"`
-	// InputsActiveHigh: keys pull the pin high (pull-down enabled). The
-	// default is keys to ground with the pull-up enabled.
-	InputsActiveHigh bool `toml:"inputs_active_high"`
-	DebounceMS       int  `toml:"debounce_ms"` // 0: 30 ms
-	// AlertBuzzer is the buzzer pattern for an unacknowledged alert (see
-	// ParsePattern): "" means "beep:3"; "slow-blink" beeps until the
-	// acknowledgement. BeepFor gives one from a duration.
-	AlertBuzzer string `toml:"alert_buzzer"`
-
-	Display DisplayConfig `toml:"display"`
-}
-
-// DisplayConfig is the [board.display] section.
-type DisplayConfig struct {
-	// Chip is "tm1637", "max7219", "ht16k33", "terminal" or "" (none).
-	Chip string `toml:"chip"`
-	// Digits is the number of digits; 0 means the chip's usual module
-	// (TM1637 and HT16K33: 4; MAX7219: 8 per chip; terminal: 4).
-	Digits     int `toml:"digits"`
-	Brightness int `toml:"brightness"` // 0..15; 0 in config means display.DefaultBrightness; use 1 for dimmest
-	// TM1637: CLK and DIO pins, optional grid order, bit half-period.
-	CLK       string `toml:"clk"`
-	DIO       string `toml:"dio"`
-	Order     []int  `toml:"order"`
-	HalfBitUS int    `toml:"half_bit_us"`
-	// MAX7219: SPI port and cascaded chips.
-	SPI   string `toml:"spi"`
-	Chips int    `toml:"chips"`
-	// HT16K33: I²C bus, address (0: 0x70) and layout ("backpack4" or
-	// "linear").
-	I2C    string `toml:"i2c"`
-	Addr   int    `toml:"addr"`
-	Layout string `toml:"layout"`
-}
-
 // Options are the seams of Open; the zero value (or nil) uses periph host
 // and the real clock.
 type Options struct {
 	Logger *slog.Logger
 	Clock  clockwork.Clock
-	// KeyPrefix is put before config keys in errors; "" means "board.".
+	// KeyPrefix is put before config keys ("gpio.lamp") in errors.
 	KeyPrefix string
 	// Terminal is where the terminal display writes; nil means os.Stdout.
 	Terminal io.Writer
@@ -194,9 +134,12 @@ type Fake struct {
 	// Pins by output or input name (OutAlarmLamp, InAckKey, ...): every
 	// output and input exists on the fake board, fitted in config or not.
 	Pins map[string]*gpiotest.Pin
-	// TM1637 is the fake TM1637 bus when display.chip is "tm1637".
-	TM1637 *tm1637test.Bus
-	// SPI and I2C record the bytes sent to a MAX7219 or HT16K33.
+	// Chip is the fake a chip driven on bare pins hands the board
+	// (ledchip.Bus.SetFake): a *tm1637test.Bus for the TM1637; nil for
+	// others.
+	Chip any
+	// SPI and I2C record the bytes sent to a chip on SPI (the MAX7219) or
+	// I²C (the HT16K33).
 	SPI *spitest.Record
 	I2C *i2ctest.Record
 
@@ -264,11 +207,13 @@ func (b *Board) OutputOn(name string) bool {
 	return false
 }
 
-// Open resolves every configured pin and device and returns the board.
-// Errors name the config key: an unknown backend or chip, a pin name that
-// gpioreg does not know (after host.Init), a device that cannot be opened.
-// On error everything opened so far is closed.
-func Open(cfg Config, opts *Options) (*Board, error) {
+// Open checks the configuration (Check: every problem, joined), resolves
+// every configured pin and device and returns the board. Zero values take
+// their defaults: backend "gpio", display kind "none", brightness
+// display.DefaultBrightness. Errors name the config key: a bad value, a
+// pin name that gpioreg does not know (after host.Init), a device that
+// cannot be opened. On error everything opened so far is closed.
+func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -279,26 +224,28 @@ func Open(cfg Config, opts *Options) (*Board, error) {
 	if o.Clock == nil {
 		o.Clock = clockwork.NewRealClock()
 	}
-	if o.KeyPrefix == "" {
-		o.KeyPrefix = "board."
-	}
 	if o.Terminal == nil {
 		o.Terminal = os.Stdout
 	}
-	b := &Board{log: o.Logger, clock: o.Clock, Scheduler: NewScheduler(o.Clock, o.Logger), AlertBuzzer: Beep(3)}
-	if cfg.AlertBuzzer != "" {
-		p, err := ParsePattern(cfg.AlertBuzzer)
-		if err != nil {
-			return nil, fmt.Errorf("board: config key %q: %w", o.KeyPrefix+"alert_buzzer", err)
+	if d.Brightness == 0 {
+		d.Brightness = display.DefaultBrightness
+	}
+	settings, cerrs := Check(g, d)
+	if len(cerrs) > 0 {
+		errs := make([]error, len(cerrs))
+		for i, e := range cerrs {
+			e.Key = o.KeyPrefix + e.Key
+			errs[i] = e
 		}
-		b.AlertBuzzer = p
+		return nil, errors.Join(errs...)
 	}
-	b.debounce = time.Duration(cfg.DebounceMS) * time.Millisecond
-	if cfg.DebounceMS < 0 {
-		return nil, configErr(o.KeyPrefix+"debounce_ms", "%d ms is negative", cfg.DebounceMS)
+	b := &Board{log: o.Logger, clock: o.Clock, Scheduler: NewScheduler(o.Clock, o.Logger), AlertBuzzer: Beep(3)}
+	if g.AlertBuzzer != "" {
+		b.AlertBuzzer, _ = ParsePattern(g.AlertBuzzer) // Check parsed it
 	}
+	b.debounce = time.Duration(g.DebounceMS) * time.Millisecond
 	var pins pinSource
-	switch cfg.Backend {
+	switch g.Backend {
 	case BackendGPIO, "":
 		if o.HostInit == nil {
 			o.HostInit = host.Init
@@ -312,19 +259,17 @@ func Open(cfg Config, opts *Options) (*Board, error) {
 		if o.OpenI2C == nil {
 			o.OpenI2C = i2creg.Open
 		}
-		if needsHost(cfg) {
+		if needsHost(g, d) {
 			if _, err := o.HostInit(); err != nil {
 				return nil, fmt.Errorf("board: periph host init: %w", err)
 			}
 		}
 		pins = realPins{o}
 	case BackendFake:
-		b.Fake = &Fake{Pins: map[string]*gpiotest.Pin{}, activeHigh: cfg.InputsActiveHigh}
+		b.Fake = &Fake{Pins: map[string]*gpiotest.Pin{}, activeHigh: g.InputsActiveHigh}
 		pins = fakePins{b.Fake, o.Clock}
-	default:
-		return nil, configErr(o.KeyPrefix+"backend", "unknown backend %q (want %q or %q)", cfg.Backend, BackendGPIO, BackendFake)
 	}
-	if err := b.open(cfg, o, pins); err != nil {
+	if err := b.open(g, d, settings, o, pins); err != nil {
 		_ = b.Close()
 		return nil, err
 	}
@@ -332,46 +277,44 @@ func Open(cfg Config, opts *Options) (*Board, error) {
 }
 
 // needsHost reports whether any pin or device is configured.
-func needsHost(cfg Config) bool {
-	for _, s := range []string{cfg.AlarmLamp, cfg.TowerRed, cfg.TowerAmber, cfg.TowerGreen, cfg.Buzzer, cfg.CoupButton, cfg.AckKey, cfg.VoidKey} {
-		if s != "" {
+func needsHost(g GPIOConfig, d DisplayConfig) bool {
+	for _, n := range append(append([]string(nil), OutputNames...), InputNames...) {
+		if g.pin(n) != "" {
 			return true
 		}
 	}
-	switch cfg.Display.Chip {
-	case ChipTM1637, ChipMAX7219, ChipHT16K33:
-		return true
-	}
-	return false
+	return d.Kind != KindNone && d.Kind != KindTerminal && d.Kind != ""
 }
 
 // pinSource gives pins by config key and name.
 type pinSource interface {
-	pin(key, name string, input bool) (gpio.PinIO, error) // nil, nil: not fitted
+	// pin resolves the pin name configured under key (the full config
+	// key); id names it in Fake.Pins.
+	pin(key, id, name string, input bool) (gpio.PinIO, error) // nil, nil: not fitted
 	spi(key, name string) (spi.PortCloser, error)
 	i2c(key, name string) (i2c.BusCloser, error)
 }
 
 type realPins struct{ o Options }
 
-func (r realPins) pin(key, name string, _ bool) (gpio.PinIO, error) {
+func (r realPins) pin(key, _, name string, _ bool) (gpio.PinIO, error) {
 	if name == "" {
 		return nil, nil
 	}
 	p := r.o.PinByName(name)
 	if p == nil {
-		return nil, configErr(r.o.KeyPrefix+key, "no GPIO pin named %q (names come from the GPIO chip's line names, e.g. \"GPIO17\"; `gpioinfo` lists them)", name)
+		return nil, configErr(key, "no GPIO pin named %q (names come from the GPIO chip's line names, e.g. \"GPIO17\"; `gpioinfo` lists them)", name)
 	}
 	return p, nil
 }
 
 func (r realPins) spi(key, name string) (spi.PortCloser, error) {
 	if name == "" {
-		return nil, configErr(r.o.KeyPrefix+key, "the MAX7219 needs an SPI port, e.g. \"/dev/spidev0.0\"")
+		return nil, configErr(key, "an SPI port is needed, e.g. \"/dev/spidev0.0\"")
 	}
 	p, err := r.o.OpenSPI(name)
 	if err != nil {
-		return nil, fmt.Errorf("board: config key %q: open SPI port %q: %w", r.o.KeyPrefix+key, name, err)
+		return nil, fmt.Errorf("board: config key %q: open SPI port %q: %w", key, name, err)
 	}
 	return p, nil
 }
@@ -379,7 +322,7 @@ func (r realPins) spi(key, name string) (spi.PortCloser, error) {
 func (r realPins) i2c(key, name string) (i2c.BusCloser, error) {
 	bus, err := r.o.OpenI2C(name)
 	if err != nil {
-		return nil, fmt.Errorf("board: config key %q: open I²C bus %q: %w", r.o.KeyPrefix+key, name, err)
+		return nil, fmt.Errorf("board: config key %q: open I²C bus %q: %w", key, name, err)
 	}
 	return bus, nil
 }
@@ -389,15 +332,15 @@ type fakePins struct {
 	clock clockwork.Clock
 }
 
-func (f fakePins) pin(key, name string, input bool) (gpio.PinIO, error) {
+func (f fakePins) pin(_, id, name string, input bool) (gpio.PinIO, error) {
 	if name == "" {
-		name = key
+		name = id
 	}
 	p := &gpiotest.Pin{N: name, Num: -1, Clock: f.clock}
 	if input {
 		p.EdgesChan = make(chan gpio.Level, 64)
 	}
-	f.f.Pins[key] = p
+	f.f.Pins[id] = p
 	return p, nil
 }
 
@@ -415,129 +358,42 @@ func (f fakePins) i2c(string, string) (i2c.BusCloser, error) {
 	return fakeI2C{f.f.I2C}, nil
 }
 
-func (b *Board) open(cfg Config, o Options, pins pinSource) error {
-	outs := map[string]string{OutAlarmLamp: cfg.AlarmLamp, OutTowerRed: cfg.TowerRed, OutTowerAmber: cfg.TowerAmber, OutTowerGreen: cfg.TowerGreen, OutBuzzer: cfg.Buzzer}
+func (b *Board) open(g GPIOConfig, d DisplayConfig, s ledchip.Settings, o Options, pins pinSource) error {
 	for _, n := range OutputNames {
-		p, err := pins.pin(n, outs[n], false)
+		key := "gpio." + outputKeys[n]
+		p, err := pins.pin(o.KeyPrefix+key, n, g.pin(n), false)
 		if err != nil {
 			return err
 		}
 		if p == nil {
 			continue
 		}
-		if err := b.Scheduler.AddOutput(Output{Name: n, Pin: p, ActiveLow: cfg.OutputsActiveLow}); err != nil {
-			return fmt.Errorf("board: config key %q: %w", o.KeyPrefix+n, err)
+		if err := b.Scheduler.AddOutput(Output{Name: n, Pin: p, ActiveLow: g.OutputsActiveLow}); err != nil {
+			return fmt.Errorf("board: config key %q: %w", o.KeyPrefix+key, err)
 		}
 	}
-	ins := map[string]string{InCoupButton: cfg.CoupButton, InAckKey: cfg.AckKey, InVoidKey: cfg.VoidKey}
 	for _, n := range InputNames {
-		p, err := pins.pin(n, ins[n], true)
+		p, err := pins.pin(o.KeyPrefix+"gpio."+inputKeys[n], n, g.pin(n), true)
 		if err != nil {
 			return err
 		}
 		if p != nil {
-			b.Buttons = append(b.Buttons, Button{Name: n, Pin: p, ActiveHigh: cfg.InputsActiveHigh})
+			b.Buttons = append(b.Buttons, Button{Name: n, Pin: p, ActiveHigh: g.InputsActiveHigh})
 		}
 	}
-	return b.openDisplay(cfg.Display, o, pins)
+	return b.openDisplay(d, s, o, pins)
 }
 
-func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
-	key := func(k string) string { return o.KeyPrefix + "display." + k }
-	b.Brightness = dc.Brightness
-	if b.Brightness == 0 {
-		b.Brightness = display.DefaultBrightness
-	}
-	if b.Brightness < 0 || b.Brightness > display.MaxBrightness {
-		return configErr(key("brightness"), "brightness %d, want 1..%d", dc.Brightness, display.MaxBrightness)
-	}
-	digits := dc.Digits
+func (b *Board) openDisplay(d DisplayConfig, s ledchip.Settings, o Options, pins pinSource) error {
+	b.Brightness = d.Brightness
+	digits := d.Digits
 	var r display.Renderer
-	switch dc.Chip {
-	case ChipNone:
+	switch d.Kind {
+	case KindNone, "":
 		return nil
-	case ChipTM1637:
+	case KindTerminal:
 		if digits == 0 {
-			digits = 4
-		}
-		var clk, dio gpio.PinIO
-		if b.Fake != nil {
-			bus := tm1637test.NewBusNamed(orDefault(dc.CLK, "CLK"), orDefault(dc.DIO, "DIO"))
-			b.Fake.TM1637 = bus
-			clk, dio = bus.CLK, bus.DIO
-		} else {
-			var err error
-			if clk, err = pins.pin("display.clk", dc.CLK, false); err != nil {
-				return err
-			}
-			if dio, err = pins.pin("display.dio", dc.DIO, false); err != nil {
-				return err
-			}
-			if clk == nil || dio == nil {
-				return configErr(key("clk"), "the TM1637 needs both pins, %q and %q", key("clk"), key("dio"))
-			}
-		}
-		opts := &tm1637.Opts{Digits: digits, Order: dc.Order, HalfBit: time.Duration(dc.HalfBitUS) * time.Microsecond}
-		if b.Fake != nil {
-			opts.Delay = func(time.Duration) {}
-		}
-		d, err := tm1637.New(clk, dio, opts)
-		if err != nil {
-			return fmt.Errorf("board: config key %q: %w", key("chip"), err)
-		}
-		r = d
-	case ChipMAX7219:
-		chips := max(dc.Chips, 1)
-		if digits == 0 {
-			digits = chips * max7219.DigitsPerChip
-		}
-		if digits > chips*max7219.DigitsPerChip {
-			return configErr(key("digits"), "%d digits on %d chips", digits, chips)
-		}
-		port, err := pins.spi("display.spi", dc.SPI)
-		if err != nil {
-			return err
-		}
-		b.closers = append(b.closers, port)
-		d, err := max7219.Open(port, &max7219.Opts{Chips: chips})
-		if err != nil {
-			return fmt.Errorf("board: config key %q: %w", key("spi"), err)
-		}
-		r = d
-	case ChipHT16K33:
-		layout := ht16k33.LayoutBackpack4
-		switch dc.Layout {
-		case "", "backpack4":
-		case "linear":
-			layout = ht16k33.LayoutLinear
-		default:
-			return configErr(key("layout"), "unknown layout %q (want backpack4 or linear)", dc.Layout)
-		}
-		if digits == 0 {
-			digits = layout.Digits()
-		}
-		if digits > layout.Digits() {
-			return configErr(key("digits"), "%d digits, the %s layout holds %d", digits, orDefault(dc.Layout, "backpack4"), layout.Digits())
-		}
-		if dc.Addr < 0 || dc.Addr > 0x7F {
-			return configErr(key("addr"), "I²C address %#x out of range", dc.Addr)
-		}
-		bus, err := pins.i2c("display.i2c", dc.I2C)
-		if err != nil {
-			return err
-		}
-		b.closers = append(b.closers, bus)
-		d, err := ht16k33.New(bus, &ht16k33.Opts{Addr: uint16(dc.Addr), Layout: layout})
-		if err != nil {
-			return fmt.Errorf("board: config key %q: %w", key("chip"), err)
-		}
-		r = d
-	case ChipTerminal:
-		if digits == 0 {
-			digits = 4
-		}
-		if digits > terminal.MaxDigits {
-			return configErr(key("digits"), "the terminal shows at most %d digits", terminal.MaxDigits)
+			digits = terminal.MaxDigits
 		}
 		t := terminal.New(o.Terminal)
 		b.Terminal = t
@@ -552,16 +408,69 @@ func (b *Board) openDisplay(dc DisplayConfig, o Options, pins pinSource) error {
 		})
 		r = t
 	default:
-		return configErr(key("chip"), "unknown display chip %q (want tm1637, max7219, ht16k33, terminal or empty)", dc.Chip)
+		chip, _ := ledchip.Lookup(d.Kind) // Check found it
+		digits = s.Digits
+		bus := &chipBus{b: b, o: o, pins: pins, s: s, chip: chip.Name}
+		dev, err := chip.Open(s, bus)
+		if err != nil {
+			return fmt.Errorf("board: config key %q: %s: %w", o.KeyPrefix+"display.kind", chip.Name, err)
+		}
+		r = dev
 	}
 	l, err := display.LayoutFor(digits)
 	if err != nil {
-		return fmt.Errorf("board: config key %q: %w", key("digits"), err)
+		return fmt.Errorf("board: config key %q: %w", o.KeyPrefix+"display.digits", err)
 	}
 	b.Layout = l
 	b.Display = r
 	b.Scheduler.SetDisplay(r)
 	return nil
+}
+
+// chipBus is the ledchip.Bus a chip opens its hardware through: the
+// board's pin source, with the devices it opens closed by Board.Close.
+type chipBus struct {
+	b    *Board
+	o    Options
+	pins pinSource
+	s    ledchip.Settings
+	chip string
+}
+
+func (c *chipBus) key(k string) string { return c.o.KeyPrefix + "display." + k }
+
+func (c *chipBus) Pin(k string) (gpio.PinIO, error) {
+	p, err := c.pins.pin(c.key(k), "display."+k, c.s.String(k), false)
+	if err == nil && p == nil {
+		err = configErr(c.key(k), "the %s needs this pin", c.chip)
+	}
+	return p, err
+}
+
+func (c *chipBus) SPI(k string) (spi.Port, error) {
+	p, err := c.pins.spi(c.key(k), c.s.String(k))
+	if err != nil {
+		return nil, err
+	}
+	c.b.closers = append(c.b.closers, p)
+	return p, nil
+}
+
+func (c *chipBus) I2C(k string) (i2c.Bus, error) {
+	bus, err := c.pins.i2c(c.key(k), c.s.String(k))
+	if err != nil {
+		return nil, err
+	}
+	c.b.closers = append(c.b.closers, bus)
+	return bus, nil
+}
+
+func (c *chipBus) Fake() bool { return c.b.Fake != nil }
+
+func (c *chipBus) SetFake(state any) {
+	if c.b.Fake != nil {
+		c.b.Fake.Chip = state
+	}
 }
 
 // shortName is the terminal's label for an output: "alarm", "red",

@@ -16,6 +16,7 @@ import (
 	"periph.io/x/conn/v3/spi"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -50,19 +51,28 @@ func seams(pins map[string]*gpiotest.Pin) *Options {
 	}
 }
 
+// cfg is a board configuration in one value, for the test tables.
+type cfg struct {
+	g GPIOConfig
+	d DisplayConfig
+}
+
+func open(c cfg, o *Options) (*Board, error) { return Open(c.g, c.d, o) }
+
 func TestOpenUnknownPinNamesKey(t *testing.T) {
 	// Real gpioreg, with nothing registered under these names.
 	o := &Options{HostInit: noHost}
 	cases := []struct {
-		cfg Config
+		cfg cfg
 		key string
 	}{
-		{Config{AlarmLamp: "GPIO_NOPE_17"}, `"board.alarm_lamp"`},
-		{Config{AckKey: "GPIO_NOPE_5"}, `"board.ack_key"`},
-		{Config{Display: DisplayConfig{Chip: "tm1637", CLK: "GPIO_NOPE_23", DIO: "GPIO_NOPE_24"}}, `"board.display.clk"`},
+		{cfg{g: GPIOConfig{Lamp: "GPIO_NOPE_17"}}, `"gpio.lamp"`},
+		{cfg{g: GPIOConfig{AckKey: "GPIO_NOPE_5"}}, `"gpio.ack_key"`},
+		{cfg{g: GPIOConfig{BetsKey: "GPIO_NOPE_19"}}, `"gpio.bets_key"`},
+		{cfg{d: DisplayConfig{Kind: "tm1637", Options: map[string]any{"clk": "GPIO_NOPE_23", "dio": "GPIO_NOPE_24"}}}, `"display.clk"`},
 	}
 	for _, c := range cases {
-		_, err := Open(c.cfg, o)
+		_, err := open(c.cfg, o)
 		if err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), "GPIO_NOPE") {
 			t.Errorf("Open(%+v): %v; want an error naming %s and the pin", c.cfg, err, c.key)
 		}
@@ -71,28 +81,59 @@ func TestOpenUnknownPinNamesKey(t *testing.T) {
 
 func TestOpenConfigErrors(t *testing.T) {
 	pins := map[string]*gpiotest.Pin{"GPIO23": {N: "GPIO23"}, "GPIO24": {N: "GPIO24"}}
+	tm := func(opts map[string]any, digits int) cfg {
+		return cfg{d: DisplayConfig{Kind: "tm1637", Digits: digits, Options: opts}}
+	}
 	cases := []struct {
-		cfg  Config
+		cfg  cfg
 		want string
 	}{
-		{Config{Backend: "serial"}, `"board.backend": unknown backend "serial"`},
-		{Config{Display: DisplayConfig{Chip: "lcd"}}, `"board.display.chip": unknown display chip "lcd"`},
-		{Config{Display: DisplayConfig{Chip: "tm1637", CLK: "GPIO23"}}, `"board.display.clk" and "board.display.dio"`},
-		{Config{Display: DisplayConfig{Chip: "tm1637", CLK: "GPIO23", DIO: "GPIO24", Digits: 7}}, `"board.display.chip": tm1637: 7 digits`},
-		{Config{Display: DisplayConfig{Chip: "tm1637", CLK: "GPIO23", DIO: "GPIO24", Digits: 3}}, `"board.display.digits"`},
-		{Config{Display: DisplayConfig{Chip: "max7219", SPI: "/dev/spidev9.9"}}, `"board.display.spi": open SPI port "/dev/spidev9.9": no SPI here`},
-		{Config{Display: DisplayConfig{Chip: "max7219"}}, `"board.display.spi": the MAX7219 needs an SPI port`},
-		{Config{Display: DisplayConfig{Chip: "ht16k33", I2C: "/dev/i2c-7"}}, `"board.display.i2c": open I²C bus "/dev/i2c-7"`},
-		{Config{Display: DisplayConfig{Chip: "ht16k33", Layout: "round"}}, `"board.display.layout"`},
-		{Config{Display: DisplayConfig{Chip: "terminal", Brightness: 16}}, `"board.display.brightness"`},
-		{Config{DebounceMS: -1}, `"board.debounce_ms"`},
-		{Config{AlertBuzzer: "siren"}, `"board.alert_buzzer": board: unknown pattern "siren"`},
+		{cfg{g: GPIOConfig{Backend: "serial"}}, `"gpio.backend": unknown backend "serial"`},
+		{cfg{d: DisplayConfig{Kind: "lcd"}}, `"display.kind": "lcd": unknown; want one of "ht16k33", "max7219", "tm1637", "terminal", "none"`},
+		{tm(map[string]any{"clk": ""}, 0), `"display.clk": the tm1637 needs this pin`},
+		{tm(nil, 7), `"display.digits": 7: the tm1637 drives 1 to 6 digits`},
+		{tm(nil, 3), `"display.digits"`},
+		{tm(map[string]any{"order": []any{int64(0), int64(1), int64(2)}}, 4), `"display.order": 3 entries for 4 digits`},
+		{tm(map[string]any{"order": []int{0, 1, 1, 2}}, 4), `"display.order": [0 1 1 2]: want each grid 0..5 once`},
+		{tm(map[string]any{"half_bit_us": 0}, 0), `"display.half_bit_us": 0: want 1..1000`},
+		{tm(map[string]any{"half_bit_us": "slow"}, 0), `"display.half_bit_us": wrong type: a TOML string where an integer is wanted`},
+		{tm(map[string]any{"spi": "/dev/spidev0.0"}, 0), `"display.spi": not an option of the tm1637 (max7219 option; display.kind selects the chip)`},
+		{tm(map[string]any{"clk": "GPIO24"}, 0), `"display.dio": "GPIO24" is already display.clk`},
+		{cfg{g: GPIOConfig{Lamp: "GPIO23"}, d: DisplayConfig{Kind: "tm1637"}}, `"gpio.lamp": "GPIO23" is already display.clk`},
+		{cfg{g: GPIOConfig{Lamp: "GPIO5", AckKey: "GPIO5"}}, `"gpio.ack_key": "GPIO5" is already gpio.lamp`},
+		{cfg{d: DisplayConfig{Kind: "max7219", Options: map[string]any{"spi": "/dev/spidev9.9"}}}, `"display.spi": open SPI port "/dev/spidev9.9": no SPI here`},
+		{cfg{d: DisplayConfig{Kind: "max7219", Options: map[string]any{"spi": ""}}}, `"display.spi": the MAX7219 needs an SPI port`},
+		{cfg{d: DisplayConfig{Kind: "max7219", Options: map[string]any{"chips": 9}}}, `"display.chips": 9: want 1..8`},
+		{cfg{d: DisplayConfig{Kind: "max7219", Digits: 9}}, `"display.digits": 9: the max7219 drives 1 to 8 digits`},
+		{cfg{d: DisplayConfig{Kind: "ht16k33", Options: map[string]any{"i2c": "/dev/i2c-7"}}}, `"display.i2c": open I²C bus "/dev/i2c-7"`},
+		{cfg{d: DisplayConfig{Kind: "ht16k33", Options: map[string]any{"layout": "round"}}}, `"display.layout": "round"`},
+		{cfg{d: DisplayConfig{Kind: "ht16k33", Options: map[string]any{"address": 0x80}}}, `"display.address": 0x80`},
+		{cfg{d: DisplayConfig{Kind: "ht16k33", Digits: 5}}, `"display.digits": 5: the ht16k33 drives 1 to 4`},
+		{cfg{d: DisplayConfig{Kind: "terminal", Brightness: 16}}, `"display.brightness"`},
+		{cfg{d: DisplayConfig{Kind: "terminal", Options: map[string]any{"clk": "GPIO2"}}}, `"display.clk": display.kind "terminal" has no such option (tm1637 option`},
+		{cfg{g: GPIOConfig{DebounceMS: -1}}, `"gpio.debounce_ms"`},
+		{cfg{g: GPIOConfig{AlertBuzzer: "siren"}}, `"gpio.alert_buzzer": board: unknown pattern "siren"`},
 	}
 	for _, c := range cases {
-		_, err := Open(c.cfg, seams(pins))
+		_, err := open(c.cfg, seams(pins))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Open(%+v):\n got %v\nwant …%s…", c.cfg, err, c.want)
 		}
+		if err != nil && !errors.Is(err, ErrConfig) && !strings.Contains(c.want, "open ") {
+			t.Errorf("Open(%+v): %v is not a configuration error", c.cfg, err)
+		}
+	}
+}
+
+// Check names every problem at once, without touching hardware.
+func TestCheckAll(t *testing.T) {
+	_, errs := Check(GPIOConfig{Backend: "x", Buzzer: "GPIO2", TowerRed: "GPIO2"}, DisplayConfig{Kind: "max7219", Brightness: 0, Options: map[string]any{"chips": 0}})
+	var keys []string
+	for _, e := range errs {
+		keys = append(keys, e.Key)
+	}
+	if got := strings.Join(keys, " "); got != "gpio.backend display.brightness display.chips gpio.buzzer" {
+		t.Errorf("Check keys %q", got)
 	}
 }
 
@@ -105,7 +146,7 @@ func TestOpenGPIOBackend(t *testing.T) {
 	}
 	o := seams(pins)
 	o.KeyPrefix = "table.board."
-	b, err := Open(Config{AlarmLamp: "GPIO17", Buzzer: "GPIO27", OutputsActiveLow: true, AckKey: "GPIO5"}, o)
+	b, err := Open(GPIOConfig{Lamp: "GPIO17", Buzzer: "GPIO27", OutputsActiveLow: true, AckKey: "GPIO5"}, DisplayConfig{}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +168,7 @@ func TestOpenGPIOBackend(t *testing.T) {
 	if pins["GPIO17"].Read() != gpio.High {
 		t.Error("Close left the lamp on")
 	}
-	if _, err := Open(Config{AlarmLamp: "GPIO99"}, o); err == nil || !strings.Contains(err.Error(), `"table.board.alarm_lamp"`) {
+	if _, err := Open(GPIOConfig{Lamp: "GPIO99"}, DisplayConfig{}, o); err == nil || !strings.Contains(err.Error(), `"table.board.gpio.lamp"`) {
 		t.Errorf("prefix not used: %v", err)
 	}
 }
@@ -135,24 +176,24 @@ func TestOpenGPIOBackend(t *testing.T) {
 // The fake board: the whole table on fakes, asserting what the LEDs showed.
 func TestFakeBoard(t *testing.T) {
 	fc := clockwork.NewFakeClockAt(t0)
-	cfg := Config{Backend: BackendFake, Display: DisplayConfig{Chip: ChipTM1637, Brightness: 14}}
-	b, err := Open(cfg, &Options{Clock: fc})
+	b, err := Open(GPIOConfig{Backend: BackendFake}, DisplayConfig{Kind: "tm1637", Brightness: 14}, &Options{Clock: fc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := b.Fake
-	if f == nil || f.TM1637 == nil || len(f.Pins) != len(OutputNames)+len(InputNames) {
+	chip, _ := f.Chip.(*tm1637test.Bus)
+	if f == nil || chip == nil || len(f.Pins) != len(OutputNames)+len(InputNames) {
 		t.Fatalf("fake board %+v", f)
 	}
 	s := display.TableState{Player: hand(t, "4H 5S"), Banker: hand(t, "3D 3C"), Result: display.ResultPlayer, Natural: true, LastCoup: true}
 	if err := b.Show(s); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.TM1637.Text(4); got != "9P.n6" {
+	if got := chip.Text(4); got != "9P.n6" {
 		t.Errorf("TM1637 shows %q", got)
 	}
-	if f.TM1637.Brightness() != 7 {
-		t.Errorf("brightness %d", f.TM1637.Brightness())
+	if chip.Brightness() != 7 {
+		t.Errorf("brightness %d", chip.Brightness())
 	}
 	on := func(n string) bool { return f.Pins[n].Read() == gpio.High }
 	if !on(OutTowerGreen) || !on(OutTowerAmber) || on(OutAlarmLamp) || on(OutBuzzer) {
@@ -161,7 +202,7 @@ func TestFakeBoard(t *testing.T) {
 	if err := b.Show(display.TableState{Alert: "missing-card"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.TM1637.Text(4); got != "E2  " {
+	if got := chip.Text(4); got != "E2  " {
 		t.Errorf("alert shows %q", got)
 	}
 	if !on(OutAlarmLamp) || !on(OutTowerRed) || !on(OutBuzzer) || on(OutTowerGreen) {
@@ -178,20 +219,20 @@ func TestFakeBoard(t *testing.T) {
 	if _, _, err := b.Scheduler.Update(); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.TM1637.Text(4); got != "    " {
+	if got := chip.Text(4); got != "    " {
 		t.Errorf("flashing alert, dark phase shows %q", got)
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if on(OutAlarmLamp) || f.TM1637.Text(4) != "    " {
+	if on(OutAlarmLamp) || chip.Text(4) != "    " {
 		t.Error("Close did not blank the board")
 	}
 }
 
 // Pressing a fake key while the board runs gives one event.
 func TestFakeBoardRunPress(t *testing.T) {
-	b, err := Open(Config{Backend: BackendFake, DebounceMS: 1}, nil)
+	b, err := Open(GPIOConfig{Backend: BackendFake, DebounceMS: 1}, DisplayConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +268,7 @@ func TestFakeBoardRunPress(t *testing.T) {
 }
 
 func TestFakeBoardOtherChips(t *testing.T) {
-	b, err := Open(Config{Backend: BackendFake, Display: DisplayConfig{Chip: ChipMAX7219, Chips: 1}}, nil)
+	b, err := Open(GPIOConfig{Backend: BackendFake}, DisplayConfig{Kind: "max7219", Options: map[string]any{"chips": 1}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +282,7 @@ func TestFakeBoardOtherChips(t *testing.T) {
 	if len(ops) != 13 || string(ops[5].W) != "\x01\x01" || string(ops[12].W) != "\x08\x01" {
 		t.Errorf("MAX7219 offline frame: %v", ops)
 	}
-	b, err = Open(Config{Backend: BackendFake, Display: DisplayConfig{Chip: ChipHT16K33}}, nil)
+	b, err = Open(GPIOConfig{Backend: BackendFake}, DisplayConfig{Kind: "ht16k33"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +296,7 @@ func TestFakeBoardOtherChips(t *testing.T) {
 
 func TestTerminalBoard(t *testing.T) {
 	var buf bytes.Buffer
-	b, err := Open(Config{Backend: BackendFake, Display: DisplayConfig{Chip: ChipTerminal}}, &Options{Terminal: &buf})
+	b, err := Open(GPIOConfig{Backend: BackendFake}, DisplayConfig{Kind: KindTerminal}, &Options{Terminal: &buf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +348,7 @@ func TestSignals(t *testing.T) {
 }
 
 func TestAlertBuzzerConfigured(t *testing.T) {
-	b, err := Open(Config{Backend: BackendFake, AlertBuzzer: "slow-blink"}, nil)
+	b, err := Open(GPIOConfig{Backend: BackendFake, AlertBuzzer: "slow-blink"}, DisplayConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,12 +371,37 @@ func TestAlertBuzzerConfigured(t *testing.T) {
 // The real path: periph host.Init, then gpioreg. No machine has a pin by
 // this name, so the error must name the config key and the pin.
 func TestOpenRealHostUnknownPin(t *testing.T) {
-	_, err := Open(Config{AckKey: "SABOT_NO_SUCH_PIN_999"}, nil)
-	if err == nil || !strings.Contains(err.Error(), `config key "board.ack_key": no GPIO pin named "SABOT_NO_SUCH_PIN_999"`) {
+	_, err := Open(GPIOConfig{AckKey: "SABOT_NO_SUCH_PIN_999"}, DisplayConfig{}, nil)
+	if err == nil || !strings.Contains(err.Error(), `config key "gpio.ack_key": no GPIO pin named "SABOT_NO_SUCH_PIN_999"`) {
 		t.Errorf("Open: %v", err)
 	}
 	var ce *ConfigError
-	if !errors.Is(err, ErrConfig) || !errors.As(err, &ce) || ce.Key != "board.ack_key" {
-		t.Errorf("Open: %v is not a *ConfigError for board.ack_key", err)
+	if !errors.Is(err, ErrConfig) || !errors.As(err, &ce) || ce.Key != "gpio.ack_key" {
+		t.Errorf("Open: %v is not a *ConfigError for gpio.ack_key", err)
+	}
+}
+
+// The chips' own options reach them through the registry: the TM1637's
+// grid order, the MAX7219's cascaded chips, the HT16K33's layout.
+func TestChipOptionsReachTheChip(t *testing.T) {
+	s := display.TableState{Player: hand(t, "4H 5S"), Banker: hand(t, "3D 3C"), Result: display.ResultPlayer, Natural: true}
+	b, err := Open(GPIOConfig{Backend: BackendFake}, DisplayConfig{Kind: "tm1637", Options: map[string]any{"order": []any{int64(3), int64(2), int64(1), int64(0)}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Show(s); err != nil {
+		t.Fatal(err)
+	}
+	// Frame digits 9, P, n, 6 on grids 3, 2, 1, 0.
+	if got := b.Fake.Chip.(*tm1637test.Bus).Text(4); got != "6nP9" {
+		t.Errorf("TM1637 with order [3 2 1 0] shows %q, want \"6nP9\"", got)
+	}
+	b, err = Open(GPIOConfig{Backend: BackendFake}, DisplayConfig{Kind: "max7219", Options: map[string]any{"chips": int64(2)}}, nil)
+	if err != nil || b.Layout.Width != 16 {
+		t.Errorf("MAX7219 with 2 chips: width %d, %v", b.Layout.Width, err)
+	}
+	b, err = Open(GPIOConfig{Backend: BackendFake}, DisplayConfig{Kind: "ht16k33", Options: map[string]any{"layout": "linear"}}, nil)
+	if err != nil || b.Layout.Width != 8 {
+		t.Errorf("HT16K33 linear: width %d, %v", b.Layout.Width, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -15,18 +16,14 @@ import (
 // through gpioreg; Backend "fake" builds the same board on fakes, so this
 // example runs anywhere and reads back what the LEDs show.
 func ExampleOpen() {
-	cfg := board.Config{
-		Backend:   board.BackendFake,
-		AlarmLamp: "GPIO17",
-		Buzzer:    "GPIO27",
-		AckKey:    "GPIO5",
-		Display:   board.DisplayConfig{Chip: board.ChipTM1637, CLK: "GPIO23", DIO: "GPIO24", Brightness: 15},
-	}
-	b, err := board.Open(cfg, nil)
+	pins := board.GPIOConfig{Backend: board.BackendFake, Lamp: "GPIO17", Buzzer: "GPIO27", AckKey: "GPIO5"}
+	disp := board.DisplayConfig{Kind: "tm1637", Brightness: 15, Options: map[string]any{"clk": "GPIO23", "dio": "GPIO24"}}
+	b, err := board.Open(pins, disp, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer b.Close()
+	chip := b.Fake.Chip.(*tm1637test.Bus) // the emulated TM1637 on the fake pins
 
 	four, five := tableau.Card{Rank: tableau.Rank4}, tableau.Card{Rank: tableau.Rank5}
 	three := tableau.Card{Rank: tableau.Rank3}
@@ -37,13 +34,13 @@ func ExampleOpen() {
 	if err := b.Show(s); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("display %q, alarm lamp on: %v\n", b.Fake.TM1637.Text(4), b.OutputOn(board.OutAlarmLamp))
+	fmt.Printf("display %q, alarm lamp on: %v\n", chip.Text(4), b.OutputOn(board.OutAlarmLamp))
 
 	if err := b.Show(display.TableState{Alert: "extra-card"}); err != nil {
 		log.Fatal(err)
 	}
 	buzzer, _ := b.Scheduler.Pattern(board.OutBuzzer)
-	fmt.Printf("display %q, alarm lamp on: %v, buzzer: %v\n", b.Fake.TM1637.Text(4), b.OutputOn(board.OutAlarmLamp), buzzer)
+	fmt.Printf("display %q, alarm lamp on: %v, buzzer: %v\n", chip.Text(4), b.OutputOn(board.OutAlarmLamp), buzzer)
 	// Output:
 	// display "9Pn6", alarm lamp on: false
 	// display "E1  ", alarm lamp on: true, buzzer: beep:3
