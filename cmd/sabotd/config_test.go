@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sabot-table/sabot/drivers/ledchip"
 )
 
 func TestMinimalConfig(t *testing.T) {
@@ -153,5 +155,48 @@ func TestLoadConfigMissingFile(t *testing.T) {
 	_, err := LoadConfig(filepath.Join(t.TempDir(), "nope.toml"))
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "nope.toml") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestExampleConfigListsEveryKey: systemd/sabotd.toml shows every key of
+// the schema and every option of the built-in chips, in its table (set or
+// commented out), so a new key or chip option cannot go undocumented.
+func TestExampleConfigListsEveryKey(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "systemd", "sabotd.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// table of each "key =" line, commented or not.
+	seen := map[string]bool{}
+	table := ""
+	for _, line := range strings.Split(string(src), "\n") {
+		l := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#"))
+		if strings.HasPrefix(l, "[") && strings.Contains(l, "]") {
+			table = l[1:strings.Index(l, "]")] + "."
+			continue
+		}
+		if k, _, ok := strings.Cut(l, " = "); ok && !strings.Contains(k, " ") {
+			seen[table+k] = true
+		}
+	}
+	want := []string{}
+	for k, isTable := range schema {
+		if !isTable {
+			want = append(want, k)
+		}
+	}
+	for _, n := range []string{"tm1637", "max7219", "ht16k33"} {
+		c, ok := ledchip.Lookup(n)
+		if !ok {
+			t.Fatalf("chip %s not registered", n)
+		}
+		for _, o := range c.Options {
+			want = append(want, "display."+o.Key)
+		}
+	}
+	for _, k := range want {
+		if !seen[k] {
+			t.Errorf("systemd/sabotd.toml does not show %s", k)
+		}
 	}
 }
