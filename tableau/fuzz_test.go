@@ -12,8 +12,10 @@ import (
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// FuzzTranscript feeds arbitrary bytes to the transcript parser and, when
-// they parse, folds them under options chosen by the fuzzer. Nothing may
+// FuzzTranscript feeds arbitrary bytes to the transcript parser (and to
+// QuickScan, which may accept only what the parser accepts, with the same
+// counts) and, when they parse, folds them under options chosen by the
+// fuzzer. Nothing may
 // panic; a parse error must be a *ParseError with a position; a parsed
 // transcript must survive FormatTranscript and re-parsing unchanged; every
 // event must encode (AppendJSON giving json.Marshal's bytes) and every coup
@@ -37,6 +39,21 @@ func FuzzTranscript(f *testing.F) {
 	f.Add([]byte("10h td 7 \xff\xfe q\u00e9 |||"), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, flags uint8) {
 		toks, err := tableau.ParseTranscript(bytes.NewReader(data), "fuzz")
+		sum, quickOK, qerr := tableau.QuickScan(bytes.NewReader(data))
+		if quickOK || qerr != nil {
+			cards, markers := 0, 0
+			for _, tk := range toks {
+				switch tk.Kind {
+				case tableau.TokCard:
+					cards++
+				case tableau.TokMarker:
+					markers++
+				}
+			}
+			if qerr != nil || err != nil || sum != (tableau.Summary{Bytes: len(data), Cards: cards, Markers: markers}) {
+				t.Fatalf("QuickScan accepts %+v (%v); ParseTranscript: %v, %d cards, %d markers", sum, qerr, err, cards, markers)
+			}
+		}
 		if err != nil {
 			var pe *tableau.ParseError
 			if !errors.As(err, &pe) || pe.Pos.Line < 1 || pe.Pos.Col < 1 || pe.Pos.Offset < 0 || pe.Pos.Offset > len(data) {

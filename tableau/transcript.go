@@ -368,30 +368,36 @@ func (l *Lexer) Next() (Token, error) {
 
 // classify makes the token of word, found at start.
 func (l *Lexer) classify(word []byte, start Pos) (Token, error) {
-	tok := Token{Pos: start}
+	kind, rank, suit := classifyWord(word)
+	if kind == 0 {
+		l.perr = &ParseError{File: l.file, Pos: start, Token: string(word)}
+		return Token{}, l.perr
+	}
+	return Token{Kind: kind, Card: Card{Rank: rank, Suit: suit}, Pos: start}, nil
+}
+
+// classifyWord returns the kind of the token word (0 if unknown) and, for
+// a card, its rank and suit. Scalars only: cheap to return.
+func classifyWord(word []byte) (TokenKind, Rank, Suit) {
 	var first byte
 	if len(word) > 0 {
 		first = word[0] | 0x20 // ASCII lower case; '|' is unchanged
 	}
 	switch {
 	case first == '|' && len(word) == 1:
-		tok.Kind = TokMarker
+		return TokMarker, 0, 0
 	case first == 's' && keyword(word, "shoe"): // no rank starts with s, c or v
-		tok.Kind = TokShoe
+		return TokShoe, 0, 0
 	case first == 'c' && keyword(word, "cut"):
-		tok.Kind = TokCut
+		return TokCut, 0, 0
 	case first == 'v' && keyword(word, "void"):
-		tok.Kind = TokVoid
-	default:
-		c, ok := parseCard(word)
-		if !ok {
-			l.perr = &ParseError{File: l.file, Pos: start, Token: string(word)}
-			return Token{}, l.perr
-		}
-		tok.Kind = TokCard
-		tok.Card = c
+		return TokVoid, 0, 0
 	}
-	return tok, nil
+	c, ok := parseCard(word)
+	if !ok {
+		return 0, 0, 0
+	}
+	return TokCard, c.Rank, c.Suit
 }
 
 // ParseTranscript reads a whole transcript. It returns every token, or the
@@ -451,4 +457,143 @@ func keyword(word []byte, kw string) bool {
 		}
 	}
 	return true
+}
+
+// Summary is what a whole-transcript scan learns: its size and how many
+// cards and coup markers ("|") it holds.
+type Summary struct {
+	Bytes   int
+	Cards   int
+	Markers int
+}
+
+// QuickScan reads r to the end and, if every token in it is certainly
+// valid, returns its Summary and ok. It is the fast first pass of `sabot
+// check` (several times the Lexer's speed): it classifies tokens as the
+// Lexer does but keeps no positions, so it gives up (ok false, no error)
+// at the first token that is unknown, longer than MaxTokenBytes, or holds
+// a byte outside ASCII (outside comments; a leading byte order mark is
+// skipped) — the Lexer then reads the input again to find, position and
+// explain the error, or to accept Unicode white space. It never accepts
+// input the Lexer refuses. A read error is returned as it is. Memory: one
+// readBufSize buffer.
+func QuickScan(r io.Reader) (s Summary, ok bool, err error) {
+	buf := make([]byte, readBufSize)
+	var tok [MaxTokenBytes]byte
+	n := 0 // bytes of a token carried over from the previous read
+	inComment, first := false, true
+	for {
+		m, rerr := fill(r, buf)
+		if rerr != nil && rerr != io.EOF {
+			return s, false, rerr
+		}
+		chunk := buf[:m]
+		s.Bytes += m
+		if first && m > 0 {
+			first = false
+			chunk = bytes.TrimPrefix(chunk, []byte("\uFEFF")) // a BOM: fill read it whole unless the input is shorter
+		}
+		i := 0
+		if inComment {
+			j := bytes.IndexByte(chunk, '\n')
+			if j < 0 {
+				i = len(chunk)
+			} else {
+				i, inComment = j+1, false
+			}
+		}
+		if n > 0 { // the rest of a token the last read ended in
+			j := 0
+			for j < len(chunk) && tokenByte[chunk[j]] {
+				j++
+			}
+			if n+j > MaxTokenBytes {
+				return s, false, nil
+			}
+			n += copy(tok[n:], chunk[:j])
+			i = j
+			if j < len(chunk) {
+				if chunk[j] >= utf8.RuneSelf || !s.count(tok[:n]) {
+					return s, false, nil
+				}
+				n = 0
+			}
+		}
+		for i < len(chunk) {
+			b := chunk[i]
+			switch {
+			case asciiSpace[b]:
+				i++
+				continue
+			case b == '#':
+				j := bytes.IndexByte(chunk[i:], '\n')
+				if j < 0 {
+					i, inComment = len(chunk), true
+					continue
+				}
+				i += j + 1
+				continue
+			case b >= utf8.RuneSelf:
+				return s, false, nil
+			}
+			// A token: its run of token bytes.
+			j := i
+			for j < len(chunk) && tokenByte[chunk[j]] {
+				j++
+			}
+			if j == len(chunk) { // it may go on in the next read
+				if j-i > MaxTokenBytes {
+					return s, false, nil
+				}
+				n = copy(tok[:], chunk[i:j])
+				break
+			}
+			if chunk[j] >= utf8.RuneSelf || !s.count(chunk[i:j]) {
+				return s, false, nil // a non-ASCII byte ends or continues it, or unknown
+			}
+			i = j
+		}
+		if rerr == io.EOF {
+			if n > 0 && !s.count(tok[:n]) {
+				return s, false, nil
+			}
+			return s, true, nil
+		}
+	}
+}
+
+// count classifies one token for QuickScan; it reports false if the
+// token is unknown or too long.
+func (s *Summary) count(word []byte) bool {
+	if len(word) > MaxTokenBytes {
+		return false
+	}
+	switch kind, _, _ := classifyWord(word); kind {
+	case 0:
+		return false
+	case TokCard:
+		s.Cards++
+	case TokMarker:
+		s.Markers++
+	}
+	return true
+}
+
+// fill reads into buf until it is full, the input ends (io.EOF) or fails;
+// a reader that makes no progress is io.ErrNoProgress.
+func fill(r io.Reader, buf []byte) (int, error) {
+	m, idle := 0, 0
+	for m < len(buf) {
+		k, err := r.Read(buf[m:])
+		m += k
+		if err != nil {
+			return m, err
+		}
+		if k > 0 {
+			idle = 0
+		} else if idle++; idle >= 100 {
+			return m, io.ErrNoProgress
+		}
+	}
+	return m, nil
 }

@@ -333,3 +333,104 @@ func BenchmarkLexer(b *testing.B) {
 		}
 	}
 }
+
+// lexSummary is the Lexer's verdict on src: the summary, or ok false.
+func lexSummary(src string) (tableau.Summary, bool) {
+	l := tableau.NewLexer(strings.NewReader(src), "")
+	var s tableau.Summary
+	for {
+		t, err := l.Next()
+		if err == io.EOF {
+			s.Bytes = l.Offset()
+			return s, true
+		}
+		if err != nil {
+			return s, false
+		}
+		switch t.Kind {
+		case tableau.TokCard:
+			s.Cards++
+		case tableau.TokMarker:
+			s.Markers++
+		}
+	}
+}
+
+// asciiOutsideComments reports whether src has no non-ASCII byte outside
+// comments (a leading BOM aside): the inputs QuickScan must accept when
+// the Lexer does.
+func asciiOutsideComments(src string) bool {
+	src = strings.TrimPrefix(src, "\uFEFF")
+	inComment := false
+	for i := 0; i < len(src); i++ {
+		switch b := src[i]; {
+		case inComment:
+			inComment = b != '\n'
+		case b == '#':
+			inComment = true
+		case b >= utf8.RuneSelf:
+			return false
+		}
+	}
+	return true
+}
+
+// TestQuickScanAgreesWithLexer: QuickScan never accepts what the Lexer
+// refuses, gives the Lexer's counts when it accepts, and accepts every
+// valid transcript that is ASCII outside comments — on random inputs
+// placed so that their pieces straddle the read buffer's boundary, and on
+// the samples.
+func TestQuickScanAgreesWithLexer(t *testing.T) {
+	pieces := []string{"AS", "10h", "td", "7", "Q", "shoe", "SHOE", "|", "cut", "Void", " ", "  ", "\t", "\n", "\r\n",
+		"# comment é\n", "#x", "\u00a0", "\u2028", "é", "\xff", "1H", "2H|", "#", "\uFEFF", strings.Repeat("K", 63), "10"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var inputs []string
+	paths, _ := filepath.Glob("testdata/*.shoe")
+	for _, p := range paths {
+		b, _ := os.ReadFile(p)
+		inputs = append(inputs, string(b), strings.Repeat(string(b), 30))
+	}
+	for range 4000 {
+		var b strings.Builder
+		if rng.IntN(8) == 0 {
+			b.WriteString("\uFEFF")
+		}
+		switch rng.IntN(3) { // pad towards the 64 KiB boundary
+		case 1:
+			b.WriteString(strings.Repeat(" ", 65536-rng.IntN(80)))
+		case 2:
+			b.WriteString("#" + strings.Repeat("c", 65536-rng.IntN(80)-2) + "\n")
+		}
+		for range rng.IntN(25) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			if rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		inputs = append(inputs, b.String())
+	}
+	accepted := 0
+	for i, src := range inputs {
+		want, wantOK := lexSummary(src)
+		got, ok, err := tableau.QuickScan(strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && (!wantOK || got != want) {
+			t.Fatalf("input %d (%d bytes, ends %q): QuickScan accepts %+v, Lexer %v %+v", i, len(src), src[max(0, len(src)-100):], got, wantOK, want)
+		}
+		if !ok && wantOK && asciiOutsideComments(src) {
+			t.Fatalf("input %d (%d bytes, ends %q): QuickScan gave up on a valid ASCII transcript", i, len(src), src[max(0, len(src)-100):])
+		}
+		if ok {
+			accepted++
+		}
+	}
+	if accepted < 300 {
+		t.Errorf("only %d inputs accepted", accepted)
+	}
+	// A read error is returned.
+	if _, _, err := tableau.QuickScan(io.MultiReader(strings.NewReader("shoe 2H"), iotest.ErrReader(io.ErrUnexpectedEOF))); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("read error: %v", err)
+	}
+}

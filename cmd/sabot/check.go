@@ -170,7 +170,11 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer in.close()
 
 	// Pass 1: tokens only.
-	sc, err := scanTranscript(ctx, in.first(), in.name)
+	sc, err := scanTranscript(ctx, in)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "sabot check: interrupted")
+		return 2
+	}
 	if err != nil {
 		printCheckError(stderr, in.name, err)
 		return 2
@@ -192,7 +196,11 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "sabot check: %s: %v\n", in.name, err)
 		return 2
 	}
-	alerts, err := foldCheck(ctx, cfg, second, in.name, stdout, stderr)
+	alerts, err := foldCheck(cfg, ctxReader{ctx, second}, in.name, stdout, stderr)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "sabot check: interrupted")
+		return 2
+	}
 	if err != nil {
 		printCheckError(stderr, in.name, err)
 		return 2
@@ -224,6 +232,8 @@ type checkInput struct {
 	src   io.Reader // the non-seekable source being spooled; nil for a regular file
 	spool string    // the spool's path, removed by close; "" without a spool
 	orig  *os.File  // a FILE being spooled, closed by close
+	// spooled is how many bytes of src are in the spool.
+	spooled int64
 }
 
 // openCheckInput opens FILE ("-": standard input). A directory is an
@@ -287,7 +297,17 @@ func (in *checkInput) first() io.Reader {
 	if in.src == nil {
 		return io.NewSectionReader(in.f, in.start, math.MaxInt64-in.start)
 	}
-	return &spoolReader{src: in.src, spool: in.f}
+	return &spoolReader{in: in}
+}
+
+// again reads the input from its start once more during the first pass:
+// what has been spooled so far, then the rest of the source (spooled as it
+// is read).
+func (in *checkInput) again() io.Reader {
+	if in.src == nil {
+		return in.first()
+	}
+	return io.MultiReader(io.NewSectionReader(in.f, 0, in.spooled), &spoolReader{in: in})
 }
 
 // second is the reader of the second pass: the size bytes the first pass
@@ -313,18 +333,17 @@ func (in *checkInput) close() {
 	}
 }
 
-// spoolReader reads src and writes what it reads to spool.
-type spoolReader struct {
-	src   io.Reader
-	spool *os.File
-}
+// spoolReader reads the input's source and appends what it reads to the
+// spool.
+type spoolReader struct{ in *checkInput }
 
 func (s *spoolReader) Read(p []byte) (int, error) {
-	n, err := s.src.Read(p)
+	n, err := s.in.src.Read(p)
 	if n > 0 {
-		if _, werr := s.spool.Write(p[:n]); werr != nil {
+		if _, werr := s.in.f.Write(p[:n]); werr != nil {
 			return n, fmt.Errorf("spooling to a temporary file (set TMPDIR to a directory with space): %w", werr)
 		}
+		s.in.spooled += int64(n)
 	}
 	return n, err
 }
@@ -337,17 +356,37 @@ type scanResult struct {
 }
 
 // ctxCheckEvery is how many tokens pass between two looks at ctx (an
-// interrupt), so that the look costs nothing per token.
+// interrupt) in a loop that reads no input of its own (sabot roads).
 const ctxCheckEvery = 1 << 14
 
-// scanTranscript is the first pass: tokenize r to the end.
-func scanTranscript(ctx context.Context, r io.Reader, name string) (scanResult, error) {
+// ctxReader fails with ctx's error once ctx is done (an interrupt), so
+// that both passes stop within one read.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// scanTranscript is the first pass: tableau.QuickScan, and only if it
+// gives up (an error to report, or Unicode white space) the Lexer over the
+// input from its start, which positions and explains the error.
+func scanTranscript(ctx context.Context, in *checkInput) (scanResult, error) {
+	sum, ok, err := tableau.QuickScan(ctxReader{ctx, in.first()})
+	if err != nil {
+		return scanResult{}, fmt.Errorf("read error: %w", err)
+	}
+	if ok {
+		return scanResult{size: sum.Bytes, cards: sum.Cards, markers: sum.Markers > 0}, nil
+	}
 	var res scanResult
-	l := tableau.NewLexer(r, name)
-	for i := 0; ; i++ {
-		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
-			return res, fmt.Errorf("interrupted: %w", ctx.Err())
-		}
+	l := tableau.NewLexer(ctxReader{ctx, in.again()}, in.name)
+	for {
 		t, err := l.Next()
 		if err == io.EOF {
 			res.size = l.Offset()
@@ -370,7 +409,7 @@ func scanTranscript(ctx context.Context, r io.Reader, name string) (scanResult, 
 // as a JSON line as it happens, warns on stderr of every "void" that voids
 // nothing, and returns the number of alerts. Memory: the fold's state (one
 // shoe), the events of one token (a few) and the output buffer.
-func foldCheck(ctx context.Context, cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
+func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
 	f, err := tableau.NewFold(cfg.opts)
 	if err != nil {
 		return 0, err
@@ -399,10 +438,7 @@ func foldCheck(ctx context.Context, cfg checkConfig, r io.Reader, name string, s
 		}
 		return nil
 	}
-	for i := 0; ; i++ {
-		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
-			return alerts, fmt.Errorf("interrupted: %w", ctx.Err())
-		}
+	for {
 		t, err := l.Next()
 		if err == io.EOF {
 			break

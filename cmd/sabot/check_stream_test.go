@@ -50,6 +50,25 @@ func TestCheckStdinSpooled(t *testing.T) {
 	if left := spoolFiles(t, tmp); len(left) != 0 {
 		t.Errorf("spool files left after an error: %v", left)
 	}
+	// An error early in a long standard input: the first pass gives up
+	// after its first read and reads the input again from the spool, then
+	// the rest: the position is exact.
+	big := "shoe 2H 3C 4D |\n9S 1H\n" + strings.Repeat(string(src), 40)
+	code, out, errs = runCheckArgs(t, big, "-")
+	if code != 2 || out != "" || errs != "<stdin>:2:4: unknown token \"1H\"\n" {
+		t.Errorf("early error: exit %d stdout %d bytes stderr %q", code, len(out), errs)
+	}
+	// Unicode white space (no-break spaces, a line separator) is white
+	// space: the same coups as with ASCII spaces, on 40 shoes read again.
+	uni := strings.NewReplacer(" |", "\u00a0|", "\n", "\u2028\n").Replace(strings.Repeat(string(src), 40))
+	_, want40, _ := runCheckArgs(t, strings.Repeat(string(src), 40), "-")
+	code, out, errs = runCheckArgs(t, uni, "-")
+	if code != 0 || errs != "" || out != want40 {
+		t.Errorf("unicode spaces: exit %d stderr %q, %d bytes of output, want %d", code, errs, len(out), len(want40))
+	}
+	if left := spoolFiles(t, tmp); len(left) != 0 {
+		t.Errorf("spool files left: %v", left)
+	}
 }
 
 // TestCheckStdinRegularFile: `sabot check < file` reads the file in place

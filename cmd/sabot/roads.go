@@ -147,7 +147,7 @@ func runRoads(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer in.close()
 	// Two passes, as sabot check: a parse error prints nothing on standard
 	// output, and --markers auto learns whether there is a "|".
-	sc, err := scanTranscript(ctx, in.first(), in.name)
+	sc, err := scanTranscript(ctx, in)
 	if err != nil {
 		printRoadsError(stderr, in.name, err)
 		return 2
