@@ -93,4 +93,3 @@ func (c Composition) RemainingCard(r Rank, s Suit) int {
 	}
 	return c.decks - int(c.suited[r][s])
 }
-

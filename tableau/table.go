@@ -308,9 +308,10 @@ type CoupResult struct {
 // begins; within one shoe (also one that never ends) every structure has a
 // constant cap, enforced where it is filled: latched entries ≤ MaxLatched
 // (latch), results ≤ MaxShoeResults (foldEvent), reader UIDs ≤
-// MaxShoeUIDs (cardAlerts), output counters two coups' worth (nextN), the
-// live advantage list ≤ 7 bets, the event scratch slice the events of one
-// input.
+// MaxShoeUIDs of ≤ MaxUIDBytes each (cardAlerts), alert texts ≤
+// MaxAlertTextBytes (daemonAlertAt), output counters two coups' worth
+// (nextN), the live advantage list ≤ 7 bets, the event scratch slice the
+// events of one input.
 type Table struct {
 	cfg  TableConfig
 	fold *Fold
@@ -359,6 +360,10 @@ type coupCounts struct {
 // it; past it the oldest results are dropped (TableView.ResultsDropped
 // counts them).
 const MaxShoeResults = 256
+
+// MaxUIDBytes is the longest reader UID the Table checks (duplicate-card,
+// card-mismatch).
+const MaxUIDBytes = 128
 
 // MaxShoeUIDs bounds the reader UIDs a Table remembers for one shoe (the
 // duplicate-card check): twice the cards of an 8-deck shoe. Past it, a UID
@@ -583,7 +588,10 @@ func (t *Table) place(before foldSnapshot, card Card) placed {
 // cardAlerts raises the daemon's card alerts: duplicate-card, card-mismatch
 // and early-draw.
 func (t *Table) cardAlerts(card Card, p placed, extra []Output) []Output {
-	if card.UID != "" {
+	// A UID longer than MaxUIDBytes is not a reader's (the schemas allow
+	// 128 bytes): it is passed on but not checked, so the UIDs remembered
+	// stay bounded by MaxShoeUIDs × MaxUIDBytes.
+	if card.UID != "" && len(card.UID) <= MaxUIDBytes {
 		if prev, dup := t.uids[card.UID]; dup {
 			extra = append(extra, t.daemonAlertAt(p.coup, AlertDuplicateCard, card,
 				fmt.Sprintf("card UID %s seen twice in this shoe (first as %s)", card.UID, prev)))
@@ -630,7 +638,24 @@ func (t *Table) daemonAlert(code AlertCode, card Card, text string) Output {
 func (t *Table) daemonAlertAt(coup int, code AlertCode, card Card, text string) Output {
 	card.UID = ""
 	return Output{Event: alertEvent(t.fold.Shoe(), coup, code, card),
-		Alert: code.Info(text)}
+		Alert: code.Info(truncateText(text, MaxAlertTextBytes))}
+}
+
+// MaxAlertTextBytes bounds an alert's text (AlertInfo.Text, and so a
+// latched entry's): the daemon's alerts carry text from outside (a shoe
+// alarm's code and text); longer text is cut at a UTF-8 boundary.
+const MaxAlertTextBytes = 1024
+
+// truncateText cuts s to at most n bytes without splitting a UTF-8
+// sequence.
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
 }
 
 // alertText is the human text for the fold's alerts: the alert table's

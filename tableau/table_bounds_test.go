@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -244,4 +245,27 @@ func TestSnapshotNeverEndingShoe(t *testing.T) {
 		t.Errorf("snapshot of a never-ending shoe is %d bytes", len(snap))
 	}
 	t.Logf("snapshot %d bytes", len(snap))
+}
+
+// Text and UIDs from outside are bounded: an alarm's text is cut at
+// MaxAlertTextBytes on a UTF-8 boundary; a UID past MaxUIDBytes is not
+// remembered.
+func TestOutsideTextBounded(t *testing.T) {
+	r := newTableRun(t, tableau.TableConfig{})
+	outs := r.apply(tableau.Input{Kind: tableau.InputAlarm, Code: "E1", Text: strings.Repeat("é", 5000)})
+	if len(outs) != 1 || len(outs[0].Alert.Text) > tableau.MaxAlertTextBytes || len(outs[0].Alert.Text) < tableau.MaxAlertTextBytes-1 ||
+		!utf8.ValidString(outs[0].Alert.Text) || len(r.tb.Latched()[0].Text) != len(outs[0].Alert.Text) {
+		t.Fatalf("alarm text of %d bytes", len(outs[0].Alert.Text))
+	}
+	long := strings.Repeat("u", tableau.MaxUIDBytes+1)
+	r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(0), UID: long})
+	outs = r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(1), UID: long})
+	if n := tableau.TableUIDs(r.tb); n != 0 || strings.Contains(brief(outs), "duplicate") || outs[0].Card.UID != long {
+		t.Fatalf("%d UIDs remembered, outputs %s", n, brief(outs))
+	}
+	ok := strings.Repeat("u", tableau.MaxUIDBytes)
+	r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(2), UID: ok})
+	if outs = r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(3), UID: ok}); !strings.Contains(brief(outs), "alert:duplicate-card") {
+		t.Fatalf("duplicate of a %d-byte UID not reported: %s", len(ok), brief(outs))
+	}
 }
