@@ -581,13 +581,26 @@ func BuildRoads(in RoadsInput) Roads {
 // ViewRoads returns the roads of the table's current shoe: BuildRoads of
 // the view's results, cards left and coup numbers (cards not known before
 // the first shoe, nor in a shoe that has given more cards than its decks
-// hold). The MQTT roads message and the board page use it.
+// hold). The MQTT roads message and the board page use it. In a shoe past
+// tableau.MaxShoeResults coups the view keeps only the newest results and
+// sums up the rest (v.ResultsDropped): the statistics start from that
+// summary, so they stay those of the whole shoe.
 func ViewRoads(v tableau.TableView) Roads {
 	left := v.Remaining
 	if v.Phase == "no-shoe" || v.Phase == "" || left < 0 {
 		left = -1
 	}
-	return BuildRoads(RoadsInput{Shoe: v.Shoe, Results: v.Results, Dropped: v.ResultsDropped, CardsLeft: left, Coup: v.Coup, LastCoup: v.LastCoup})
+	in := RoadsInput{Shoe: v.Shoe, Results: v.Results, CardsLeft: left, Coup: v.Coup, LastCoup: v.LastCoup}
+	if d := v.ResultsDropped; d.Coups > 0 {
+		tally := Tally{run: d.Run, runLen: d.RunLen, st: Stats{Coups: d.Coups, Banker: d.Banker, Player: d.Player,
+			Tie: d.Tie, PlayerPairs: d.PlayerPairs, BankerPairs: d.BankerPairs, Naturals: d.Naturals,
+			LongestBanker: d.LongestBanker, LongestPlayer: d.LongestPlayer}}
+		for _, r := range v.Results {
+			tally.Add(r)
+		}
+		in.Tally = &tally
+	}
+	return BuildRoads(in)
 }
 
 func marks(playerPair, bankerPair bool) string {

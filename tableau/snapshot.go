@@ -91,24 +91,24 @@ type tableSnap struct {
 	LastCoup int        `json:"last_coup"`
 
 	// Table.
-	ShoeID      string        `json:"shoe_id"`
-	CurShoe     int           `json:"cur_shoe"`
-	InShoe      int           `json:"in_shoe"`
-	UIDs        []snapCard    `json:"uids"` // sorted by UID
-	Counts      []snapCount   `json:"counts"`
-	Latched     []snapLatched `json:"latched"`
-	Offline     bool          `json:"offline"`
-	BetsOpen    bool          `json:"bets_open"`
-	Gate        bool          `json:"gate"`
-	Results     []CoupResult  `json:"results"`
-	ShownPlayer []snapCard    `json:"shown_player"` // Table.lastCoup
-	ShownBanker []snapCard    `json:"shown_banker"`
-	LastVoided  bool          `json:"last_voided"`
-	LastSeq     uint64        `json:"last_seq"`
-	PrevShoe    int           `json:"prev_shoe"`
-	PrevID      string        `json:"prev_id"`
-	Overrun     bool          `json:"overrun,omitempty"`         // shoe-overrun raised in this shoe
-	Dropped     int           `json:"results_dropped,omitempty"` // results dropped past MaxShoeResults
+	ShoeID      string         `json:"shoe_id"`
+	CurShoe     int            `json:"cur_shoe"`
+	InShoe      int            `json:"in_shoe"`
+	UIDs        []snapCard     `json:"uids"` // sorted by UID
+	Counts      []snapCount    `json:"counts"`
+	Latched     []snapLatched  `json:"latched"`
+	Offline     bool           `json:"offline"`
+	BetsOpen    bool           `json:"bets_open"`
+	Gate        bool           `json:"gate"`
+	Results     []CoupResult   `json:"results"`
+	ShownPlayer []snapCard     `json:"shown_player"` // Table.lastCoup
+	ShownBanker []snapCard     `json:"shown_banker"`
+	LastVoided  bool           `json:"last_voided"`
+	LastSeq     uint64         `json:"last_seq"`
+	PrevShoe    int            `json:"prev_shoe"`
+	PrevID      string         `json:"prev_id"`
+	Overrun     bool           `json:"overrun,omitempty"`        // shoe-overrun raised in this shoe
+	Dropped     ResultsSummary `json:"results_dropped,omitzero"` // results dropped past MaxShoeResults
 }
 
 // Snapshot encodes the table's state (not its configuration) so that
@@ -286,8 +286,8 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		t.latched = append(t.latched, l)
 	}
 	t.offline, t.betsOpen, t.gate = s.Offline, s.BetsOpen, s.Gate
-	if len(s.Results) > MaxShoeResults || len(s.UIDs) > MaxShoeUIDs || s.Dropped < 0 {
-		return nil, bad("%d results (%d dropped), %d UIDs: more than a shoe keeps", len(s.Results), s.Dropped, len(s.UIDs))
+	if len(s.Results) > MaxShoeResults || len(s.UIDs) > MaxShoeUIDs || s.Dropped.Coups < 0 {
+		return nil, bad("%d results (%d dropped), %d UIDs: more than a shoe keeps", len(s.Results), s.Dropped.Coups, len(s.UIDs))
 	}
 	t.results = append(t.results[:0], s.Results...)
 	t.overrun, t.dropped = s.Overrun, s.Dropped

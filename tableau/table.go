@@ -284,6 +284,65 @@ type LatchedAlert struct {
 	Text  string    `json:"text"`
 }
 
+// ResultsSummary sums up a run of coup results in constant memory: what a
+// Table keeps of the results it drops from a shoe past MaxShoeResults
+// coups, so that the shoe's statistics stay exact. Results with no winner
+// are not counted.
+type ResultsSummary struct {
+	Coups       int `json:"coups"` // Banker + Player + Tie
+	Banker      int `json:"banker"`
+	Player      int `json:"player"`
+	Tie         int `json:"tie"`
+	PlayerPairs int `json:"player_pairs"`
+	BankerPairs int `json:"banker_pairs"`
+	Naturals    int `json:"naturals"`
+	// LongestBanker and LongestPlayer are the longest runs of banker and
+	// player wins; ties do not break a run.
+	LongestBanker int `json:"longest_banker"`
+	LongestPlayer int `json:"longest_player"`
+	// Run is the winner (banker or player) of the run the results end in,
+	// RunLen its length so far (a later result may extend it).
+	Run    Winner `json:"run,omitzero"`
+	RunLen int    `json:"run_len"`
+}
+
+// Add counts one more result, after those already summed up.
+func (s *ResultsSummary) Add(r CoupResult) {
+	switch r.Winner {
+	case WinnerBanker:
+		s.Banker++
+	case WinnerPlayer:
+		s.Player++
+	case WinnerTie:
+		s.Tie++
+	default:
+		return
+	}
+	s.Coups++
+	if r.PlayerPair {
+		s.PlayerPairs++
+	}
+	if r.BankerPair {
+		s.BankerPairs++
+	}
+	if r.Natural {
+		s.Naturals++
+	}
+	if r.Winner == WinnerTie {
+		return
+	}
+	if r.Winner == s.Run {
+		s.RunLen++
+	} else {
+		s.Run, s.RunLen = r.Winner, 1
+	}
+	if s.Run == WinnerBanker {
+		s.LongestBanker = max(s.LongestBanker, s.RunLen)
+	} else {
+		s.LongestPlayer = max(s.LongestPlayer, s.RunLen)
+	}
+}
+
 // CoupResult is a completed coup of the current shoe, for scoreboard roads.
 type CoupResult struct {
 	Coup       int    `json:"coup"`
@@ -330,9 +389,9 @@ type Table struct {
 	betsOpen bool
 	gate     bool
 	results  []CoupResult // the shoe's newest MaxShoeResults results
-	// dropped counts the shoe's results dropped from results (beyond
+	// dropped sums up the shoe's results dropped from results (beyond
 	// MaxShoeResults).
-	dropped  int
+	dropped  ResultsSummary
 	lastCoup Coup // the last completed or current coup, for the display; empty after a void
 	// lastVoided: the last coup was voided (until the next coup starts).
 	lastVoided bool
@@ -357,8 +416,8 @@ type coupCounts struct {
 // MaxShoeResults bounds the results a Table keeps for one shoe
 // (TableView.Results): more than twice the coups an 8-deck shoe can deal
 // (416 cards, at least 4 a coup), so only a shoe that never ends reaches
-// it; past it the oldest results are dropped (TableView.ResultsDropped
-// counts them).
+// it; past it the oldest results are dropped and summed up
+// (TableView.ResultsDropped), so statistics over the shoe stay exact.
 const MaxShoeResults = 256
 
 // MaxUIDBytes is the longest reader UID the Table checks (duplicate-card,
@@ -534,7 +593,7 @@ func (t *Table) beginShoeIfNew(seq uint64, at time.Time) {
 		t.inShoe = 0
 		t.overrun = false
 		clear(t.uids)
-		t.results, t.dropped = t.results[:0], 0
+		t.results, t.dropped = t.results[:0], ResultsSummary{}
 		t.lastCoup, t.lastVoided = Coup{}, false
 	}
 }
@@ -739,8 +798,8 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 	case EventCoup:
 		c := ev.Coup
 		if len(t.results) == MaxShoeResults { // bound: MaxShoeResults per shoe, the oldest dropped
+			t.dropped.Add(t.results[0])
 			t.results = append(t.results[:0], t.results[1:]...)
-			t.dropped++
 		}
 		t.results = append(t.results, CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
 			PlayerPair: c.PlayerPair, BankerPair: c.BankerPair, Total: winnerTotal(c)})
@@ -870,10 +929,10 @@ type TableView struct {
 	BetsOpen   bool           `json:"bets_open"`
 	GateLocked bool           `json:"gate_locked"`
 	// Results are the shoe's completed coups, voided coups left out: the
-	// newest MaxShoeResults; ResultsDropped counts the older ones dropped
-	// (0 in a real shoe).
-	Results        []CoupResult `json:"results"`
-	ResultsDropped int          `json:"results_dropped,omitempty"`
+	// newest MaxShoeResults; ResultsDropped sums up the older ones dropped
+	// (zero in a real shoe).
+	Results        []CoupResult   `json:"results"`
+	ResultsDropped ResultsSummary `json:"results_dropped,omitzero"`
 	// Advantage is the live advantage check after the last card drawn
 	// (with TableConfig.AdvantageThreshold on): every offered bet whose
 	// exact expectation for the player on the next coup dealt from the

@@ -156,6 +156,7 @@ func TestNeverEndingShoeBounded(t *testing.T) {
 	seen := map[string]bool{}
 	coups, results := 0, 0
 	var last tableau.CoupEvent
+	var all tableau.ResultsSummary // every coup of the shoe
 	for i := range 20_000 {
 		outs := r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(i), UID: fmt.Sprintf("uid-%d", i)})
 		for _, o := range outs {
@@ -169,14 +170,25 @@ func TestNeverEndingShoeBounded(t *testing.T) {
 			if o.Kind == tableau.OutputCoup {
 				coups++
 				last = o.Event.Coup
+				c := o.Event.Coup
+				all.Add(tableau.CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural, PlayerPair: c.PlayerPair, BankerPair: c.BankerPair})
 			}
 		}
 		r.out = r.out[:0]
 	}
 	v := r.tb.View()
 	results = len(v.Results)
-	if coups <= tableau.MaxShoeResults || results != tableau.MaxShoeResults || v.ResultsDropped != coups-results {
-		t.Fatalf("%d coups: view holds %d results, %d dropped", coups, results, v.ResultsDropped)
+	if coups <= tableau.MaxShoeResults || results != tableau.MaxShoeResults || v.ResultsDropped.Coups != coups-results {
+		t.Fatalf("%d coups: view holds %d results, %d dropped", coups, results, v.ResultsDropped.Coups)
+	}
+	// The summary of the dropped results and the kept ones add up to the
+	// statistics of every coup of the shoe.
+	sum := v.ResultsDropped
+	for _, r := range v.Results {
+		sum.Add(r)
+	}
+	if sum != all {
+		t.Fatalf("dropped + kept = %+v, every coup %+v", sum, all)
 	}
 	if got := v.Results[len(v.Results)-1]; got.Coup != last.Coup || got.Winner != last.Winner {
 		t.Fatalf("newest result %+v, last coup %+v", got, last)
@@ -219,8 +231,8 @@ func TestSnapshotNeverEndingShoe(t *testing.T) {
 		a.apply(in(i))
 	}
 	v := a.tb.View()
-	if v.ResultsDropped == 0 || len(a.tb.Latched()) == 0 {
-		t.Fatalf("not a never-ending shoe yet: %d dropped", v.ResultsDropped)
+	if v.ResultsDropped.Coups == 0 || len(a.tb.Latched()) == 0 {
+		t.Fatalf("not a never-ending shoe yet: %d dropped", v.ResultsDropped.Coups)
 	}
 	snap, err := a.tb.Snapshot()
 	if err != nil {

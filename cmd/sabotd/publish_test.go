@@ -321,8 +321,8 @@ dir = %q
 	d := m.d
 	v := d.currentView()
 	// The table keeps the shoe's newest tableau.MaxShoeResults results.
-	if v.Shoe != 1 || v.Coup < 3500 || len(v.Results) != tableau.MaxShoeResults || v.ResultsDropped+len(v.Results) < 3500 {
-		t.Fatalf("replayed shoe %d, coup %d, with %d results (%d dropped)", v.Shoe, v.Coup, len(v.Results), v.ResultsDropped)
+	if v.Shoe != 1 || v.Coup < 3500 || len(v.Results) != tableau.MaxShoeResults || v.ResultsDropped.Coups+len(v.Results) < 3500 {
+		t.Fatalf("replayed shoe %d, coup %d, with %d results (%d dropped)", v.Shoe, v.Coup, len(v.Results), v.ResultsDropped.Coups)
 	}
 	// Is the state still past the limit? (If the bead plate is ever
 	// bounded, it is published instead; either way the daemon starts.)

@@ -121,7 +121,9 @@ func hasTopic(ev []Message, topic string) bool {
 func longShoe(t *testing.T, n int) (state1000, state, roads Message) {
 	t.Helper()
 	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
-	tbl, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: 8, Rules: rules}})
+	// OverrunCards at its largest: shoe-overrun (one more latched entry in
+	// the state, once) has its own tests; this one measures the roads.
+	tbl, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: 8, Rules: rules}, OverrunCards: tableau.MaxOverrunCards})
 	if err != nil {
 		t.Fatal(err)
 	}
