@@ -17,7 +17,7 @@ const RoadRows = 6
 // only a shoe that never ends (a Bee-Tek shoe without a new-shoe event, a
 // key that is never pressed) does, and then the oldest coups are dropped
 // from the roads (Roads.DroppedCoups counts them; the statistics still
-// count every coup the caller gives, see RoadsInput). This is what makes a
+// count every coup: see RoadsInput.Tally and ViewRoads). This is what makes a
 // Roads value, and the MQTT roads payload built from it, bounded by a
 // constant.
 const MaxRoadCoups = 128

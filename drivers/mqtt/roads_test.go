@@ -121,9 +121,7 @@ func hasTopic(ev []Message, topic string) bool {
 func longShoe(t *testing.T, n int) (state1000, state, roads Message) {
 	t.Helper()
 	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
-	// OverrunCards at its largest: shoe-overrun (one more latched entry in
-	// the state, once) has its own tests; this one measures the roads.
-	tbl, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: 8, Rules: rules}, OverrunCards: tableau.MaxOverrunCards})
+	tbl, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: 8, Rules: rules}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +204,11 @@ func TestLongShoePayloadsBounded(t *testing.T) {
 	if err := json.Unmarshal(roads.Payload, &rp); err != nil {
 		t.Fatal(err)
 	}
-	// The table keeps the last tableau.MaxShoeResults results of a shoe;
-	// the roads draw the last MaxRoadCoups and count every other coup as
-	// dropped.
-	if rp.Stats.Coups != tableau.MaxShoeResults || rp.DroppedCoups != n-display.MaxRoadCoups || len(rp.BeadPlate) != display.MaxRoadCoups {
+	// The table keeps the last tableau.MaxShoeResults results of a shoe
+	// and sums up the others (TableView.ResultsDropped), so the statistics
+	// count every coup; the roads draw the last MaxRoadCoups and count
+	// every other coup as dropped.
+	if rp.Stats.Coups != n || rp.DroppedCoups != n-display.MaxRoadCoups || len(rp.BeadPlate) != display.MaxRoadCoups {
 		t.Errorf("roads: %d coups, %d dropped, bead plate of %d", rp.Stats.Coups, rp.DroppedCoups, len(rp.BeadPlate))
 	}
 	if !strings.HasSuffix(rp.ID, "/"+strconv.Itoa(n)+"/roads/"+strconv.Itoa(1+3+4*n)) {
