@@ -1,6 +1,7 @@
 package tableau_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -35,5 +36,23 @@ func TestTableShoeSequenceAlarm(t *testing.T) {
 	outs = tb.Apply(2, time.Unix(1001, 0), tableau.Input{Kind: tableau.InputAlarm, Source: "shoe", Code: "7", Text: "jam"}, nil)
 	if len(outs) == 0 || outs[0].Event.Alert.Code != tableau.AlertShoeAlarm {
 		t.Fatalf("alarm 7: %+v", outs)
+	}
+}
+
+// The daemon journals InputJournalFailed once its journal can be written
+// again: journal-failed (E16) latches until acknowledged, with the input's
+// text.
+func TestTableJournalFailedInput(t *testing.T) {
+	tb, err := tableau.NewTable(tableau.TableConfig{Table: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := tb.Apply(1, time.Unix(1000, 0), tableau.Input{Kind: tableau.InputJournalFailed, Source: "journal", Text: "for 7s: no space left on device"}, nil)
+	if len(outs) != 1 || outs[0].Kind != tableau.OutputAlert || outs[0].Event.Alert.Code != tableau.AlertJournalFailed ||
+		!outs[0].Alert.AwaitsAck || !strings.HasSuffix(outs[0].Alert.Text, ": for 7s: no space left on device") {
+		t.Fatalf("journal-failed outputs: %+v", outs)
+	}
+	if l := tb.Latched(); len(l) != 1 || l[0].Code != tableau.AlertJournalFailed {
+		t.Fatalf("latched: %+v", l)
 	}
 }

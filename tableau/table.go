@@ -35,6 +35,11 @@ const (
 	// keep the archive directory under its cap (Text: which).
 	InputClockJump     InputKind = "clock-jump"
 	InputArchivePruned InputKind = "archive-pruned"
+	// InputJournalFailed: the daemon could not write its journal for a
+	// while (Text: since when, for how long, the error); journaled as soon
+	// as it can write again, so journal-failed latches and is published
+	// like every alert.
+	InputJournalFailed InputKind = "journal-failed"
 	// InputRejected is a command refused before it reached the table (bad
 	// JSON, wrong table, unknown operator, ...): Code names the command,
 	// Text the reason, Operator and Ref who sent it. It is journaled for
@@ -530,6 +535,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		extra = append(extra, t.daemonAlert(AlertClockJump, Card{}, defaultText(AlertClockJump)+suffix(in.Text)))
 	case InputArchivePruned:
 		extra = append(extra, t.daemonAlert(AlertArchivePruned, Card{}, defaultText(AlertArchivePruned)+suffix(in.Text)))
+	case InputJournalFailed:
+		extra = append(extra, t.daemonAlert(AlertJournalFailed, Card{}, defaultText(AlertJournalFailed)+suffix(in.Text)))
 	case InputRejected:
 		// Audit record only: the command was refused and changes nothing.
 	case InputBetsOpen:

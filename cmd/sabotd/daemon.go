@@ -48,6 +48,10 @@ type daemon struct {
 	snaps  snapState        // main loop: journal snapshots (snapshot.go)
 	clock  clockwork.Clock  // the wall clock stamped on inputs; nil: the system's (clock.go)
 	clocks clockState       // main loop: the previous input's clocks (clock.go)
+	// jfail: the journal cannot be written (main loop only; nil when it
+	// can); journalProblem is its /healthz text (journalfail.go).
+	jfail          *journalFailure
+	journalProblem atomic.Pointer[string]
 
 	// unqueued: messages the outbox refused, kept (main loop only) to be
 	// queued again; unqueuedLost: some were dropped from memory past
@@ -510,7 +514,12 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 				d.log.Debug("shoe event not used", "event", ev.String())
 				return nil
 			}
-			return d.submit(ctx, in)
+			err := d.submit(ctx, in)
+			if errors.Is(err, errJournalFailed) {
+				// Not acknowledged: the shoe sends it again (journalfail.go).
+				return fmt.Errorf("%w: %w", shoe.ErrRetryLater, err)
+			}
+			return err
 		})
 		if err != nil && ctx.Err() == nil && !errors.Is(err, shoe.ErrClosed) {
 			d.log.Error("shoe reader stopped", "err", err)
@@ -574,6 +583,8 @@ func (d *daemon) health() health {
 	switch {
 	case d.err() != nil:
 		h.OK, h.Problem = false, d.err().Error()
+	case d.journalProblem.Load() != nil:
+		h.OK, h.Problem = false, *d.journalProblem.Load()
 	case d.unqueuedLost.Load():
 		h.Problem = "MQTT outbox full too long: some outputs are only in the journal and are published after a restart"
 	case !h.ShoeOnline:

@@ -100,10 +100,16 @@ func (d *daemon) loop(ctx context.Context) {
 	defer d.wg.Done()
 	retry := time.NewTicker(unqueuedRetry)
 	defer retry.Stop()
+	jretry := time.NewTimer(time.Hour) // the journal retry while it fails (journalfail.go)
+	defer jretry.Stop()
 	for {
-		var retryC <-chan time.Time
+		var retryC, jretryC <-chan time.Time
 		if len(d.unqueued) > 0 {
 			retryC = retry.C
+		}
+		if d.jfail != nil {
+			jretry.Reset(max(time.Until(d.jfail.next), 0))
+			jretryC = jretry.C
 		}
 		var r inputReq
 		select {
@@ -114,6 +120,12 @@ func (d *daemon) loop(ctx context.Context) {
 			continue
 		case <-retryC:
 			d.retryUnqueued(ctx)
+			continue
+		case <-jretryC:
+			if time.Now().After(d.jfail.next) {
+				d.retryJournal(ctx)
+			}
+			d.alive.Store(time.Now().UnixNano())
 			continue
 		case <-d.backlogSig:
 			in, ok := d.backlogInput()
@@ -126,6 +138,14 @@ func (d *daemon) loop(ctx context.Context) {
 		err := d.process(ctx, r)
 		if r.done != nil {
 			r.done <- err
+		}
+		if errors.Is(err, errJournalFailed) {
+			// Refused, not applied: the daemon goes on (journalfail.go).
+			if r.done == nil {
+				d.log.Warn("input not journaled: the journal cannot be written", "kind", string(r.in.Kind), "text", r.in.Text)
+			}
+			d.alive.Store(time.Now().UnixNano())
+			continue
 		}
 		if err != nil {
 			d.log.Error("stopping: cannot journal an input event", "err", err)
@@ -165,6 +185,9 @@ func (d *daemon) backlogInput() (tableau.Input, bool) {
 // leaves the machine, and the shoe is not acknowledged, before the input is
 // durable.
 func (d *daemon) process(ctx context.Context, r inputReq) error {
+	if d.jfail != nil {
+		return d.processWhileFailed(ctx, r)
+	}
 	if jump, ok := d.checkClock(r); ok {
 		d.log.Warn("the wall clock jumped", "by", jump.Text, "time", r.recv)
 		if err := d.process(ctx, inputReq{in: jump, recv: r.recv}); err != nil {
@@ -183,11 +206,18 @@ func (d *daemon) process(ctx context.Context, r inputReq) error {
 	}
 	got, err := d.journal.Append(r.recv, data)
 	if err != nil {
-		return err
+		return d.journalFailed(seq, err)
 	}
 	if got != seq {
 		return fmt.Errorf("journal: appended record %d, expected %d", got, seq)
 	}
+	d.finish(ctx, r, seq, view)
+	return nil
+}
+
+// finish counts, acts on and publishes the outputs of the input r, whose
+// record seq has been appended.
+func (d *daemon) finish(ctx context.Context, r inputReq, seq uint64, view tableau.TableView) {
 	d.metrics.journal.Set(float64(seq))
 	d.metrics.events.WithLabelValues(string(r.in.Kind)).Inc()
 	d.afterApply(r.in, d.outs, view, false)
@@ -196,7 +226,6 @@ func (d *daemon) process(ctx context.Context, r inputReq) error {
 	} else {
 		d.publish(ctx, seq, d.buildMessages(d.outs, view, seq, r.recv, true))
 	}
-	return nil
 }
 
 // afterApply logs, counts and acts on a batch of outputs (lamps, buzzer,

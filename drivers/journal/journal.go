@@ -408,6 +408,17 @@ func (j *Journal) hasPending() bool {
 	return len(j.pending) > 0 || (j.snap != nil && j.snap.seq <= j.last) || j.pruneTo > 0
 }
 
+// CancelSnapshot forgets the snapshot given to SetSnapshot if it is not
+// written yet because its record does not exist (the record's Append
+// failed: a later record of the same number is another input).
+func (j *Journal) CancelSnapshot() {
+	j.mu.Lock()
+	if j.snap != nil && j.snap.seq > j.last {
+		j.snap = nil
+	}
+	j.mu.Unlock()
+}
+
 // SetSnapshot records data as the snapshot of the state after record seq
 // (a table snapshot: it lets a restart replay only the records after seq).
 // It is written in the same transaction as the next Append (which may be
