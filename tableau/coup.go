@@ -249,6 +249,39 @@ func (c Coup) Event(shoe, coup int) CoupEvent {
 	}
 }
 
+// settledEvent writes into e the coup line of the complete coup c, settled
+// under r (valid: the fold validated it), with one tableau decision for
+// both: the fold's hot path.
+func (c *Coup) settledEvent(e *CoupEvent, r Rules, shoe, coup int) {
+	f := c.facts()
+	*e = CoupEvent{
+		Type:          EventCoup,
+		Shoe:          shoe,
+		Coup:          coup,
+		Player:        c.Player,
+		Banker:        c.Banker,
+		PlayerTotal:   f.playerTotal,
+		BankerTotal:   f.bankerTotal,
+		Winner:        f.winner,
+		Natural:       c.Natural(),
+		PlayerPair:    f.playerPair,
+		BankerPair:    f.bankerPair,
+		Dragon7:       f.dragon7,
+		Panda8:        f.panda8,
+		BankerWinsOn6: f.bankerWinsOn6,
+		Cards:         c.Cards(),
+	}
+	if f.winner != WinnerNone {
+		s := &e.Settlement
+		dst := [...]*Payout{&s.Player, &s.Banker, &s.Tie, &s.PlayerPair, &s.BankerPair, &s.Dragon7, &s.Panda8}
+		for i, b := range Bets {
+			if r.Offers(b) {
+				*dst[i] = r.settle(&f, b)
+			}
+		}
+	}
+}
+
 // coupFacts are what the coup line and the settlement say about a coup,
 // computed once (the tableau decision behind Winner is the costly part):
 // each field is what the Coup method of the same name returns.

@@ -186,9 +186,8 @@ func (e Event) String() string {
 	return string(b)
 }
 
-// coupEvent, alertEvent and voidEvent build Events.
-func coupEvent(c CoupEvent) Event { return Event{Kind: EventCoup, Coup: c} }
-
+// alertEvent and voidEvent build Events (the fold builds coup events in
+// place: Fold.emitCoup).
 func alertEvent(shoe, coup int, code AlertCode, card Card) Event {
 	return Event{Kind: EventAlert, Alert: AlertEvent{Type: EventAlert, Shoe: shoe, Coup: coup, Code: code, Card: card}}
 }
