@@ -76,6 +76,10 @@ func BenchmarkStartAfterYears(b *testing.B) {
 		}
 		d.journal.SetMark(markPublished, seq)
 	}
+	endOfShoe, err := d.encodeSnapshot() // the largest: a whole shoe's counters and results
+	if err != nil {
+		b.Fatal(err)
+	}
 	d.journal.Close()
 	fi, err := os.Stat(filepath.Join(dir, journal.FileName))
 	if err != nil {
@@ -101,4 +105,66 @@ func BenchmarkStartAfterYears(b *testing.B) {
 	b.ReportMetric(float64(seq), "records")
 	b.ReportMetric(float64(replayed), "replayed")
 	b.ReportMetric(float64(fi.Size()>>20), "journal-MB")
+	b.ReportMetric(float64(len(endOfShoe)), "snapshot-B")
+}
+
+// BenchmarkRetain measures moving records to the archive (sabotd's
+// retention pass): 30 days of the busy table of BenchmarkStartAfterYears
+// (10 shoes a day, about 165,000 records) archived in one pass, with
+// fsync. It reports the archive's bytes per record, which sizes
+// [state] archive_max_mb: at 10 shoes a day, a year is about 1.8 million
+// records.
+//
+//	go test -run '^$' -bench Retain -benchtime 3x ./cmd/sabotd/
+func BenchmarkRetain(b *testing.B) {
+	one := shoeInputs(b, 1, 1)
+	var recs [][]byte
+	for _, in := range one {
+		data, _ := json.Marshal(in)
+		recs = append(recs, data)
+	}
+	start := time.Date(2021, 1, 1, 10, 0, 0, 0, time.UTC)
+	var bytesPerRecord, recordsPerSec float64
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		j, err := journal.Open(dir, &journal.Options{NoSync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for s := range 300 {
+			at := start.Add(time.Duration(s/10)*24*time.Hour + time.Duration(s%10)*80*time.Minute)
+			batch := make([]journal.Entry, len(recs))
+			for i, data := range recs {
+				batch[i] = journal.Entry{Time: at.Add(time.Duration(i) * 9 * time.Second), Data: data}
+			}
+			if _, err := j.AppendBatch(batch); err != nil {
+				b.Fatal(err)
+			}
+			n += len(batch)
+		}
+		j.Close()
+		if j, err = journal.Open(dir, nil); err != nil { // with fsync, as sabotd
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		res, err := j.Retain(journal.RetainOptions{Before: start.Add(365 * 24 * time.Hour), UpTo: uint64(n)})
+		el := time.Since(t0)
+		b.StopTimer()
+		if err != nil || res.Moved != n-1 {
+			b.Fatalf("moved %d of %d: %v", res.Moved, n, err)
+		}
+		var size int64
+		for _, f := range res.Written {
+			size += f.Size
+		}
+		bytesPerRecord = float64(size) / float64(res.Moved)
+		recordsPerSec = float64(res.Moved) / el.Seconds()
+		j.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(bytesPerRecord, "archive-B/record")
+	b.ReportMetric(recordsPerSec, "records/s")
 }

@@ -17,7 +17,7 @@ const retentionEvery = time.Hour
 // retainBatch bounds the records one Retain call moves, so that a stop
 // waits for at most one batch (a first pass after an upgrade may have
 // years to move).
-const retainBatch = 100_000
+const retainBatch = 20_000
 
 // runRetention moves journal records older than [state] retain_days to
 // the archive and keeps the archive under [state] archive_max_mb, at start
