@@ -137,6 +137,10 @@ type Journal struct {
 	log     *slog.Logger
 }
 
+// keepLatestSnapshots is how many of the newest snapshots PruneSnapshots
+// keeps besides the one at or before its mark.
+const keepLatestSnapshots = 2
+
 type pendingSnap struct {
 	seq  uint64
 	data []byte
@@ -361,15 +365,18 @@ func (j *Journal) writePending(tx *bolt.Tx, last uint64) error {
 		}
 	}
 	if j.pruneTo > 0 {
-		// Keep the newest snapshot at or before pruneTo and every later
-		// one; delete the older ones.
+		// Keep the newest snapshot at or before pruneTo and the
+		// keepLatestSnapshots newest; delete the others.
 		if keep, ok := newestAtMost(sb.Cursor(), j.pruneTo); ok {
-			var old [][]byte
+			var all [][]byte
 			c := sb.Cursor()
-			for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) < keep; k, _ = c.Next() {
-				old = append(old, append([]byte(nil), k...))
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				all = append(all, append([]byte(nil), k...))
 			}
-			for _, k := range old {
+			for i, k := range all {
+				if i >= len(all)-keepLatestSnapshots || binary.BigEndian.Uint64(k) == keep {
+					continue
+				}
 				if err := sb.Delete(k); err != nil {
 					return err
 				}
@@ -431,12 +438,12 @@ func (j *Journal) SetSnapshot(seq uint64, data []byte) {
 	j.mu.Unlock()
 }
 
-// PruneSnapshots deletes, with the next write, the snapshots older than
-// the newest one taken at or before record keep: the snapshots a restart
-// may still need (the newest at or before the caller's published mark, and
-// any later one) stay. Bound: with one call per SetSnapshot and keep the
-// caller's published mark, the journal holds the snapshots taken since the
-// mark plus one.
+// PruneSnapshots deletes, with the next write, every snapshot but the
+// newest taken at or before record keep (the one a restart now starts
+// from, keep being the caller's published mark) and the
+// keepLatestSnapshots newest (the ones it starts from once the mark has
+// moved on). Bound: with one call per SetSnapshot, the journal holds at
+// most keepLatestSnapshots+1 snapshots, however long the mark lags.
 func (j *Journal) PruneSnapshots(keep uint64) {
 	j.mu.Lock()
 	j.pruneTo = keep

@@ -67,7 +67,21 @@ func TestSnapshotWithAppend(t *testing.T) {
 	if s, _ := j.Snapshots(); fmt.Sprint(s) != "[20 30]" {
 		t.Fatalf("after PruneSnapshots(25): %v", s)
 	}
-	j.PruneSnapshots(5) // nothing older than the newest ≤ 5 (none)
+	// A lagging mark: the newest at or before it and the two newest stay.
+	for seq := uint64(40); seq <= 80; seq += 10 {
+		appendN(t, j, int(seq-j.Last()-1))
+		j.SetSnapshot(seq, []byte(fmt.Sprintf("s%d", seq)))
+		j.PruneSnapshots(25)
+		appendN(t, j, 1)
+	}
+	if s, _ := j.Snapshots(); fmt.Sprint(s) != "[20 70 80]" {
+		t.Fatalf("with the mark at 25: %v", s)
+	}
+	j.PruneSnapshots(5) // none at or before 5: nothing deleted
+	appendN(t, j, 1)
+	if s, _ := j.Snapshots(); fmt.Sprint(s) != "[20 70 80]" {
+		t.Fatalf("after PruneSnapshots(5): %v", s)
+	}
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +90,11 @@ func TestSnapshotWithAppend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if s, _ := j.Snapshots(); fmt.Sprint(s) != "[20 30]" {
+	if s, _ := j.Snapshots(); fmt.Sprint(s) != "[20 70 80]" {
 		t.Fatalf("after reopen: %v", s)
 	}
-	if seq, data, _ := j.Snapshot(29); seq != 20 || string(data) != "s20" {
-		t.Fatalf("Snapshot(29) after reopen = %d %q", seq, data)
+	if seq, data, _ := j.Snapshot(69); seq != 20 || string(data) != "s20" {
+		t.Fatalf("Snapshot(69) after reopen = %d %q", seq, data)
 	}
 }
 
