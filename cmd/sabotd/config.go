@@ -525,8 +525,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 		}
 	}
 	if len(c.MQTT.Brokers) == 0 {
-		if _, _, err := net.SplitHostPort(c.MQTT.EmbeddedAddr); err != nil {
-			bad("mqtt.embedded_addr", "%q: want host:port", c.MQTT.EmbeddedAddr)
+		if !listenAddr(c.MQTT.EmbeddedAddr) {
+			bad("mqtt.embedded_addr", "%q: want host:port with a port 0–65535", c.MQTT.EmbeddedAddr)
 		}
 	}
 	if c.MQTT.TopicPrefix == "" || !topicLevel.MatchString(c.MQTT.TopicPrefix) || strings.HasPrefix(c.MQTT.TopicPrefix, "/") || strings.HasSuffix(c.MQTT.TopicPrefix, "/") {
@@ -564,8 +564,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 		bad("state.dir", "required")
 	}
 	if c.HTTP.Addr != "off" {
-		if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
-			bad("http.addr", "%q: want host:port (port 0 picks a free one) or \"off\"", c.HTTP.Addr)
+		if !listenAddr(c.HTTP.Addr) {
+			bad("http.addr", "%q: want host:port with a port 0–65535 (0 picks a free one) or \"off\"", c.HTTP.Addr)
 		}
 	}
 	if _, err := c.Alerts.Advantage(); err != nil {
@@ -580,6 +580,17 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if !oneOf(c.Log.Level, "debug", "info", "warn", "error") {
 		bad("log.level", "%q: must be debug, info, warn or error", c.Log.Level)
 	}
+}
+
+// listenAddr reports whether a is host:port with a numeric port 0–65535
+// (0: a free port).
+func listenAddr(a string) bool {
+	_, p, err := net.SplitHostPort(a)
+	if err != nil {
+		return false
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 0 && n <= 65535
 }
 
 // protocolList is the registered shoe protocols for an error message:
@@ -628,6 +639,15 @@ func checkBroker(s string) string {
 // names the key; reading stops at MaxConfigBytes.
 func (c *Config) checkFiles(bad func(key, format string, args ...any)) {
 	read := func(key, path string) ([]byte, bool) {
+		// Regular files only: opening a FIFO or a terminal would block
+		// the start.
+		if st, err := os.Stat(path); err != nil {
+			bad(key, "%v", err)
+			return nil, false
+		} else if !st.Mode().IsRegular() {
+			bad(key, "%s: not a regular file (%s)", path, st.Mode().Type())
+			return nil, false
+		}
 		f, err := os.Open(path)
 		if err != nil {
 			bad(key, "%v", err)
@@ -715,7 +735,13 @@ func docKeys(data []byte) []docKey {
 			if parts == nil {
 				at = p.Shape(it.Node().Raw).Start
 			}
-			parts = append(parts, string(it.Node().Data))
+			part := string(it.Node().Data)
+			if strings.ContainsAny(part, ". ") || part == "" {
+				// A quoted key such as "shoe.device" is one key with a
+				// dot in its name, which no schema key is.
+				part = strconv.Quote(part)
+			}
+			parts = append(parts, part)
 		}
 		return parts, at
 	}

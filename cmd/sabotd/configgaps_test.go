@@ -64,6 +64,12 @@ func configGaps() []gapCase {
 			[]string{"c.toml:7:", "display.lamp: unknown key", "lamp belongs in [gpio]"}},
 		{"baud at top level", "baud = 9600\n" + head,
 			[]string{"c.toml:1:", "baud: unknown key", "baud belongs in [shoe]"}},
+		{"http port not a number", "table = \"T1\"\nstate.dir = \"%DIR%/state\"\nhttp.addr = \"127.0.0.1:http-alt\"\n[shoe]\ndevice = \"/dev/x\"\n",
+			[]string{"c.toml:3: http.addr:", "port"}},
+		{"embedded broker port too large", head + "[mqtt]\nembedded_addr = \"127.0.0.1:70000\"\n",
+			[]string{"c.toml:7: mqtt.embedded_addr:", "port"}},
+		{"quoted key with a dot", "table = \"T1\"\nstate.dir = \"%DIR%/state\"\nhttp.addr = \"off\"\n\"shoe.device\" = \"/dev/x\"\n",
+			[]string{"c.toml:4:", "unknown key"}},
 		{"line too long", head + "# " + strings.Repeat("x", 5000) + "\n",
 			[]string{"c.toml:6:", "longer than 4096 bytes"}},
 	}
