@@ -1,7 +1,7 @@
 package tableau
 
-// oddsBetOrder is the order bets are reported in by the odds engine: the
-// order of issue 3 and of `sabot odds` (banker first).
+// oddsBetOrder is the order bets are reported in by the odds engine and by
+// `sabot odds` (banker first).
 var oddsBetOrder = [...]Bet{BetBanker, BetPlayer, BetTie, BetPlayerPair, BetBankerPair, BetDragon7, BetPanda8}
 
 // OddsKey returns the JSON key of bet b in `sabot odds` output and in

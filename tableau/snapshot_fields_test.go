@@ -21,7 +21,7 @@ func TestSnapshotCoversEveryField(t *testing.T) {
 		// cfg and opts: configuration, given to RestoreTable. scratch: a
 		// reused buffer. adv, advAt, advValid: the live advantage cache,
 		// recomputed by View when invalid.
-		"Table": {"cfg", "scratch", "adv", "advAt", "advValid"},
+		"Table": {"cfg", "scratch", "extra", "adv", "advAt", "advValid"},
 		"Fold":  {"opts"},
 	}
 	for name, typ := range map[string]reflect.Type{"Table": reflect.TypeFor[Table](), "Fold": reflect.TypeFor[Fold]()} {

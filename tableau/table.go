@@ -229,8 +229,8 @@ type CardPlay struct {
 	InShoe int `json:"in_shoe"`
 }
 
-// AlertInfo is what the daemon adds to an alert: severity, a human text and
-// whether it latches until acknowledged.
+// AlertInfo is what the Table adds to an alert: its severity and latching
+// (from the alert table, AlertCode.Info) and a human text.
 type AlertInfo struct {
 	Severity  string `json:"severity"` // "error", "warning" or "info"
 	Text      string `json:"text"`
@@ -363,7 +363,8 @@ type CoupResult struct {
 // built on the shoe Fold, so the same shoe given to `sabot check` and to a
 // Table yields the same coups, alerts and voids; the Table adds the
 // daemon's own alerts (duplicate-card, card-mismatch, unreadable-card,
-// shoe-alarm, shoe-offline/online, early-draw, advantage, outbox-backlog),
+// shoe-alarm, shoe-sequence, shoe-offline/online, early-draw, advantage,
+// outbox-backlog, shoe-overrun),
 // latches alerts until acknowledged, applies the misdeal policy, tracks the
 // gate and gives every output a stable ID. It does no I/O.
 //
@@ -402,6 +403,7 @@ type Table struct {
 	lastVoided bool
 	lastSeq    uint64
 	scratch    []Event
+	extra      []Output // reused for the daemon alerts of one input
 	prevShoe   int    // the shoe before the current one
 	prevID     string // its id, for events that close it (incomplete-coup)
 
@@ -478,7 +480,7 @@ func shoeIDFor(seq uint64, at time.Time) string {
 func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output {
 	t.lastSeq = seq
 	evs := t.scratch[:0]
-	var extra []Output // daemon alerts to put after the fold's alerts, before coups
+	extra := t.extra[:0] // daemon alerts to put after the fold's alerts, before coups
 	switch in.Kind {
 	case InputShoe:
 		evs = t.fold.NewShoe(evs)
@@ -573,6 +575,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		}
 	}
 	t.scratch = evs[:0]
+	clear(extra) // drop references to the texts
+	t.extra = extra[:0]
 	t.afterInput(in, seq, at, &out)
 	return out
 }

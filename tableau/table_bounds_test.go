@@ -281,3 +281,23 @@ func TestOutsideTextBounded(t *testing.T) {
 		t.Fatalf("duplicate of a %d-byte UID not reported: %s", len(ok), brief(outs))
 	}
 }
+
+// BenchmarkTableLatchedAlert: an unreadable card while alerts of several
+// codes are latched (coalescing is a scan of at most MaxLatched entries).
+func BenchmarkTableLatchedAlert(b *testing.B) {
+	tb, _ := tableau.NewTable(tableau.TableConfig{Table: "T"})
+	var out []tableau.Output
+	var seq uint64
+	for _, k := range []tableau.InputKind{tableau.InputOffline, tableau.InputBacklog, tableau.InputAlarm} {
+		seq++
+		out = tb.Apply(seq, t0, tableau.Input{Kind: k}, out[:0])
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		seq++
+		out = tb.Apply(seq, t0, tableau.Input{Kind: tableau.InputUnreadable}, out[:0])
+	}
+	if l := tb.Latched(); len(l) != 4 {
+		b.Fatalf("%d latched entries", len(l))
+	}
+}
