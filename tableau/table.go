@@ -404,8 +404,8 @@ type Table struct {
 	lastSeq    uint64
 	scratch    []Event
 	extra      []Output // reused for the daemon alerts of one input
-	prevShoe   int    // the shoe before the current one
-	prevID     string // its id, for events that close it (incomplete-coup)
+	prevShoe   int      // the shoe before the current one
+	prevID     string   // its id, for events that close it (incomplete-coup)
 
 	// The live advantage check, cached for the shoe and card count it was
 	// computed at (View recomputes it only after a card is drawn).
