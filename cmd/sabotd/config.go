@@ -59,6 +59,7 @@ type Config struct {
 	HTTP    HTTPConfig          `toml:"http"`
 	Alerts  AlertsConfig        `toml:"alerts"`
 	Log     LogConfig           `toml:"log"`
+	Board   BoardConfig         `toml:"board"`
 }
 
 // ShoeConfig is the [shoe] table: the card-reading shoe's serial link.
@@ -139,6 +140,25 @@ type HTTPConfig struct {
 	Addr string `toml:"addr"`
 }
 
+// BoardConfig is the [board] table: what the board page (served at "/" on
+// [http] addr) shows beside the roads.
+type BoardConfig struct {
+	// Game is the game's name on the board; "" shows the rule profile's
+	// ("Punto Banco", "Super 6", "EZ Baccarat"). At most 40 characters.
+	Game string `toml:"game"`
+	// Lang is the board's label language: "en" (English) or "zh"
+	// (Chinese); a page's ?lang= overrides it.
+	Lang string `toml:"lang"`
+	// Currency is written before the limits ("$", "HK$"; at most 8
+	// characters). MinBet and MaxBet are the banker and player limits,
+	// TieMax and PairMax the tie and pair maximums; 0 is not shown.
+	Currency string `toml:"currency"`
+	MinBet   int    `toml:"min_bet"`
+	MaxBet   int    `toml:"max_bet"`
+	TieMax   int    `toml:"tie_max"`
+	PairMax  int    `toml:"pair_max"`
+}
+
 // AlertsConfig is the [alerts] table.
 type AlertsConfig struct {
 	// AdvantageThreshold raises an advantage alert when a bet's expected
@@ -188,6 +208,7 @@ func DefaultConfig() Config {
 		HTTP:         HTTPConfig{Addr: "127.0.0.1:0"},
 		Alerts:       AlertsConfig{Misdeal: "alert-only"},
 		Log:          LogConfig{Format: "text", Level: "info"},
+		Board:        BoardConfig{Lang: "en"},
 	}
 }
 
@@ -574,6 +595,7 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if !oneOf(c.Alerts.Misdeal, "alert-only", "void") {
 		bad("alerts.misdeal", "%q: must be \"alert-only\" or \"void\"", c.Alerts.Misdeal)
 	}
+	c.Board.validate(bad)
 	if !oneOf(c.Log.Format, "text", "json") {
 		bad("log.format", "%q: must be \"text\" or \"json\"", c.Log.Format)
 	}
@@ -683,6 +705,30 @@ func (c *Config) checkFiles(bad func(key, format string, args ...any)) {
 	}
 	if p := c.Shoe.UIDRegistry; p != "" {
 		read("shoe.uid_registry", p)
+	}
+}
+
+// validate checks the [board] keys.
+func (b *BoardConfig) validate(bad func(key, format string, args ...any)) {
+	if n := len([]rune(b.Game)); n > 40 {
+		bad("board.game", "%d characters: at most 40 fit the board", n)
+	}
+	if !oneOf(b.Lang, "en", "zh") {
+		bad("board.lang", "%q: must be \"en\" or \"zh\"", b.Lang)
+	}
+	if n := len([]rune(b.Currency)); n > 8 {
+		bad("board.currency", "%q: at most 8 characters", b.Currency)
+	}
+	for _, l := range []struct {
+		key string
+		v   int
+	}{{"board.min_bet", b.MinBet}, {"board.max_bet", b.MaxBet}, {"board.tie_max", b.TieMax}, {"board.pair_max", b.PairMax}} {
+		if l.v < 0 || l.v > 1_000_000_000 {
+			bad(l.key, "%d: must be 0 (not shown) to 1000000000", l.v)
+		}
+	}
+	if b.MinBet > 0 && b.MaxBet > 0 && b.MinBet > b.MaxBet {
+		bad("board.min_bet", "%d is above board.max_bet %d", b.MinBet, b.MaxBet)
 	}
 }
 

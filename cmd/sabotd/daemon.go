@@ -35,6 +35,7 @@ type daemon struct {
 	table   *tableau.Table
 	rules   tableau.Rules
 	http    *httpServer
+	web     *boardWeb // the board page (board.go); nil with [http] addr "off"
 	broker  *mqtt.EmbeddedBroker
 	pub     *mqtt.Publisher
 	builder *mqtt.Builder
@@ -220,18 +221,21 @@ func (d *daemon) start(ctx context.Context) (err error) {
 		return err
 	}
 	d.showView(d.table.View(), inputReq{})
+	d.terminalBoard(d.table.View())
 
 	if err := d.startMQTT(ctx, republish); err != nil {
 		return err
 	}
 
 	if d.cfg.HTTP.Addr != "off" {
-		h, err := startHTTP(d.cfg.HTTP.Addr, d.metrics, d.health, d.scoreboard, d.log)
+		web := d.startBoard()
+		h, err := startHTTP(d.cfg.HTTP.Addr, d.metrics, d.health, web, d.log)
 		if err != nil {
+			web.hub.close()
 			return err
 		}
 		d.http = h
-		d.log.Info("http listening", "addr", h.addr, "metrics", "http://"+h.addr+"/metrics", "scoreboard", "http://"+h.addr+"/scoreboard")
+		d.log.Info("http listening", "addr", h.addr, "metrics", "http://"+h.addr+"/metrics", "board", "http://"+h.addr+"/")
 	}
 
 	loopCtx, loopCancel := context.WithCancel(ctx)
@@ -243,6 +247,7 @@ func (d *daemon) start(ctx context.Context) (err error) {
 		if err := d.startDemo(ctx); err != nil {
 			return err
 		}
+		d.demoAnnounce()
 	}
 	if err := d.startShoe(ctx, lastRef); err != nil {
 		return err

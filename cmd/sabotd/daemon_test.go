@@ -266,29 +266,28 @@ dir = %q
 	if n := len(r.kind("void")); n != voids {
 		t.Fatalf("a refused void command voided a coup: %d voids, had %d", n, voids)
 	}
-	// The scoreboard: coup 1 was voided, coup 2 a tie.
-	resp, err := http.Get("http://" + m.d.http.addr + "/scoreboard.json")
+	// The board: coup 1 was voided, coup 2 a tie.
+	resp, err := http.Get("http://" + m.d.http.addr + "/board.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(raw), `"wins":{"player":0,"banker":0,"tie":1}`) {
-		t.Errorf("scoreboard.json wins not in lower-case keys: %s", raw)
+	var sb boardState
+	if err := json.Unmarshal(raw, &sb); err != nil {
+		t.Fatalf("board.json: %v\n%s", err, raw)
 	}
-	var sb scoreboardData
-	json.Unmarshal(raw, &sb)
-	if sb.Table != "T-1" || sb.Wins.Tie != 1 || sb.Wins.Player+sb.Wins.Banker != 0 || len(sb.Results) != 1 || sb.BeadRows[0][0] != "tie" {
-		t.Fatalf("scoreboard.json = %+v", sb)
+	if sb.Table != "T-1" || sb.Roads.BeadPlate != "T" || sb.Roads.Stats.Tie != 1 || sb.Roads.Stats.Coups != 1 {
+		t.Fatalf("board.json = %s", raw)
 	}
-	resp, err = http.Get("http://" + m.d.http.addr + "/scoreboard")
+	resp, err = http.Get("http://" + m.d.http.addr + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(page), `<td class="tie">T</td>`) || !strings.Contains(string(page), "Table T-1") {
-		t.Fatalf("scoreboard page:\n%s", page)
+	if !strings.Contains(string(page), `<script src="assets/board.js"`) {
+		t.Fatalf("board page:\n%s", page)
 	}
 	// Now the display shows the last coup: a natural tie, 8 and 8.
 	waitFor(t, "the display", time.Second, func() bool { return m.d.fakeFrame() == "P8 tn b8" })

@@ -408,7 +408,11 @@ type demoScreen struct {
 	mu     sync.Mutex
 	w      io.Writer
 	screen []byte
+	head   []string // pinned under the display: the board's and broker's addresses
 	lines  []string
+	// cols, rows: the terminal's size (0: unknown); lines are cut to cols
+	// (79 when unknown) and the tail gets the rows the screen leaves.
+	cols, rows int
 }
 
 const demoTail = 8
@@ -418,6 +422,25 @@ func (s *demoScreen) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	s.screen = append(s.screen[:0], p...)
 	return len(p), s.flush()
+}
+
+// reserve records the terminal's rows and returns how many the demo keeps
+// under the display: its pinned lines and the last line's newline. The
+// coup lines get the rows the display leaves (none on an 80×24 terminal
+// with the roads shown: the roads and the last-coup line tell the same).
+func (s *demoScreen) reserve(cols, rows int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cols, s.rows = cols, rows
+	return len(s.head) + 1
+}
+
+// pin shows ls under the display for the rest of the demo.
+func (s *demoScreen) pin(ls ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.head = append(s.head, ls...)
+	s.flush()
 }
 
 func (s *demoScreen) line(l string) {
@@ -433,9 +456,19 @@ func (s *demoScreen) line(l string) {
 func (s *demoScreen) flush() error {
 	var b bytes.Buffer
 	b.Write(s.screen)
-	for _, l := range s.lines {
-		if len(l) > 79 {
-			l = l[:79]
+	tail := s.lines
+	if s.rows > 0 {
+		// Fill the terminal, never scroll it: the screen redraws from the top.
+		room := max(0, s.rows-bytes.Count(s.screen, []byte("\n"))-len(s.head)-1)
+		tail = tail[max(0, len(tail)-room):]
+	}
+	for _, l := range append(s.head[:len(s.head):len(s.head)], tail...) {
+		width := 79
+		if s.cols > 0 {
+			width = s.cols
+		}
+		if len(l) > width {
+			l = l[:width]
 		}
 		b.WriteString(l)
 		b.WriteString("\x1b[K\r\n")

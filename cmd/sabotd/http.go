@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"fmt"
-	"html/template"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"time"
-
-	"github.com/sabot-table/sabot/display"
-	"github.com/sabot-table/sabot/tableau"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -74,7 +72,7 @@ func newMetrics() *metrics {
 	return m
 }
 
-// httpServer serves /metrics, /healthz, /scoreboard and /scoreboard.json.
+// httpServer serves /metrics, /healthz and the board page (see board.go).
 type httpServer struct {
 	srv  *http.Server
 	ln   net.Listener
@@ -93,9 +91,23 @@ type health struct {
 	Problem    string `json:"problem,omitempty"`
 }
 
+// webFiles are the board page's assets: hand-written HTML, CSS and
+// JavaScript, no external resource of any kind (the page works with no
+// network beyond the daemon).
+//
+//go:embed web
+var webFiles embed.FS
+
+// boardCSP is the board's Content-Security-Policy: nothing but its own
+// origin, no inline script, no forms.
+const boardCSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+
 // startHTTP listens on addr (port 0 picks a free port) and serves. status
-// and board are called per request.
-func startHTTP(addr string, m *metrics, status func() health, board func() any, log *slog.Logger) (*httpServer, error) {
+// is called per request; web is the board page.
+//
+// Every route is GET (and HEAD): nothing served here changes the table.
+// Other methods are answered 405 by the mux.
+func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log *slog.Logger) (*httpServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("http.addr %q: %w", addr, err)
@@ -110,24 +122,44 @@ func startHTTP(addr string, m *metrics, status func() health, board func() any, 
 		}
 		json.NewEncoder(w).Encode(h)
 	})
-	mux.HandleFunc("GET /scoreboard.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(board())
-	})
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/scoreboard", http.StatusFound)
-	})
-	mux.HandleFunc("GET /scoreboard", func(w http.ResponseWriter, r *http.Request) {
+	secure := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hd := w.Header()
+			hd.Set("Content-Security-Policy", boardCSP)
+			hd.Set("X-Content-Type-Options", "nosniff")
+			hd.Set("Referrer-Policy", "no-referrer")
+			h.ServeHTTP(w, r)
+		})
+	}
+	index, err := fs.ReadFile(web.assets, "index.html")
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("http: board page: %w", err)
+	}
+	mux.Handle("GET /{$}", secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := scoreboardPage.Execute(w, board()); err != nil {
-			log.Warn("scoreboard page", "err", err)
-		}
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Write(index)
+	})))
+	mux.Handle("GET /assets/", secure(http.StripPrefix("/assets/", http.FileServerFS(web.assets))))
+	mux.Handle("GET /board.json", secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		state, _ := web.hub.current()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(state)
+	})))
+	mux.Handle("GET /events", secure(http.HandlerFunc(web.hub.serveEvents)))
+	// The page's old address.
+	mux.HandleFunc("GET /scoreboard", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/", http.StatusMovedPermanently)
 	})
 	s := &httpServer{
 		srv:  &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
 		ln:   ln,
 		addr: ln.Addr().String(),
 	}
+	// Event streams never go idle: end them when the server shuts down.
+	s.srv.RegisterOnShutdown(web.hub.close)
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 			log.Error("http server", "err", err)
@@ -141,80 +173,4 @@ func (s *httpServer) close(ctx context.Context) error {
 		return nil
 	}
 	return s.srv.Shutdown(ctx)
-}
-
-var scoreboardPage = template.Must(template.New("scoreboard").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">
-<title>Sabot {{.Table}}</title>
-<style>
-body{font-family:sans-serif;background:#063;color:#fff}
-table{border-collapse:collapse}td{width:1.6em;height:1.6em;text-align:center;border:1px solid #ccc;border-radius:50%}
-.player{background:#14c}.banker{background:#c11}.tie{background:#1a1}
-</style></head><body>
-<h1>Table {{.Table}} — shoe {{.Shoe}}, coup {{.Coup}}</h1>
-<p>Player {{.PlayerTotal}} · Banker {{.BankerTotal}} {{if .Waiting}}· waiting for {{.Waiting}}{{end}}</p>
-{{if .Alerts}}<p><b>Alerts:</b>{{range .Alerts}} {{.}}{{end}}</p>{{end}}
-<p>Player {{.Wins.Player}} · Banker {{.Wins.Banker}} · Tie {{.Wins.Tie}}</p>
-<h2>Bead plate</h2>
-<table>{{range .BeadRows}}<tr>{{range .}}<td class="{{.}}">{{if eq . "player"}}P{{else if eq . "banker"}}B{{else if eq . "tie"}}T{{end}}</td>{{end}}</tr>{{end}}</table>
-</body></html>
-`))
-
-// scoreboardData is /scoreboard.json and the page's data: the table's
-// current view, the shoe's results, wins per side and the bead plate
-// (results column by column, six rows).
-type scoreboardData struct {
-	Table       string               `json:"table"`
-	Shoe        int                  `json:"shoe"`
-	ShoeID      string               `json:"shoe_id"`
-	Coup        int                  `json:"coup"`
-	PlayerTotal int                  `json:"player_total"`
-	BankerTotal int                  `json:"banker_total"`
-	Waiting     string               `json:"waiting,omitempty"`
-	Alerts      []string             `json:"alerts"`
-	Wins        winCounts            `json:"wins"`
-	Results     []tableau.CoupResult `json:"results"`
-	BeadRows    [][]string           `json:"bead_plate"`
-	Roads       display.Roads        `json:"roads"` // as on MQTT <prefix>/roads
-	Display     string               `json:"display,omitempty"`
-	View        tableau.TableView    `json:"view"`
-}
-
-// winCounts counts the shoe's coups won by each side and its ties.
-type winCounts struct {
-	Player int `json:"player"`
-	Banker int `json:"banker"`
-	Tie    int `json:"tie"`
-}
-
-func (d *daemon) scoreboard() any {
-	d.mu.Lock()
-	v := d.view
-	d.mu.Unlock()
-	s := scoreboardData{Table: d.cfg.Table, Shoe: v.Shoe, ShoeID: v.ShoeID, Coup: v.Coup,
-		PlayerTotal: v.PlayerTotal, BankerTotal: v.BankerTotal, Results: v.Results, View: v}
-	if v.Phase == "coup" && !v.Complete {
-		s.Waiting = v.Waiting
-	}
-	s.Alerts = []string{}
-	for _, a := range v.Alerts {
-		s.Alerts = append(s.Alerts, string(a.Code))
-	}
-	if s.Results == nil {
-		s.Results = []tableau.CoupResult{}
-	}
-	// The roads come from display, as on MQTT and in sabot roads.
-	s.Roads = display.ViewRoads(v)
-	s.Wins = winCounts{Player: s.Roads.Stats.Player, Banker: s.Roads.Stats.Banker, Tie: s.Roads.Stats.Tie}
-	s.BeadRows = make([][]string, len(s.Roads.Grids.BeadPlate))
-	for r, row := range s.Roads.Grids.BeadPlate {
-		s.BeadRows[r] = make([]string, len(row))
-		for c, cell := range row {
-			if cell != "" {
-				s.BeadRows[r][c] = map[byte]string{'P': "player", 'B': "banker", 'T': "tie"}[cell[0]]
-			}
-		}
-	}
-	s.Display = d.fakeFrame()
-	return s
 }

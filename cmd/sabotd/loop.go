@@ -285,6 +285,7 @@ func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tablea
 	d.mu.Lock()
 	d.view = view
 	d.mu.Unlock()
+	d.boardNote(outs, view)
 }
 
 // replay rebuilds the table from the journal and returns the messages of

@@ -26,7 +26,7 @@ func TestLinesNatural(t *testing.T) {
 	}
 	want := "" +
 		"Sabot table display  (brightness 7/15)\n" +
-		"\n" +
+		"  PLAYER                     BANKER\n" +
 		"  #####    #####             #####\n" +
 		" #     #  #     #           #\n" +
 		" #     #  #     #           #\n" +
@@ -35,7 +35,7 @@ func TestLinesNatural(t *testing.T) {
 		"       #  #        #     #  #     #\n" +
 		"  #####          o           #####\n" +
 		"\n" +
-		"Lamps: [#] alarm_lamp (fast-blink) [ ] tower_green\n" +
+		"Lamps: [#] alarm_lamp:fast [ ] tower_green\n" +
 		"Last coup: #12 player 9 banker 6, player wins (natural)\n" +
 		"\n" // the empty message line
 	if got := strings.Join(Lines(f, st), "\n") + "\n"; got != want {
@@ -48,7 +48,7 @@ func TestLinesEightDigitsFit(t *testing.T) {
 	lines := Lines(f, Status{Message: "E1 extra-card: 6H drawn, banker stands on 7"})
 	want := []string{
 		"Sabot table display  (brightness 15/15)",
-		"",
+		"      PLAYER                                                BANKER",
 		"  #####                                                 #####",
 		" #                                                     #              #",
 		" #                                                     #              #",
@@ -79,22 +79,30 @@ func TestLinesEightDigitsFit(t *testing.T) {
 	}
 }
 
-func TestLampsWrap(t *testing.T) {
+// TestLampLineOneLine: under an alert every lamp flashes and the buzzer
+// beeps; the lamp line stays one line (patterns shortened, then dropped,
+// then the line cut) so the screen does not move.
+func TestLampLineOneLine(t *testing.T) {
 	lamps := []Lamp{
 		{Name: "alarm", On: true, Pattern: "fast-blink"}, {Name: "red", On: true, Pattern: "fast-blink"},
-		{Name: "amber", Pattern: "slow-blink"}, {Name: "green"}, {Name: "buzzer", On: true, Pattern: "beep:3"},
-		{Name: "spare_lamp_one", Pattern: "slow-blink"}, {Name: "spare_lamp_two"},
+		{Name: "amber", Pattern: "slow-blink"}, {Name: "green", Pattern: "off"}, {Name: "buzzer", On: true, Pattern: "beep:3"},
 	}
-	lines := Lines(display.Blank(4, 1), Status{Lamps: lamps})
-	want := []string{
-		"Lamps: [#] alarm (fast-blink) [#] red (fast-blink) [ ] amber (slow-blink)",
-		"       [ ] green [#] buzzer (beep:3) [ ] spare_lamp_one (slow-blink)",
-		"       [ ] spare_lamp_two",
-		"Last coup: -",
-		"",
+	for _, c := range []struct {
+		cols int
+		want string
+	}{
+		{80, "Lamps: [#] alarm:fast [#] red:fast [ ] amber:slow [ ] green [#] buzzer:beep3"},
+		{60, "Lamps: [#] alarm [#] red [ ] amber [ ] green [#] buzzer"},
+		{40, "Lamps: [#] alarm [#] red [ ] amber [..."},
+	} {
+		lines := Draw(display.Blank(4, 1), Status{Lamps: lamps}, c.cols, 24)
+		if len(lines) != 13 || lines[10] != c.want || lines[11] != "Last coup: -" {
+			t.Errorf("%d columns: lamp line %q, then %q (%d lines), want %q", c.cols, lines[10], lines[11], len(lines), c.want)
+		}
 	}
-	if got := lines[10:]; strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	many := append(lamps, Lamp{Name: "spare_lamp_one", Pattern: "slow-blink"}, Lamp{Name: "spare_lamp_two"})
+	if l := Draw(display.Blank(4, 1), Status{Lamps: many}, 80, 24)[10]; l != "Lamps: [#] alarm [#] red [ ] amber [ ] green [#] buzzer [ ] spare_lamp_one [..." {
+		t.Errorf("8 lamps: %q", l)
 	}
 }
 
@@ -119,7 +127,7 @@ func TestScreenRedrawsInPlace(t *testing.T) {
 	if strings.Contains(second, "\x1b[2J") || !strings.HasPrefix(second, "\x1b[H") {
 		t.Errorf("redraw clears the screen: %q", second[:10])
 	}
-	if !strings.Contains(second, "Lamps: [#] buzzer (beep:3)\x1b[K") {
+	if !strings.Contains(second, "Lamps: [#] buzzer:beep3\x1b[K") {
 		t.Error("lamp line missing")
 	}
 	if !strings.Contains(second, "  #####    #####    #####    #####\x1b[K") {
@@ -162,16 +170,58 @@ func TestCoupAndMessageLines(t *testing.T) {
 	}
 	cases := map[string]display.TableState{
 		"shoe offline": {Offline: true, Alert: "extra-card"},
-		"E1 extra-card: waiting for the supervisor's acknowledgement": {Alert: "extra-card"},
-		"E2 missing-card":                     {Alert: "missing-card", AlertAcknowledged: true},
-		"burn: 4 cards to go":                 {Burning: true, BurnRemaining: 4},
-		"burn":                                {Burning: true, BurnRemaining: -1},
-		"cut card out: last coup of the shoe": {LastCoup: true},
-		"":                                    {Alert: "shoe-online"},
+		"E1 extra-card (awaiting ack): a card arrived after the coup was complete": {Alert: "extra-card"},
+		"E2 missing-card: the coup was closed before the tableau was complete":     {Alert: "missing-card", AlertAcknowledged: true},
+		"E99 some-future-code (awaiting ack)":                                      {Alert: "some-future-code"},
+		"burn: 4 cards to go":                                                      {Burning: true, BurnRemaining: 4},
+		"burn":                                                                     {Burning: true, BurnRemaining: -1},
+		"cut card out: last coup of the shoe":                                      {LastCoup: true},
+		"":                                                                         {Alert: "shoe-online"},
 	}
 	for want, s := range cases {
 		if got := MessageLine(s); got != want {
 			t.Errorf("MessageLine(%+v) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestScreenSizeAndRoads: the roads appear once set and the terminal has
+// the rows; no line is wider than the size set.
+func TestScreenSizeAndRoads(t *testing.T) {
+	var buf bytes.Buffer
+	s := New(&buf)
+	if err := s.SetSize(60, 24); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Render(display.TextFrame("P9 Pn b3", 7)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "Big road") {
+		t.Fatal("roads drawn before they are set")
+	}
+	buf.Reset()
+	if err := s.SetRoads(startRoads()); err != nil {
+		t.Fatal(err)
+	}
+	screen := buf.String()
+	if !strings.Contains(screen, "Bead plate") || !strings.Contains(screen, "B1 P+ B") {
+		t.Fatalf("no roads on a 60x24 screen:\n%s", screen)
+	}
+	for _, l := range strings.Split(screen, "\r\n") {
+		l = strings.NewReplacer("\x1b[2J", "", "\x1b[H", "", "\x1b[K", "", "\x1b[J", "").Replace(l)
+		if len(l) > 60 {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
+	buf.Reset()
+	if err := s.SetSize(80, 20); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "Big road") || !strings.Contains(buf.String(), "PLAYER") {
+		t.Fatalf("a 20-row screen:\n%s", buf.String())
+	}
+	buf.Reset()
+	if err := s.SetSize(80, 20); err != nil || buf.Len() != 0 {
+		t.Errorf("the same size redrew (%d bytes, %v)", buf.Len(), err)
 	}
 }
