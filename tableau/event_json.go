@@ -133,19 +133,19 @@ func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
 	if dst, ok = appendHandJSON(dst, &c.Banker); !ok {
 		return dst, false
 	}
-	dst = append(dst, `,"player_total":`...)
-	dst = strconv.AppendInt(dst, int64(c.PlayerTotal), 10)
-	dst = append(dst, `,"banker_total":`...)
-	dst = strconv.AppendInt(dst, int64(c.BankerTotal), 10)
-	dst = append(dst, `,"winner":"`...)
-	dst = append(dst, c.Winner.String()...)
-	dst = append(dst, '"')
-	dst = appendBool(dst, `,"natural":`, c.Natural)
-	dst = appendBool(dst, `,"player_pair":`, c.PlayerPair)
-	dst = appendBool(dst, `,"banker_pair":`, c.BankerPair)
-	dst = appendBool(dst, `,"dragon7":`, c.Dragon7)
-	dst = appendBool(dst, `,"panda8":`, c.Panda8)
-	dst = appendBool(dst, `,"banker_wins_on_6":`, c.BankerWinsOn6)
+	// totals and winner, then the six flags: prebuilt texts.
+	if uint(c.PlayerTotal) <= 9 && uint(c.BankerTotal) <= 9 {
+		dst = append(dst, totalsJSON[c.PlayerTotal][c.BankerTotal][c.Winner]...)
+	} else {
+		dst = append(dst, `,"player_total":`...)
+		dst = strconv.AppendInt(dst, int64(c.PlayerTotal), 10)
+		dst = append(dst, `,"banker_total":`...)
+		dst = strconv.AppendInt(dst, int64(c.BankerTotal), 10)
+		dst = append(dst, `,"winner":"`...)
+		dst = append(dst, c.Winner.String()...)
+		dst = append(dst, '"')
+	}
+	dst = append(dst, flagsJSON[flagBits(c.Natural, c.PlayerPair, c.BankerPair, c.Dragon7, c.Panda8, c.BankerWinsOn6)]...)
 	dst = append(dst, `,"cards":`...)
 	dst = strconv.AppendInt(dst, int64(c.Cards), 10)
 	// omitzero on a struct compares it with its zero value as == does
@@ -153,23 +153,21 @@ func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
 	s := &c.Settlement
 	if *s != (Settlement{}) {
 		dst = append(dst, `,"settlement":{`...)
-		for _, p := range [...]struct {
-			key  string
+		for i, p := range [...]struct {
 			p    *Payout
 			omit bool
 		}{
-			{`"player":`, &s.Player, false},
-			{`,"banker":`, &s.Banker, false},
-			{`,"tie":`, &s.Tie, false},
-			{`,"player_pair":`, &s.PlayerPair, false},
-			{`,"banker_pair":`, &s.BankerPair, false},
-			{`,"dragon7":`, &s.Dragon7, true},
-			{`,"panda8":`, &s.Panda8, true},
+			{&s.Player, false}, {&s.Banker, false}, {&s.Tie, false}, {&s.PlayerPair, false},
+			{&s.BankerPair, false}, {&s.Dragon7, true}, {&s.Panda8, true},
 		} {
 			if p.omit && *p.p == (Payout{}) {
 				continue
 			}
-			dst = append(dst, p.key...)
+			if t := payoutJSON(i, *p.p); t != "" {
+				dst = append(dst, t...)
+				continue
+			}
+			dst = append(dst, payoutKeys[i]...)
 			dst = append(dst, `{"result":"`...)
 			dst = append(dst, p.p.Outcome.String()...)
 			dst = append(dst, `","net":`...)
@@ -234,4 +232,78 @@ func appendJSONFloat(dst []byte, f float64) ([]byte, bool) {
 		}
 	}
 	return dst, true
+}
+
+// Prebuilt JSON texts for the parts of a coup line that take few values,
+// written by the same code as the general path (see init), so that the
+// hot path appends one string where it would append several.
+var (
+	// totalsJSON[p][b][w]: `,"player_total":p,"banker_total":b,"winner":"w"`.
+	totalsJSON [10][10][WinnerTie + 1]string
+	// flagsJSON[bits]: the six flags from "natural" to "banker_wins_on_6"
+	// (bit 0 natural … bit 5 banker_wins_on_6).
+	flagsJSON [64]string
+	// payoutTexts[field][outcome][net]: a settlement entry (key included,
+	// with its leading comma after the first) for a usual net value.
+	payoutTexts [7][Push + 1][len(usualNets)]string
+)
+
+// payoutKeys are the settlement keys in order, as appendCoupJSON writes them.
+var payoutKeys = [7]string{`"player":`, `,"banker":`, `,"tie":`, `,"player_pair":`, `,"banker_pair":`, `,"dragon7":`, `,"panda8":`}
+
+// usualNets are the nets the rule profiles pay (per unit staked).
+var usualNets = [...]float64{-1, 0, 0.5, 0.95, 1, 8, 9, 11, 25, 40}
+
+func flagBits(b ...bool) int {
+	n := 0
+	for i, v := range b {
+		if v {
+			n |= 1 << i
+		}
+	}
+	return n
+}
+
+// payoutJSON returns the prebuilt text of settlement entry field for p, or
+// "" if p's net is not a usual one (or -0, which JSON writes "-0").
+func payoutJSON(field int, p Payout) string {
+	if p.Outcome > Push || math.Signbit(p.Net) && p.Net == 0 {
+		return ""
+	}
+	for i, n := range usualNets {
+		if p.Net == n {
+			return payoutTexts[field][p.Outcome][i]
+		}
+	}
+	return ""
+}
+
+func init() {
+	for p := range 10 {
+		for b := range 10 {
+			for w := WinnerPlayer; w <= WinnerTie; w++ {
+				t := append([]byte(`,"player_total":`), strconv.Itoa(p)...)
+				t = append(append(t, `,"banker_total":`...), strconv.Itoa(b)...)
+				t = append(append(append(t, `,"winner":"`...), w.String()...), '"')
+				totalsJSON[p][b][w] = string(t)
+			}
+		}
+	}
+	for bits := range 64 {
+		var t []byte
+		for i, key := range [...]string{`,"natural":`, `,"player_pair":`, `,"banker_pair":`, `,"dragon7":`, `,"panda8":`, `,"banker_wins_on_6":`} {
+			t = appendBool(t, key, bits&(1<<i) != 0)
+		}
+		flagsJSON[bits] = string(t)
+	}
+	for f, key := range payoutKeys {
+		for o := OutcomeNone; o <= Push; o++ {
+			for i, n := range usualNets {
+				t := append(append([]byte(key), `{"result":"`...), o.String()...)
+				t = append(t, `","net":`...)
+				t, _ = appendJSONFloat(t, n)
+				payoutTexts[f][o][i] = string(append(t, '}'))
+			}
+		}
+	}
 }
