@@ -1,10 +1,12 @@
 package shoe
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	fwproto "github.com/sabot-table/sabot/firmware-proto"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 )
 
@@ -76,5 +78,53 @@ func TestSabotSequenceRestartSameBootID(t *testing.T) {
 	// Carried on as after a reboot: offline, then online again, between the runs.
 	if count(evs, KindOnline) < 2 || count(evs, KindOffline) < 1 {
 		t.Errorf("online %d, offline %d", count(evs, KindOnline), count(evs, KindOffline))
+	}
+}
+
+// A HELLO repeated for a boot already delivered holds that boot's events
+// unacknowledged; with no heartbeat to decide within waitTimeout, the host
+// takes it for a retransmission: ACK of what was delivered, nothing
+// delivered twice, no alarm.
+func TestSabotWaitTimeout(t *testing.T) {
+	s := NewSabot(ProtocolConfig{Logger: quietLogger()})
+	out := &captureSender{}
+	var got []string
+	emit := func(ev Event) error { got = append(got, ev.String()); return nil }
+	now := time.Unix(1000, 0)
+	if err := s.Connect(out, now, emit); err != nil {
+		t.Fatal(err)
+	}
+	var wire []byte
+	wire, _ = fwproto.AppendFrame(wire, fwproto.Frame{Boot: 7, Seq: 1, Msg: &fwproto.Hello{Model: "M"}})
+	wire, _ = fwproto.AppendFrame(wire, fwproto.Frame{Boot: 7, Seq: 2, Msg: &fwproto.Card{Rank: 5, Suit: 1, Clock: 100}})
+	if err := s.Feed(wire, now, emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Feed(wire, now.Add(time.Second), emit); err != nil { // both again
+		t.Fatal(err)
+	}
+	acks := func() []string {
+		var a []string
+		for _, f := range out.frames(t) {
+			if m, ok := f.Msg.(*fwproto.Ack); ok {
+				a = append(a, fmt.Sprint(m.Seq))
+			}
+		}
+		return a
+	}
+	if a := acks(); strings.Join(a, ",") != "1,2" {
+		t.Fatalf("ACKs while waiting: %v, want 1,2 (the repeated events wait)", a)
+	}
+	for i := 1; i <= 3; i++ {
+		if err := s.Tick(now.Add(time.Second+time.Duration(i)*time.Second+10*time.Millisecond), emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a := acks(); strings.Join(a, ",") != "1,2,2" {
+		t.Fatalf("ACKs after the wait: %v, want 1,2,2", a)
+	}
+	// (The silence of this test's shoe also reports it offline.)
+	if len(got) < 2 || got[0] != "online M " || got[1] != "card 5S" || strings.Contains(strings.Join(got, ","), "alarm") {
+		t.Fatalf("delivered %q", got)
 	}
 }

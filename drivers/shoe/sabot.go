@@ -653,7 +653,7 @@ func (s *Sabot) Tick(now time.Time, emit Emit) error {
 		s.log.Error("shoe: sabot: no heartbeat to tell a repeated HELLO from a restarted sequence; taken for a retransmission", "device", s.path, "waited", waitTimeout)
 		s.reply(v.Reply)
 	}
-	if s.missing && !s.refused && now.Sub(s.lastNak) >= renakInterval {
+	if s.missing && !s.refused && s.waitSince.IsZero() && now.Sub(s.lastNak) >= renakInterval {
 		if boot := s.rx.Current(); boot != 0 {
 			last, _ := s.rx.Last(boot)
 			s.lastNakOf = [2]uint32{}
