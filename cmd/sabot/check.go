@@ -281,13 +281,20 @@ func openCheckInput(file string, stdin io.Reader) (*checkInput, error) {
 	return in, nil
 }
 
-// startSpool creates the spool for src, in $TMPDIR (or /tmp).
+// startSpool creates the spool for src, in $TMPDIR (or /tmp). It takes
+// as much disk as the input (a tmpfs /tmp takes it from memory: set
+// TMPDIR to a disk directory for a year's transcript).
 func (in *checkInput) startSpool(src io.Reader) error {
 	f, err := os.CreateTemp("", "sabot-check-*.shoe")
 	if err != nil {
 		return fmt.Errorf("spooling %s: %w", in.name, err)
 	}
-	in.f, in.src, in.spool = f, src, f.Name()
+	in.f, in.src = f, src
+	// Unlinked at once (it is read through f): nothing is left behind even
+	// if the process is killed. Where that fails, close removes it.
+	if os.Remove(f.Name()) != nil {
+		in.spool = f.Name()
+	}
 	return nil
 }
 
