@@ -71,7 +71,7 @@ type daemon struct {
 	backlogSig     chan struct{}
 	alive          atomic.Int64
 	coupsSeen      atomic.Int64
-	demoWatch      func(*tableau.Output) // main loop: called for coups, alerts, voids
+	demoWatch      func(*tableau.Output) // main loop: called for cards, coups, alerts, voids, acks
 	demoRun        *demoRun
 	demoScreen     *demoScreen
 

@@ -58,12 +58,13 @@ type demoRun struct {
 	out     io.Writer
 	screen  *demoScreen // the terminal display's writer, when there is one
 	ctx     context.Context
-	// ackKey presses the fake board's acknowledge key, ackDelay after an
-	// alert; ackPending: a press is scheduled.
-	ackKey     func() error
-	ackDelay   time.Duration
-	ackPending bool
-	logf       func(format string, args ...any)
+	// The demo's supervisor acknowledges an alert that waits for it after
+	// ackAfter more cards have been drawn (0: no supervisor). ackIn counts
+	// down the cards (main loop only; 0: none pending); ackDue: the
+	// countdown is over and the main loop submits the acknowledgement next.
+	ackAfter int
+	ackIn    int
+	ackDue   bool
 
 	mu        sync.Mutex
 	published map[string]string // id → kind of every coup/alert/void the table output
@@ -196,21 +197,13 @@ func (d *daemon) startDemo(ctx context.Context) error {
 	dctx, cancel := context.WithCancel(ctx)
 	r := &demoRun{ptyPath: tty.Name(), ptmx: ptmx, tty: tty, shoe: s, cancel: cancel, out: d.stdout,
 		screen: d.demoScreen, published: map[string]string{}, received: map[string]bool{}, ctx: dctx}
-	if d.board != nil && d.board.Fake != nil && d.cfg.GPIO.AckKey != "" {
-		r.ackDelay = 4 * time.Second
+	if d.cfg.GPIO.AckKey != "" {
+		// Counted in cards, not seconds, so that a seed gives the same run
+		// at any pace: about 4 s at the watchable pace.
+		r.ackAfter = demoAckCards
 		if d.demo.Rate == "fast" {
-			r.ackDelay = 20 * time.Millisecond
+			r.ackAfter = demoAckCardsFast
 		}
-		fake := d.board.Fake
-		r.ackKey = func() error {
-			if err := fake.Press("ack_key"); err != nil {
-				return err
-			}
-			// Hold the key past the debounce time, as a hand does.
-			time.Sleep(100 * time.Millisecond)
-			return fake.Release("ack_key")
-		}
-		r.logf = func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) }
 	}
 	d.demoRun = r
 	d.demoWatch = r.watch
@@ -240,32 +233,34 @@ func (d *daemon) startDemo(ctx context.Context) error {
 	return nil
 }
 
-// watch is called by the main loop for every coup, alert, void and ack.
-// The demo's supervisor presses the (fake) acknowledge key a few seconds
-// after an alert that waits for it, so the display returns to the totals.
+// How many cards after an alert that waits for acknowledgement the demo's
+// supervisor acknowledges it (at the watchable pace, 2 cards a second).
+const (
+	demoAckCards     = 8
+	demoAckCardsFast = 3
+)
+
+// demoOperator is the operator of the demo supervisor's acknowledgements.
+const demoOperator = "demo-supervisor"
+
+// watch is called by the main loop for every card, coup, alert, void and
+// ack. The demo's supervisor acknowledges an alert that waits for it
+// ackAfter cards later, so the display returns to the totals; counting
+// cards rather than time makes a seed give the same run however fast the
+// machine is.
 func (r *demoRun) watch(o *tableau.Output) {
-	if o.Kind == tableau.OutputAlert && o.Alert.AwaitsAck && r.ackKey != nil {
-		r.mu.Lock()
-		pending := r.ackPending
-		r.ackPending = true
-		r.mu.Unlock()
-		if !pending {
-			r.wg.Add(1)
-			go func() {
-				defer r.wg.Done()
-				select {
-				case <-time.After(r.ackDelay):
-				case <-r.ctx.Done():
-					return
-				}
-				r.mu.Lock()
-				r.ackPending = false
-				r.mu.Unlock()
-				if err := r.ackKey(); err != nil {
-					r.logf("demo: supervisor key: %v", err)
-				}
-			}()
+	switch {
+	case o.Kind == tableau.OutputAlert && o.Alert.AwaitsAck && r.ackAfter > 0:
+		if r.ackIn == 0 && !r.ackDue {
+			r.ackIn = r.ackAfter
 		}
+	case o.Kind == tableau.OutputCard:
+		if r.ackIn > 0 {
+			if r.ackIn--; r.ackIn == 0 {
+				r.ackDue = true
+			}
+		}
+		return
 	}
 	r.mu.Lock()
 	if o.Kind != tableau.OutputAck {
@@ -280,6 +275,16 @@ func (r *demoRun) watch(o *tableau.Output) {
 	} else {
 		fmt.Fprintln(r.out, demoLine(o))
 	}
+}
+
+// supervisorAck returns the demo supervisor's acknowledgement when it is
+// due (main loop only).
+func (r *demoRun) supervisorAck() (tableau.Input, bool) {
+	if !r.ackDue {
+		return tableau.Input{}, false
+	}
+	r.ackDue = false
+	return tableau.Input{Kind: tableau.InputAck, Source: "demo", Operator: demoOperator}, true
 }
 
 // demoLine is the demo's one line per coup, alert and void.

@@ -15,10 +15,26 @@ import (
 // injected; it must finish by itself with every coup, alert and void back
 // from the broker, and print one line per coup and alert.
 func TestDemoFast(t *testing.T) {
+	text := runDemo(t, "42")
+	coupLines := strings.Count(text, "  player ")
+	if !strings.Contains(text, "received back from the broker") || coupLines < 50 {
+		t.Fatalf("demo output (%d coup lines):\n%s", coupLines, text)
+	}
+	for _, want := range []string{"ALERT extra-card", "ALERT missing-card", "VOID (supervisor)", "acknowledged by the supervisor (" + demoOperator + ")"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("demo with dealer errors printed no %q line", want)
+		}
+	}
+}
+
+// runDemo runs `sabotd --demo --demo-errors --demo-coups 60 --demo-rate
+// fast --demo-seed seed` in-process and returns what it printed.
+func runDemo(t *testing.T, seed string) string {
+	t.Helper()
 	m := NewMain()
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	m.Stdout, m.Stderr = out, logs
-	if err := m.ParseFlags(context.Background(), []string{"--demo", "--demo-errors", "--demo-coups", "60", "--demo-rate", "fast", "--demo-seed", "42"}); err != nil {
+	if err := m.ParseFlags(context.Background(), []string{"--demo", "--demo-errors", "--demo-coups", "60", "--demo-rate", "fast", "--demo-seed", seed}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Run(context.Background()); err != nil {
@@ -36,15 +52,42 @@ func TestDemoFast(t *testing.T) {
 	if err := m.Err(); err != nil {
 		t.Fatalf("demo failed: %v\n%s", err, logs.String())
 	}
-	text := out.String()
-	coupLines := strings.Count(text, "  player ")
-	if !strings.Contains(text, "received back from the broker") || coupLines < 50 {
-		t.Fatalf("demo output (%d coup lines):\n%s", coupLines, text)
-	}
-	for _, want := range []string{"ALERT extra-card", "ALERT missing-card", "VOID (supervisor)", "acknowledged by the supervisor (ack-key)"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("demo with dealer errors printed no %q line", want)
+	return out.String()
+}
+
+// demoEvents keeps the demo's lines about the deal: coups, alerts, voids
+// and acknowledgements, without the shoe link's own alerts (shoe-offline,
+// shoe-online), which follow the machine's load, not the seed.
+func demoEvents(text string) []string {
+	var evs []string
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(l, "shoe ") || strings.Contains(l, "shoe-offline") || strings.Contains(l, "shoe-online") {
+			continue
 		}
+		evs = append(evs, l)
+	}
+	return evs
+}
+
+// The same seed gives the same run: the same coups, alerts, voids and
+// acknowledgements, in the same order (the supervisor's acknowledgement
+// counts cards, not time).
+func TestDemoSeedRepeats(t *testing.T) {
+	a, b := demoEvents(runDemo(t, "7")), demoEvents(runDemo(t, "7"))
+	if len(a) < 60 {
+		t.Fatalf("%d demo lines:\n%s", len(a), strings.Join(a, "\n"))
+	}
+	acks := 0
+	for i := range max(len(a), len(b)) {
+		if i >= len(a) || i >= len(b) || a[i] != b[i] {
+			t.Fatalf("runs differ at line %d:\nfirst:\n%s\nsecond:\n%s", i+1, strings.Join(a, "\n"), strings.Join(b, "\n"))
+		}
+		if strings.Contains(a[i], "acknowledged by the supervisor") {
+			acks++
+		}
+	}
+	if acks == 0 {
+		t.Fatalf("no acknowledgement in the run:\n%s", strings.Join(a, "\n"))
 	}
 }
 

@@ -139,6 +139,14 @@ func (d *daemon) loop(ctx context.Context) {
 		if r.done != nil {
 			r.done <- err
 		}
+		if err == nil && d.demoRun != nil {
+			// The demo's supervisor acknowledges right after the input that
+			// makes it due, before the next input: the same place in every
+			// run with the same seed.
+			if in, ok := d.demoRun.supervisorAck(); ok {
+				err = d.process(ctx, inputReq{in: in, recv: time.Now().UTC().Round(0)})
+			}
+		}
 		if errors.Is(err, errJournalFailed) {
 			// Refused, not applied: the daemon goes on (journalfail.go).
 			if r.done == nil {
@@ -278,6 +286,10 @@ func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tablea
 		case tableau.OutputGate:
 			if !replay {
 				d.setGate(o.GateLocked)
+			}
+		case tableau.OutputCard:
+			if !replay && d.demoWatch != nil {
+				d.demoWatch(o)
 			}
 		}
 	}
