@@ -187,11 +187,30 @@ func (d *daemon) backlogInput() (tableau.Input, bool) {
 		Text: fmt.Sprintf("%d of at most %d messages await the broker", raised.Queued, raised.Max)}, true
 }
 
-// process applies one input: table, display, journal, then publication.
-// The display is updated before the journal's fsync (it is local and
-// idempotent, and must follow the card within a millisecond); nothing
-// leaves the machine, and the shoe is not acknowledged, before the input is
-// durable.
+// process handles one input, in this order (the journal is written after
+// the table has applied the input, not before):
+//
+//  1. the table applies it in memory (tableau.Table.Apply: pure, no I/O),
+//     giving its outputs and the new view;
+//  2. the display, alarm lamp and buzzer show the view (board.Show): local
+//     and redrawn from the journal after a restart, so they need not wait
+//     for the fsync, and a card is on the display within a millisecond;
+//  3. the input is appended to the journal: one bbolt transaction, fsynced
+//     before Append returns, which also carries any snapshot staged for
+//     this record and the marks set since the last append (no group
+//     commit: one fsync per input);
+//  4. the outputs are logged and counted, and the shoe's gate is commanded;
+//  5. the MQTT messages are built and appended to the outbox (fsynced;
+//     appends arriving together share one fsync), and the published mark is
+//     set, to be written with the next journal append;
+//  6. process returns; only then does submit return to the input's source,
+//     so the shoe driver acknowledges the event to a shoe that waits for
+//     acknowledgements (sabot protocol), and an MQTT command is answered.
+//
+// Nothing leaves the machine (MQTT messages, which the outbox sends in the
+// background, or the shoe's acknowledgement) before the input is durable
+// in the journal. A wall-clock jump noticed on this input is handled first,
+// as an input of its own.
 func (d *daemon) process(ctx context.Context, r inputReq) error {
 	if d.jfail != nil {
 		return d.processWhileFailed(ctx, r)

@@ -1,8 +1,10 @@
 // Command sabotd is Sabot's table daemon: it reads every card from the
 // card-reading shoe, checks it against the tableau the moment it is drawn,
 // shows the totals, raises dealer-error alerts and publishes cards, coups,
-// alerts and scoreboard state over MQTT, with every input event journaled
-// before it is applied so that nothing is lost across crashes.
+// alerts and scoreboard state over MQTT. Every input event is applied to
+// the table in memory and shown, then journaled (fsynced), and only then
+// published or acknowledged to the shoe, so that nothing is lost across
+// crashes (the order: process in loop.go).
 //
 // Usage:
 //

@@ -1,8 +1,11 @@
 // Package journal is sabotd's append-only event journal: every input event
 // (card, button, cut card, supervisor key, acknowledgement, shoe state) is
-// written here, durably, before the table controller applies it, so that a
-// restart after kill -9 or power loss replays the same events through the same
-// pure code and arrives at exactly the same shoe and coup state.
+// written here, durably, so that a restart after kill -9 or power loss
+// replays the same events through the same pure code and arrives at exactly
+// the same shoe and coup state. sabotd applies an event to its table in
+// memory and shows it on the display first, then appends it here, and only
+// once Append has returned does anything leave the machine (MQTT outbox,
+// the shoe's acknowledgement); see process in cmd/sabotd/loop.go.
 //
 // The journal is a go.etcd.io/bbolt file ("journal.db") in the state
 // directory. Each record has a sequence number (1, 2, 3, ... with no gaps), a
