@@ -38,7 +38,7 @@ type daemon struct {
 	web     *boardWeb // the board page (board.go); nil with [http] addr "off"
 	broker  *mqtt.EmbeddedBroker
 	pub     *mqtt.Publisher
-	builder *mqtt.Builder
+	builder messageBuilder // *mqtt.Builder
 	shoe    *shoe.Shoe
 	board   *board.Board
 	tempDir string // demo state directory, removed on close

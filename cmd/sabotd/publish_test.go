@@ -403,3 +403,59 @@ dir = %q
 		t.Fatalf("the stop did not go on:\n%s", logs.String())
 	}
 }
+
+// The replay at a start does not stop on a message that cannot be encoded
+// (before, it returned the encoding error and the daemon could not start):
+// the other messages of the records after the published mark are
+// republished, and the one left out is counted.
+func TestReplaySkipsUnencodableMessage(t *testing.T) {
+	dir := t.TempDir()
+	d := testDaemon(t, dir)
+	at := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	toks := cleanTokens(t)[:30]
+	for i, tok := range toks {
+		if err := d.process(t.Context(), inputReq{in: tableau.TokenInput(tok), recv: at.Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.journal.SetMark(markPublished, 5) // records 6… are to be published again
+	d.journal.Close()
+
+	want := testDaemon(t, dir)
+	wantMsgs, _, err := want.replay()
+	want.journal.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var coupID string
+	for _, m := range wantMsgs {
+		if m.Topic == mqtt.TopicCoup {
+			coupID = jsonID(m.Payload)
+			break
+		}
+	}
+	if coupID == "" {
+		t.Fatalf("no coup among the %d messages to republish", len(wantMsgs))
+	}
+	r := testDaemon(t, dir)
+	defer r.journal.Close()
+	r.builder = failingBuilder{Builder: r.builder.(*mqtt.Builder), fail: map[string]bool{coupID: true}}
+	msgs, _, err := r.replay()
+	if err != nil {
+		t.Fatalf("replay stopped on an unencodable message: %v", err)
+	}
+	var wantText []string
+	for _, m := range wantMsgs {
+		if jsonID(m.Payload) != coupID {
+			wantText = append(wantText, messagesText([]mqtt.Message{m})...)
+		}
+	}
+	if got := messagesText(msgs); strings.Join(got, "\n") != strings.Join(wantText, "\n") {
+		t.Fatalf("republished %d messages, want the %d but %s", len(got), len(wantText), coupID)
+	}
+	var metric dto.Metric
+	r.metrics.encodeErrors.Write(&metric)
+	if n := metric.GetCounter().GetValue(); n != 1 {
+		t.Fatalf("sabot_mqtt_encode_errors_total = %v, want 1", n)
+	}
+}
