@@ -209,8 +209,9 @@ func (d *daemon) backlogInput() (tableau.Input, bool) {
 //
 // Nothing leaves the machine (MQTT messages, which the outbox sends in the
 // background, or the shoe's acknowledgement) before the input is durable
-// in the journal. A wall-clock jump noticed on this input is handled first,
-// as an input of its own.
+// in the journal. If the append fails, the table is rebuilt without the
+// input and the shoe is not acknowledged (journalfail.go). A wall-clock
+// jump noticed on this input is handled first, as an input of its own.
 func (d *daemon) process(ctx context.Context, r inputReq) error {
 	if d.jfail != nil {
 		return d.processWhileFailed(ctx, r)
