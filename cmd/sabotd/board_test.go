@@ -8,10 +8,13 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // bootBoardDaemon starts an in-process daemon on a "lines" pty shoe with
@@ -357,4 +360,44 @@ func TestDemoScreenFits(t *testing.T) {
 			t.Errorf("%d columns: %q", len(l), l)
 		}
 	}
+}
+
+// BenchmarkBoardEncode is the cost of one board state (what every card
+// and coup costs the daemon besides the page's own work): the view of a
+// whole 8-deck shoe (84 coups), its roads and the JSON. Sent once per
+// change, shared by every client.
+func BenchmarkBoardEncode(b *testing.B) {
+	src, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	toks, err := tableau.ParseTranscript(strings.NewReader(string(src)), "clean-8deck.shoe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Table = "T-1"
+	tbl, err := newTable(cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var outs []tableau.Output
+	for i, tok := range toks {
+		in := tableau.Input{Kind: map[tableau.TokenKind]tableau.InputKind{tableau.TokCard: tableau.InputCard,
+			tableau.TokShoe: tableau.InputShoe, tableau.TokMarker: tableau.InputButton, tableau.TokCut: tableau.InputCut,
+			tableau.TokVoid: tableau.InputVoid}[tok.Kind], Card: tok.Card}
+		outs = tbl.Apply(uint64(i+1), time.Unix(0, 0), in, outs[:0])
+	}
+	d := &daemon{cfg: cfg, view: tbl.View(), web: &boardWeb{}}
+	d.web.assets, d.web.version = boardAssets()
+	state, _ := d.encodeBoard()
+	var s boardState
+	if err := json.Unmarshal(state, &s); err != nil || s.Roads.Stats.Coups != 84 {
+		b.Fatalf("state of %d bytes: %d coups, %v", len(state), s.Roads.Stats.Coups, err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d.encodeBoard()
+	}
+	b.ReportMetric(float64(len(state)), "bytes/state")
 }

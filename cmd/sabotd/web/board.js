@@ -32,6 +32,7 @@
       shoe: '牌靴', broker: 'MQTT', live: '即時', reconnecting: '重新連線中…', offline: '連線中斷，重新連線中…',
       min: '最低', max: '最高', tieMax: '和最高', pairMax: '對子最高',
       ifBanker: '莊', ifPlayer: '閒', noAlerts: '無警報', acked: '已確認', open: '待確認',
+      games: { 'Punto Banco': '百家樂', 'Super 6': '超級六百家樂', 'EZ Baccarat': 'EZ 百家樂' },
     },
   };
   const SUITS = { S: '♠', H: '♥', D: '♦', C: '♣' };
@@ -96,7 +97,7 @@
   // ---- Header: table, game, limits, shoe and coup, status lamps.
   function renderHeader(s) {
     $('table').textContent = s.table;
-    $('game').textContent = s.game;
+    $('game').textContent = (L.games && L.games[s.game]) || s.game;
     const lim = s.limits || {};
     const cur = lim.currency || '';
     const fmt = (n) => cur + Number(n).toLocaleString('en-US');
