@@ -3,6 +3,7 @@ package tableau
 import (
 	"bufio"
 	"bytes"
+	"math"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +81,11 @@ const MaxQuotedBytes = 16
 // readBufSize is the Lexer's read buffer: its memory is this constant plus
 // MaxTokenBytes, whatever the input's size, line lengths or comments.
 const readBufSize = 64 << 10
+
+// ErrTooLarge is the read error of an input past math.MaxInt bytes (2 GiB
+// on a 32-bit Pi: about 20 years of a busy table), whose byte offsets an
+// int cannot hold.
+var ErrTooLarge = fmt.Errorf("tableau: transcript larger than %d bytes", math.MaxInt)
 
 // ErrSyntax is wrapped by every *ParseError that is not a read error.
 var ErrSyntax = errors.New("tableau: transcript syntax error")
@@ -168,6 +174,10 @@ func (l *Lexer) Offset() int { return l.pos.Offset }
 // byte was added; when not, rerr is set.
 func (l *Lexer) more() bool {
 	if l.rerr != nil {
+		return false
+	}
+	if l.pos.Offset > math.MaxInt-2*len(l.buf) {
+		l.rerr = ErrTooLarge
 		return false
 	}
 	if l.r > 0 {
@@ -488,6 +498,9 @@ func QuickScan(r io.Reader) (s Summary, ok bool, err error) {
 			return s, false, rerr
 		}
 		chunk := buf[:m]
+		if s.Bytes > math.MaxInt-m {
+			return s, false, ErrTooLarge
+		}
 		s.Bytes += m
 		if first && m > 0 {
 			first = false

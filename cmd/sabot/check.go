@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -196,13 +197,20 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "sabot check: %s: %v\n", in.name, err)
 		return 2
 	}
-	alerts, err := foldCheck(cfg, ctxReader{ctx, second}, in.name, stdout, stderr)
+	sum := &summer{r: second}
+	alerts, err := foldCheck(cfg, ctxReader{ctx, sum}, in.name, stdout, stderr)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "sabot check: interrupted")
 		return 2
 	}
 	if err != nil {
 		printCheckError(stderr, in.name, err)
+		return 2
+	}
+	if sum.n != int64(sc.size) || sum.crc != in.sum.crc {
+		// Truncated or rewritten between the passes (bytes appended are
+		// not read: the first pass stopped before them).
+		fmt.Fprintf(stderr, "sabot check: %s: changed while it was being checked (%d of %d bytes read again, or other bytes): the output does not match it\n", in.name, sum.n, sc.size)
 		return 2
 	}
 	if alerts > 0 {
@@ -234,7 +242,14 @@ type checkInput struct {
 	orig  *os.File  // a FILE being spooled, closed by close
 	// spooled is how many bytes of src are in the spool.
 	spooled int64
+	// sum checksums what the first pass read.
+	sum *summer
 }
+
+// maxSpoolBytes bounds the spool (disk, in $TMPDIR): 4 GiB, about 40
+// years of a busy table. A longer standard input is refused; give it as a
+// FILE.
+const maxSpoolBytes = 4 << 30
 
 // openCheckInput opens FILE ("-": standard input). A directory is an
 // error naming it as one.
@@ -301,10 +316,12 @@ func (in *checkInput) startSpool(src io.Reader) error {
 // first is the reader of the first pass: the file, or the source copied
 // into the spool as it is read.
 func (in *checkInput) first() io.Reader {
+	var r io.Reader = &spoolReader{in: in}
 	if in.src == nil {
-		return io.NewSectionReader(in.f, in.start, math.MaxInt64-in.start)
+		r = io.NewSectionReader(in.f, in.start, math.MaxInt64-in.start)
 	}
-	return &spoolReader{in: in}
+	in.sum = &summer{r: r}
+	return in.sum
 }
 
 // again reads the input from its start once more during the first pass:
@@ -314,7 +331,8 @@ func (in *checkInput) again() io.Reader {
 	if in.src == nil {
 		return in.first()
 	}
-	return io.MultiReader(io.NewSectionReader(in.f, 0, in.spooled), &spoolReader{in: in})
+	in.sum = &summer{r: io.MultiReader(io.NewSectionReader(in.f, 0, in.spooled), &spoolReader{in: in})}
+	return in.sum
 }
 
 // second is the reader of the second pass: the size bytes the first pass
@@ -345,6 +363,12 @@ func (in *checkInput) close() {
 type spoolReader struct{ in *checkInput }
 
 func (s *spoolReader) Read(p []byte) (int, error) {
+	if s.in.spooled+int64(len(p)) > maxSpoolBytes {
+		p = p[:max(0, maxSpoolBytes-s.in.spooled)]
+		if len(p) == 0 {
+			return 0, fmt.Errorf("%s is longer than %d bytes, the most spooled to a temporary file: give the transcript as a FILE", s.in.name, maxSpoolBytes)
+		}
+	}
 	n, err := s.in.src.Read(p)
 	if n > 0 {
 		if _, werr := s.in.f.Write(p[:n]); werr != nil {
@@ -352,6 +376,24 @@ func (s *spoolReader) Read(p []byte) (int, error) {
 		}
 		s.in.spooled += int64(n)
 	}
+	return n, err
+}
+
+// summer checksums (CRC-32C) and counts what is read through it, so that
+// the second pass can tell whether it read the bytes the first pass
+// validated.
+type summer struct {
+	r   io.Reader
+	n   int64
+	crc uint32
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func (s *summer) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	s.crc = crc32.Update(s.crc, castagnoli, p[:n])
 	return n, err
 }
 

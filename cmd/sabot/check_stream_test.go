@@ -328,3 +328,59 @@ func TestCheckAdvantageThresholdMeaning(t *testing.T) {
 		t.Errorf("%d advantage alerts at threshold 0, want 17", n)
 	}
 }
+
+// actWriter discards output and runs act once, at the first write: the
+// second pass is then under way.
+type actWriter struct {
+	act  func()
+	done bool
+}
+
+func (a *actWriter) Write(p []byte) (int, error) {
+	if !a.done {
+		a.done = true
+		a.act()
+	}
+	return len(p), nil
+}
+
+// TestCheckFileChangedBetweenPasses: a FILE truncated, or rewritten in
+// place, while the second pass reads it is reported (exit 2) rather than
+// passed off as checked; bytes appended are not read and are no error.
+func TestCheckFileChangedBetweenPasses(t *testing.T) {
+	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Repeat(string(one), 64)
+	p := filepath.Join(t.TempDir(), "live.shoe")
+	for _, tc := range []struct {
+		name    string
+		act     func()
+		code    int
+		errHas  string
+		outWant bool
+	}{
+		{"truncated", func() { os.Truncate(p, int64(len(src)/2)) }, 2, "changed while it was being checked", false},
+		{"rewritten", func() {
+			f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+			f.WriteAt([]byte("x"), int64(len(src)-3)) // inside the last comment: still valid
+			f.Close()
+		}, 2, "changed while it was being checked", false},
+		{"appended", func() {
+			f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			f.WriteString("shoe 2H 3C 4D |\n9S 1H |\n") // not read: no parse error either
+			f.Close()
+		}, 0, "", true},
+	} {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var errb strings.Builder
+		w := &actWriter{act: tc.act}
+		code := run(context.Background(), []string{"check", p}, nil, w, &errb)
+		if code != tc.code || !strings.Contains(errb.String(), tc.errHas) || (tc.errHas == "") != (errb.String() == "") {
+			t.Errorf("%s: exit %d stderr %q", tc.name, code, errb.String())
+		}
+	}
+}
