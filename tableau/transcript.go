@@ -3,10 +3,10 @@ package tableau
 import (
 	"bufio"
 	"bytes"
-	"math"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
