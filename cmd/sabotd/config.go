@@ -255,16 +255,17 @@ const (
 // It reads at most MaxConfigBytes (+1, to tell a longer file), so memory
 // does not grow with the file.
 func LoadConfig(path string) (Config, error) {
+	// Stat before opening: opening a FIFO would block.
+	if st, err := os.Stat(path); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return Config{}, &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file (%s)", st.Mode().Type())}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
-	} else if !st.Mode().IsRegular() {
-		return Config{}, &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file (%s)", st.Mode().Type())}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
@@ -660,14 +661,20 @@ func checkBroker(s string) string {
 // MQTT password, CA and client certificate, the UID registry. Each error
 // names the key; reading stops at MaxConfigBytes.
 func (c *Config) checkFiles(bad func(key, format string, args ...any)) {
-	read := func(key, path string) ([]byte, bool) {
-		// Regular files only: opening a FIFO or a terminal would block
-		// the start.
+	// Regular files only: opening a FIFO or a terminal would block the
+	// start.
+	regular := func(key, path string) bool {
 		if st, err := os.Stat(path); err != nil {
 			bad(key, "%v", err)
-			return nil, false
+			return false
 		} else if !st.Mode().IsRegular() {
 			bad(key, "%s: not a regular file (%s)", path, st.Mode().Type())
+			return false
+		}
+		return true
+	}
+	read := func(key, path string) ([]byte, bool) {
+		if !regular(key, path) {
 			return nil, false
 		}
 		f, err := os.Open(path)
@@ -704,7 +711,13 @@ func (c *Config) checkFiles(bad func(key, format string, args ...any)) {
 		}
 	}
 	if p := c.Shoe.UIDRegistry; p != "" {
-		read("shoe.uid_registry", p)
+		if regular("shoe.uid_registry", p) {
+			// The daemon's own loader, so a line it would refuse at
+			// start is refused here, with exit status 2.
+			if _, err := loadRegistry(p); err != nil {
+				bad("shoe.uid_registry", "%s", strings.TrimPrefix(err.Error(), "shoe.uid_registry: "))
+			}
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -38,6 +39,10 @@ func configGaps() []gapCase {
 			[]string{"c.toml:7: mqtt.tls_cert:"}},
 		{"missing uid_registry", head + "uid_registry = \"%DIR%/cards.txt\"\n",
 			[]string{"c.toml:6: shoe.uid_registry:", "no such file"}},
+		{"uid_registry bad line", head + "uid_registry = \"%DIR%/badcards\"\n",
+			[]string{"c.toml:6: shoe.uid_registry:", "badcards:2:", "want \"UID CARD\""}},
+		{"uid_registry not a file", head + "uid_registry = \"%DIR%\"\n",
+			[]string{"c.toml:6: shoe.uid_registry:", "not a regular file"}},
 		{"broker without port", head + "[mqtt]\nbrokers = [\"tcp://127.0.0.1\"]\n",
 			[]string{"c.toml:7: mqtt.brokers:", `"tcp://127.0.0.1"`, "port"}},
 		{"broker bad port", head + "[mqtt]\nbrokers = [\"tcp://b:1883\", \"ssl://b:99999\"]\n",
@@ -78,6 +83,7 @@ func configGaps() []gapCase {
 func writeGap(t *testing.T, dir string, c gapCase) string {
 	t.Helper()
 	os.WriteFile(filepath.Join(dir, "empty"), nil, 0o600)
+	os.WriteFile(filepath.Join(dir, "badcards"), []byte("04A1B2 AS\n04A1B3\n"), 0o600)
 	path := filepath.Join(dir, "c.toml")
 	if err := os.WriteFile(path, []byte(strings.ReplaceAll(c.src, "%DIR%", dir)), 0o600); err != nil {
 		t.Fatal(err)
@@ -140,5 +146,34 @@ func TestConfigGapsExitTwo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// LoadConfig refuses what is not a regular file without opening it (a FIFO
+// would block the start), and a file past MaxConfigBytes without reading
+// more than that.
+func TestLoadConfigNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := LoadConfig(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "fifo.toml: not a regular file") {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("LoadConfig blocked on a FIFO")
+	}
+	if _, err := LoadConfig(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("directory: %v", err)
+	}
+	big := filepath.Join(dir, "big.toml")
+	os.WriteFile(big, bytes.Repeat([]byte("# a comment line of the sort that goes on\n"), MaxConfigBytes/40), 0o600)
+	if _, err := LoadConfig(big); err == nil || !strings.Contains(err.Error(), "big.toml: larger than 1048576 bytes") {
+		t.Errorf("big file: %v", err)
 	}
 }
