@@ -325,9 +325,12 @@ func (l *Lexer) Next() (Token, error) {
 		}
 		if i < len(buf) && i-l.r <= MaxTokenBytes && buf[i] < utf8.RuneSelf {
 			word := buf[l.r:i]
-			l.pos.Offset += i - l.r
-			l.pos.Col += i - l.r
-			l.r = i
+			if kind, rank, suit := classifyWord(word); kind != 0 {
+				l.pos.Offset += i - l.r
+				l.pos.Col += i - l.r
+				l.r = i
+				return Token{Kind: kind, Card: Card{Rank: rank, Suit: suit}, Pos: start}, nil
+			}
 			return l.classify(word, start)
 		}
 	}

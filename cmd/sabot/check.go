@@ -469,7 +469,13 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 	var voided struct{ shoe, coup int } // the last coup voided
 	emit := func(evs []tableau.Event) error {
 		for i := range evs {
-			// Encode into the writer's free buffer: no copy when it fits.
+			// Encode into the writer's free buffer: no copy, and no
+			// allocation as a line (under 1 KiB) fits.
+			if w.Available() < 1<<10 {
+				if err := w.Flush(); err != nil {
+					return fmt.Errorf("writing output: %w", err)
+				}
+			}
 			line, err := evs[i].AppendJSON(w.AvailableBuffer())
 			if err != nil {
 				return fmt.Errorf("encoding event: %w", err)
@@ -500,8 +506,10 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 		} else {
 			out = f.Feed(t, out[:0])
 		}
-		if err := emit(out); err != nil {
-			return alerts, err
+		if len(out) > 0 {
+			if err := emit(out); err != nil {
+				return alerts, err
+			}
 		}
 		if t.Kind == tableau.TokVoid && !hasVoid(out) {
 			if err := w.Flush(); err != nil {
