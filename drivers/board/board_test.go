@@ -310,7 +310,7 @@ func TestTerminalBoard(t *testing.T) {
 	if !strings.Contains(out, "Lamps: [#] alarm [#] red [ ] amber [ ] green [ ] buzzer\x1b[K") {
 		t.Errorf("lamp line missing in terminal output:\n%s", out)
 	}
-	if !strings.Contains(out, "E1 extra-card\x1b[K") {
+	if !strings.Contains(out, "E1 extra-card: a card arrived after the coup was complete\x1b[K") {
 		t.Errorf("message line missing:\n%q", out)
 	}
 	s := display.TableState{Coup: 7, Player: hand(t, "9H"), Banker: hand(t, "8C"), Result: display.ResultPlayer, Natural: true}
