@@ -130,10 +130,13 @@ func ReadArchive(path string, fn func(Record) error) error {
 		return fmt.Errorf("journal: archive %s: %w", path, err)
 	}
 	br := bufio.NewReader(zr)
-	head, err := br.ReadString('\n')
-	if err != nil || len(head) > 64 {
-		return fmt.Errorf("journal: archive %s: no header", path)
+	// The header line is short: read at most the reader's 4 KiB buffer of
+	// it (ReadSlice), never a whole "line" of a damaged file into memory.
+	line, err := br.ReadSlice('\n')
+	if err != nil || len(line) > 64 {
+		return fmt.Errorf("journal: archive %s:1: no header line of at most 64 bytes", path)
 	}
+	head := string(line)
 	v, ok := strings.CutPrefix(strings.TrimSuffix(head, "\n"), archiveMagic)
 	n, err := strconv.Atoi(v)
 	if !ok || err != nil {
