@@ -165,24 +165,6 @@ func (t *Table) Snapshot() ([]byte, error) {
 	return b, nil
 }
 
-// SnapshotInfo is what a snapshot says about itself without restoring it.
-type SnapshotInfo struct {
-	Version int    // the format version
-	LastSeq uint64 // the sequence number of the last input applied
-	Shoe    int    // the shoe number
-	ShoeID  string // its id
-}
-
-// ReadSnapshotInfo decodes a snapshot's version and position. Errors wrap
-// ErrSnapshotVersion or ErrSnapshot.
-func ReadSnapshotInfo(data []byte) (SnapshotInfo, error) {
-	s, err := decodeSnap(data)
-	if err != nil {
-		return SnapshotInfo{}, err
-	}
-	return SnapshotInfo{Version: s.V, LastSeq: s.LastSeq, Shoe: s.Shoe, ShoeID: s.ShoeID}, nil
-}
-
 func decodeSnap(data []byte) (*tableSnap, error) {
 	var head struct {
 		V *int `json:"v"`

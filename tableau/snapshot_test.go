@@ -181,9 +181,8 @@ func TestSnapshotVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := tableau.ReadSnapshotInfo(snap)
-	if err != nil || info.Version != tableau.SnapshotVersion || info.LastSeq != 1 || info.Shoe != 1 {
-		t.Fatalf("info %+v, %v", info, err)
+	if r, err := tableau.RestoreTable(cfg, snap); err != nil || r.LastSeq() != 1 || r.View().Shoe != 1 {
+		t.Fatalf("restore: %v", err)
 	}
 	newer := strings.Replace(string(snap), fmt.Sprintf(`"v":%d`, tableau.SnapshotVersion), fmt.Sprintf(`"v":%d`, tableau.SnapshotVersion+1), 1)
 	_, err = tableau.RestoreTable(cfg, []byte(newer))
