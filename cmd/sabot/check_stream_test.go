@@ -384,3 +384,40 @@ func TestCheckFileChangedBetweenPasses(t *testing.T) {
 		}
 	}
 }
+
+// TestOddsBatchLongLine: a --batch line past maxOddsLine is refused with
+// its line and column after the lines before it are answered, in constant
+// memory.
+func TestOddsBatchLongLine(t *testing.T) {
+	in := io.MultiReader(strings.NewReader("5H 5\n"), &repeatReader{b: 'A', n: 64 << 20})
+	var out, errb strings.Builder
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code := run(context.Background(), []string{"odds", "--batch"}, in, &out, &errb)
+	runtime.ReadMemStats(&after)
+	if want := "sabot odds: <stdin>:2:65537: line longer than 65536 bytes\n"; code != 2 || errb.String() != want || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("exit %d stderr %q (want %q), %d output lines", code, errb.String(), want, strings.Count(out.String(), "\n"))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<20 {
+		t.Errorf("allocated %d bytes", alloc)
+	}
+}
+
+// repeatReader yields n copies of byte b without holding them.
+type repeatReader struct {
+	b byte
+	n int64
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), r.n)
+	for i := range p[:k] {
+		p[i] = r.b
+	}
+	r.n -= k
+	return int(k), nil
+}

@@ -239,8 +239,9 @@ func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return flushed(w, stderr)
 	}
 	sc := bufio.NewScanner(stdin)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(make([]byte, 64*1024), maxOddsLine+1) // +1: the '\n'
+	line := 1
+	for ; sc.Scan(); line++ {
 		if err := ctx.Err(); err != nil {
 			w.Flush()
 			fmt.Fprintf(stderr, "sabot odds: %v\n", err)
@@ -252,13 +253,22 @@ func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 2
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		w.Flush()
+		fmt.Fprintf(stderr, "sabot odds: <stdin>:%d:%d: line longer than %d bytes\n", line, maxOddsLine+1, maxOddsLine)
+		return 2
+	} else if err != nil {
 		w.Flush()
 		fmt.Fprintf(stderr, "sabot odds: reading standard input: %v\n", err)
 		return 2
 	}
 	return flushed(w, stderr)
 }
+
+// maxOddsLine is the longest --batch line, in bytes: a whole 8-deck shoe
+// removed card by card is under 2 KiB. A longer line is refused with its
+// line and column; the scanner's buffer never grows past this.
+const maxOddsLine = 64 << 10
 
 // flushed flushes w and returns the exit status: 0, or 2 if the output
 // could not be written.
