@@ -17,6 +17,15 @@
 // The journal also keeps named marks (uint64 values such as "the outputs of
 // record N were handed on"). A mark set with SetMark is written in the same
 // transaction as the next Append (or at Close), so marks cost no extra fsync.
+//
+// Snapshots (SetSnapshot, Snapshot, PruneSnapshots) hold the caller's state
+// after a record, written in the same transaction as that record, so that a
+// restart replays only the records after the newest one. Retain moves old
+// records into gzip archive files in the state directory's "archive"
+// directory (ReplayAll reads them and the live journal), removing the
+// oldest files past a size cap. The journal file, and each archive file,
+// carry a format version (FormatVersion, ArchiveFormat): a newer format is
+// refused with ErrNewerFormat, an older journal is upgraded when opened.
 package journal
 
 import (
