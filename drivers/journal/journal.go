@@ -566,7 +566,7 @@ func (j *Journal) SetMeta(name string, value []byte) error {
 	if j.db == nil {
 		return ErrClosed
 	}
-	if name == string(keyFormat) {
+	if name == string(keyFormat) || name == string(keyArchived) {
 		return fmt.Errorf("journal: meta key %q is reserved", name)
 	}
 	err := j.db.Update(func(tx *bolt.Tx) error {
