@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -158,7 +157,6 @@ const boardBacklogShown = 10
 // streams when it changes.
 type boardHub struct {
 	build func() ([]byte, statusKey)
-	log   *slog.Logger
 
 	kick chan struct{} // cap 1: the board changed
 
@@ -177,8 +175,8 @@ type statusKey struct {
 	backlog            int
 }
 
-func newBoardHub(build func() ([]byte, statusKey), log *slog.Logger) *boardHub {
-	h := &boardHub{build: build, log: log, kick: make(chan struct{}, 1),
+func newBoardHub(build func() ([]byte, statusKey)) *boardHub {
+	h := &boardHub{build: build, kick: make(chan struct{}, 1),
 		changed: make(chan struct{}), done: make(chan struct{})}
 	h.state, _ = build()
 	return h
@@ -267,6 +265,7 @@ func (h *boardHub) join() error {
 		return errBoardFull
 	}
 	h.clients++
+	h.wg.Add(1) // under mu: never after close's Wait has begun
 	return nil
 }
 
@@ -274,6 +273,7 @@ func (h *boardHub) leave() {
 	h.mu.Lock()
 	h.clients--
 	h.mu.Unlock()
+	h.wg.Done()
 }
 
 // serveEvents is GET /events: the server-sent event stream. Each event is
@@ -285,8 +285,6 @@ func (h *boardHub) serveEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	h.wg.Add(1)
-	defer h.wg.Done()
 	defer h.leave()
 	rc := http.NewResponseController(w)
 	hdr := w.Header()
@@ -554,7 +552,7 @@ func (d *daemon) startBoard() *boardWeb {
 	w := &boardWeb{}
 	w.assets, w.version = boardAssets()
 	d.web = w
-	w.hub = newBoardHub(d.encodeBoard, d.log)
+	w.hub = newBoardHub(d.encodeBoard)
 	w.hub.run(d.boardStatus)
 	return w
 }
