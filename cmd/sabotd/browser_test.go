@@ -276,6 +276,9 @@ const beadClockJS = `(() => {
   };
   note();
   new MutationObserver(note).observe(grid, { childList: true, subtree: true });
+  window.__said = {};
+  const result = document.getElementById('result');
+  new MutationObserver(() => { window.__said[result.textContent] = true; }).observe(result, { childList: true, subtree: true, characterData: true });
   window.__sse = {};
   const es2 = new EventSource('events');
   es2.addEventListener('board', (ev) => {
@@ -399,6 +402,14 @@ format = "json"
 	waitFor(t, "36 coup messages", 20*time.Second, func() bool { return len(coups.arrivals()) >= 36 })
 	waitPage(t, ctx, "36 coups on the bead plate", 20*time.Second, `document.querySelectorAll('#g-bead [data-v]').length === 36`)
 	checkDOMRoads(t, ctx, want)
+	// What the coup panel said while the shoe was dealt.
+	var said map[string]bool
+	eval(t, ctx, `window.__said`, &said)
+	for _, w := range []string{"PLAYER draws", "BANKER WINS", "PLAYER WINS", "TIE", "BANKER WINSNatural", "Dealing"} {
+		if !said[w] {
+			t.Errorf("the coup panel never said %q (it said %v)", w, said)
+		}
+	}
 
 	// Latency: the page's bead for coup i against coup i's MQTT message,
 	// leaving out the coups around the restart (the page was offline).
