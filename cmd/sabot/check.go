@@ -455,70 +455,49 @@ func scanTranscript(ctx context.Context, in *checkInput) (scanResult, error) {
 
 // foldCheck is the second pass: it folds r token by token (with the
 // advantage check before each coup under --advantage), writes each event
-// as a JSON line as it happens, warns on stderr of every "void" that voids
-// nothing, and returns the number of alerts. Memory: the fold's state (one
-// shoe), the events of one token (a few) and the output buffer.
+// as a JSON line, warns on stderr of every "void" that voids nothing, and
+// returns the number of alerts.
+//
+// Folding and encoding run in two goroutines, so that both cores work:
+// the fold fills batches of up to checkBatch events, the writer encodes
+// them, and checkBatches batches circulate between the two. Memory: the
+// fold's state (one shoe), checkBatches × checkBatch events, the output
+// buffer — whatever the input's size.
 func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
 	f, err := tableau.NewFold(cfg.opts)
 	if err != nil {
 		return 0, err
 	}
-	l := tableau.NewLexer(r, name)
+	free := make(chan *checkBatchBuf, checkBatches)
+	full := make(chan *checkBatchBuf, checkBatches)
+	for range checkBatches {
+		free <- &checkBatchBuf{evs: make([]tableau.Event, 0, checkBatch+16)}
+	}
+	stop := make(chan struct{}) // closed by the writer when it fails
+	foldErr := make(chan error, 1)
+	go func() {
+		defer close(full)
+		foldErr <- foldTokens(f, cfg, tableau.NewLexer(r, name), name, free, full, stop)
+	}()
+
 	w := bufio.NewWriterSize(stdout, 64<<10)
-	out := make([]tableau.Event, 0, 16)
-	var voided struct{ shoe, coup int } // the last coup voided
-	emit := func(evs []tableau.Event) error {
-		for i := range evs {
-			// Encode into the writer's free buffer: no copy, and no
-			// allocation as a line (under 1 KiB) fits.
-			if w.Available() < 1<<10 {
-				if err := w.Flush(); err != nil {
-					return fmt.Errorf("writing output: %w", err)
-				}
-			}
-			line, err := evs[i].AppendJSON(w.AvailableBuffer())
-			if err != nil {
-				return fmt.Errorf("encoding event: %w", err)
-			}
-			line = append(line, '\n')
-			if _, err := w.Write(line); err != nil {
-				return fmt.Errorf("writing output: %w", err)
-			}
-			switch evs[i].Kind {
-			case tableau.EventAlert:
-				alerts++
-			case tableau.EventVoid:
-				voided.shoe, voided.coup = evs[i].Void.Shoe, evs[i].Void.Coup
+	var werr error
+	for b := range full {
+		if werr == nil {
+			alerts, werr = writeBatch(w, stderr, b, alerts)
+			if werr != nil {
+				close(stop)
 			}
 		}
-		return nil
+		b.evs, b.warns = b.evs[:0], b.warns[:0]
+		free <- b
 	}
-	for {
-		t, err := l.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return alerts, err // the file changed since the first pass
-		}
-		if cfg.advantage.On() {
-			out = f.FeedAdvantages(t, cfg.advantage.Value(), out[:0])
-		} else {
-			out = f.Feed(t, out[:0])
-		}
-		if len(out) > 0 {
-			if err := emit(out); err != nil {
-				return alerts, err
-			}
-		}
-		if t.Kind == tableau.TokVoid && !hasVoid(out) {
-			if err := w.Flush(); err != nil {
-				return alerts, fmt.Errorf("writing output: %w", err)
-			}
-			fmt.Fprintf(stderr, "%s:%s: warning: void ignored: %s\n", name, t.Pos, voidIgnoredReason(f, cfg.opts.Markers, voided.shoe, voided.coup))
-		}
+	if werr != nil {
+		<-foldErr
+		return alerts, werr
 	}
-	if err := emit(f.End(out[:0])); err != nil {
+	if err := <-foldErr; err != nil {
+		w.Flush() // the events before the error are good output
 		return alerts, err
 	}
 	if err := w.Flush(); err != nil {
@@ -527,13 +506,126 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 	return alerts, nil
 }
 
-func hasVoid(evs []tableau.Event) bool {
-	for i := range evs {
-		if evs[i].Kind == tableau.EventVoid {
+// Batches between foldCheck's two goroutines.
+const (
+	checkBatch   = 256 // events per batch (a batch may exceed it by one token's events)
+	checkBatches = 4   // batches in circulation
+)
+
+// checkBatchBuf is a batch of events and the warnings to print among them.
+type checkBatchBuf struct {
+	evs   []tableau.Event
+	warns []checkWarning
+}
+
+// checkWarning is a line for standard error, printed before event at.
+type checkWarning struct {
+	at   int
+	text string
+}
+
+// foldTokens is foldCheck's fold: it feeds every token of l to f and
+// hands full batches over.
+func foldTokens(f *tableau.Fold, cfg checkConfig, l *tableau.Lexer, name string, free <-chan *checkBatchBuf, full chan<- *checkBatchBuf, stop <-chan struct{}) error {
+	var voided struct{ shoe, coup int } // the last coup voided
+	b := <-free
+	send := func() bool {
+		select {
+		case full <- b:
+		case <-stop:
+			return false
+		}
+		select {
+		case b = <-free:
 			return true
+		case <-stop:
+			return false
 		}
 	}
-	return false
+	for {
+		t, err := l.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			full <- b
+			return err // the file changed since the first pass
+		}
+		n := len(b.evs)
+		if cfg.advantage.On() {
+			b.evs = f.FeedAdvantages(t, cfg.advantage.Value(), b.evs)
+		} else {
+			b.evs = f.Feed(t, b.evs)
+		}
+		if t.Kind == tableau.TokVoid {
+			if v := voidOf(b.evs[n:]); v != nil {
+				voided.shoe, voided.coup = v.Shoe, v.Coup
+			} else {
+				b.warns = append(b.warns, checkWarning{at: len(b.evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
+					name, t.Pos, voidIgnoredReason(f, cfg.opts.Markers, voided.shoe, voided.coup))})
+			}
+		}
+		if len(b.evs) >= checkBatch || len(b.warns) >= checkBatch {
+			if !send() {
+				return nil // the writer failed and says why
+			}
+		}
+	}
+	b.evs = f.End(b.evs)
+	full <- b
+	return nil
+}
+
+// writeBatch writes a batch's events as JSON lines and its warnings, in
+// order, and returns the alert count so far.
+func writeBatch(w *bufio.Writer, stderr io.Writer, b *checkBatchBuf, alerts int) (int, error) {
+	warns := b.warns
+	for i := range b.evs {
+		for len(warns) > 0 && warns[0].at == i {
+			if err := w.Flush(); err != nil { // keep the order on a terminal
+				return alerts, fmt.Errorf("writing output: %w", err)
+			}
+			fmt.Fprintln(stderr, warns[0].text)
+			warns = warns[1:]
+		}
+		// Encode into the writer's free buffer: no copy, and no
+		// allocation as a line (under 1 KiB) fits.
+		if w.Available() < 1<<10 {
+			if err := w.Flush(); err != nil {
+				return alerts, fmt.Errorf("writing output: %w", err)
+			}
+		}
+		line, err := b.evs[i].AppendJSON(w.AvailableBuffer())
+		if err != nil {
+			return alerts, fmt.Errorf("encoding event: %w", err)
+		}
+		line = append(line, '\n')
+		if _, err := w.Write(line); err != nil {
+			return alerts, fmt.Errorf("writing output: %w", err)
+		}
+		if b.evs[i].Kind == tableau.EventAlert {
+			alerts++
+		}
+	}
+	if len(warns) > 0 {
+		if err := w.Flush(); err != nil {
+			return alerts, fmt.Errorf("writing output: %w", err)
+		}
+		for _, wn := range warns {
+			fmt.Fprintln(stderr, wn.text)
+		}
+	}
+	return alerts, nil
+}
+
+// voidOf returns the void event among evs, or nil.
+func voidOf(evs []tableau.Event) *tableau.VoidEvent {
+	for i := range evs {
+		if evs[i].Kind == tableau.EventVoid {
+			return &evs[i].Void
+		}
+	}
+	return nil
 }
 
 // voidIgnoredReason says why a "void" voided nothing, from the fold's
