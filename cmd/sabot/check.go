@@ -149,8 +149,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 // nothing on standard output, and --markers auto learns whether there is
 // any "|"), the second folds it token by token and prints each event as it
 // happens. Standard input, or a FILE that cannot be read twice (a pipe, a
-// terminal), is spooled to a temporary file during the first pass and the
-// file is removed at the end.
+// terminal), is spooled during the first pass to a temporary file,
+// unlinked at once.
 func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseCheckFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -205,6 +205,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if err != nil {
 		printCheckError(stderr, in.name, err)
+		var pe *tableau.ParseError
+		if errors.As(err, &pe) { // the first pass read these bytes without error
+			fmt.Fprintf(stderr, "sabot check: %s: changed while it was being checked: the output does not match it\n", in.name)
+		}
 		return 2
 	}
 	if sum.n != int64(sc.size) || sum.crc != in.sum.crc {

@@ -367,6 +367,11 @@ func TestCheckFileChangedBetweenPasses(t *testing.T) {
 			f.WriteAt([]byte("x"), int64(len(src)-3)) // inside the last comment: still valid
 			f.Close()
 		}, 2, "changed while it was being checked", false},
+		{"rewritten with a bad token", func() {
+			f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+			f.WriteAt([]byte("ZZ"), int64(len(src)-len(one)+strings.Index(string(one), "\nshoe\n")+1)) // "ZZoe"
+			f.Close()
+		}, 2, "unknown token \"ZZoe\"\nsabot check: " + p + ": changed while it was being checked", false},
 		{"appended", func() {
 			f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 			f.WriteString("shoe 2H 3C 4D |\n9S 1H |\n") // not read: no parse error either
