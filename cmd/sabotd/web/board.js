@@ -49,6 +49,7 @@
 
   function setLang(l) {
     L = LABELS[l];
+    for (const k of Object.keys(drawn)) delete drawn[k];
     document.documentElement.lang = l === 'zh' ? 'zh-Hant' : 'en';
     for (const el of document.querySelectorAll('[data-l]')) el.textContent = L[el.dataset.l];
   }
@@ -130,13 +131,22 @@
   // road is redrawn only when it or its room changed.
   const drawn = {};
 
+  // The room of each road, measured once and again only when the window
+  // is resized (reading it on every event would force a layout).
+  const sizes = {};
+  function sizeOf(el) {
+    if (!sizes[el.id]) sizes[el.id] = { w: el.clientWidth, h: el.clientHeight };
+    return sizes[el.id];
+  }
+
   // grid: rows × columns, each cell null or {v, cls, data, pp, bp}. The
   // cells are built with the DOM (the page's Content-Security-Policy allows
   // no inline style).
   function drawGrid(el, grid, newest) {
     const cols = grid.reduce((n, row) => Math.max(n, row.length), 0);
-    const cell = Math.max(8, Math.floor(el.clientHeight / ROWS));
-    const fit = Math.max(1, Math.floor(el.clientWidth / cell));
+    const size = sizeOf(el);
+    const cell = Math.max(8, Math.floor(size.h / ROWS));
+    const fit = Math.max(1, Math.floor(size.w / cell));
     const first = Math.max(0, cols - fit);
     const key = JSON.stringify([cell, fit, grid, newest]);
     if (drawn[el.id] === key) return;
@@ -254,19 +264,44 @@
       : `<li class="none">${esc(L.noAlerts)}</li>`;
   }
 
+  // Each part of the board is redrawn only when what it shows changed: a
+  // card changes the coup panel alone.
+  const lastKeys = {};
+  function part(name, data, draw) {
+    const key = JSON.stringify([lang, L === LABELS.zh, data]);
+    if (lastKeys[name] === key) return;
+    lastKeys[name] = key;
+    draw();
+  }
+
   function render() {
     const s = state;
     if (!s) return;
-    renderHeader(s);
-    renderCoup(s);
-    renderBead(s);
-    renderBig(s);
-    renderDerived(s, 'big_eye_boy', 'g-beb');
-    renderDerived(s, 'small_road', 'g-sr');
-    renderDerived(s, 'cockroach_pig', 'g-cp');
-    renderStats(s);
-    renderAsk(s);
-    renderAlerts(s);
+    const r = s.roads || {};
+    part('header', [s.table, s.game, s.limits, s.shoe, s.coup, s.shoe_online, s.broker], () => renderHeader(s));
+    part('coup', [s.phase, s.player, s.banker, s.waiting, s.winner, s.natural, s.voided, s.burn_drawn, s.burn_want, s.is_last_coup], () => renderCoup(s));
+    part('roads', [r.grids, sizes], () => {
+      renderBead(s);
+      renderBig(s);
+      renderDerived(s, 'big_eye_boy', 'g-beb');
+      renderDerived(s, 'small_road', 'g-sr');
+      renderDerived(s, 'cockroach_pig', 'g-cp');
+    });
+    part('stats', r.stats, () => renderStats(s));
+    part('ask', r.ask, () => renderAsk(s));
+    part('alerts', s.alerts, () => renderAlerts(s));
+  }
+
+  // Drawing is coalesced: events that arrive while the page is busy are
+  // drawn once, at the next frame (or within 100 ms if the page gets no
+  // frames), so a slow display never falls behind the table.
+  let pending = false;
+  function schedule() {
+    if (pending) return;
+    pending = true;
+    const go = () => { if (pending) { pending = false; render(); } };
+    requestAnimationFrame(go);
+    setTimeout(go, 100);
   }
 
   // ---- The event stream. EventSource reconnects by itself after a
@@ -298,7 +333,7 @@
       assets = s.assets;
       if (!lang) setLang(LABELS[s.lang] ? s.lang : 'en');
       state = s;
-      render();
+      schedule();
       live(true);
     });
     es.addEventListener('hb', () => { lastHeard = Date.now(); });
@@ -320,7 +355,10 @@
   let resizeTimer = null;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(render, 100);
+    resizeTimer = setTimeout(() => {
+      for (const k of Object.keys(sizes)) delete sizes[k];
+      render();
+    }, 100);
   });
 
   if (lang) setLang(lang); else setLang('en');
