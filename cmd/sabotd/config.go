@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -131,6 +132,21 @@ type StateConfig struct {
 	// ArchiveMaxMB caps Dir/archive (MiB): past it the oldest archive
 	// file is removed, logged and alerted (archive-pruned); 0: no cap.
 	ArchiveMaxMB int `toml:"archive_max_mb"`
+	// ClockWait is how long sabotd waits at start for the system clock to
+	// be synchronised (a Pi has no RTC) before it stamps the first input,
+	// as a Go duration ("90s", "2m"); "0s" does not wait. Past it sabotd
+	// goes on with a warning (clockwait.go). Default "90s", at most 1h.
+	ClockWait string `toml:"clock_wait"`
+}
+
+// MaxClockWait bounds [state] clock_wait.
+const MaxClockWait = time.Hour
+
+// ClockWaitDuration is ClockWait parsed (validate checked it; 0 if it is
+// not a duration).
+func (s StateConfig) ClockWaitDuration() time.Duration {
+	d, _ := time.ParseDuration(s.ClockWait)
+	return d
 }
 
 // HTTPConfig is the [http] table.
@@ -204,7 +220,7 @@ func DefaultConfig() Config {
 		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
 		Display:      board.DisplayConfig{Kind: "none", Brightness: display.DefaultBrightness},
 		GPIO:         board.GPIOConfig{Backend: board.BackendGPIO, DebounceMS: 30},
-		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024},
+		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024, ClockWait: "90s"},
 		HTTP:         HTTPConfig{Addr: "127.0.0.1:0"},
 		Alerts:       AlertsConfig{Misdeal: "alert-only"},
 		Log:          LogConfig{Format: "text", Level: "info"},
@@ -562,6 +578,9 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if c.State.ArchiveMaxMB < 0 {
 		bad("state.archive_max_mb", "%d: must not be negative (0: no cap)", c.State.ArchiveMaxMB)
+	}
+	if w, err := time.ParseDuration(c.State.ClockWait); err != nil || w < 0 || w > MaxClockWait {
+		bad("state.clock_wait", "%q: want a duration from \"0s\" (do not wait) to %q, e.g. \"90s\"", c.State.ClockWait, MaxClockWait.String())
 	}
 	if c.MQTT.BacklogLimit < 0 {
 		bad("mqtt.backlog_limit", "%d: must not be negative", c.MQTT.BacklogLimit)

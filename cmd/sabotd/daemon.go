@@ -49,6 +49,12 @@ type daemon struct {
 	snaps  snapState        // main loop: journal snapshots (snapshot.go)
 	clock  clockwork.Clock  // the wall clock stamped on inputs; nil: the system's (clock.go)
 	clocks clockState       // main loop: the previous input's clocks (clock.go)
+
+	// clockSynced and clockPoll are waitForClock's probe (nil: the
+	// system's) and polling interval (0: clockPoll); clockwait.go.
+	clockSynced func() (bool, error)
+	clockPoll   time.Duration
+
 	// jfail: the journal cannot be written (main loop only; nil when it
 	// can); journalProblem is its /healthz text (journalfail.go).
 	jfail          *journalFailure
@@ -181,6 +187,7 @@ func loadRegistry(path string) (map[string]tableau.Card, error) {
 }
 
 func (d *daemon) start(ctx context.Context) (err error) {
+	callerCtx := ctx // a stop while waiting for the clock
 	ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if d.cfg.State.Dir == "" {
 		dir, err := os.MkdirTemp("", "sabotd-demo-")
@@ -223,6 +230,9 @@ func (d *daemon) start(ctx context.Context) (err error) {
 	d.showView(d.table.View(), inputReq{})
 	d.terminalBoard(d.table.View())
 
+	if err := d.waitForClock(callerCtx); err != nil {
+		return err
+	}
 	if err := d.startMQTT(ctx, republish); err != nil {
 		return err
 	}
@@ -346,6 +356,10 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 	// Not ctx: the publisher must keep delivering while Close flushes it
 	// (its own Close stops it).
 	p.Start(context.WithoutCancel(ctx))
+	if len(d.cfg.MQTT.Brokers) > 0 {
+		d.wg.Add(1)
+		go func() { defer d.wg.Done(); d.checkBrokers(ctx, d.cfg.MQTT.Brokers) }()
+	}
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"io"
@@ -136,6 +137,15 @@ type Main struct {
 
 	Stdout, Stderr io.Writer
 
+	// ClockSynced reports whether the system clock is synchronised; nil
+	// reads it with adjtimex (hostcheck.ReadClock). Run waits for it up to
+	// [state] clock_wait (clockwait.go).
+	ClockSynced func() (bool, error)
+	// UdevRuleDirs are udev's rule directories, where --print-config looks
+	// for the shoe rule's placeholder serial; nil: hostcheck.DefaultRuleDirs.
+	UdevRuleDirs []string
+	clockPoll    time.Duration // waitForClock's polling interval (0: clockPoll)
+
 	exitEarly bool // --version or --print-config handled
 	d         *daemon
 }
@@ -216,6 +226,11 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 			return fmt.Errorf("config: %w", err)
 		}
 		m.Stdout.Write(out)
+		// Standard output stays the configuration; the warning goes to
+		// standard error and does not change the exit status.
+		if w := hostcheck.PlaceholderWarning(m.Config.Shoe.Device, m.UdevRuleDirs); w != "" {
+			fmt.Fprintln(m.Stderr, "sabotd: warning:", w)
+		}
 		m.exitEarly = true
 	}
 	return nil
@@ -229,6 +244,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	d.clockSynced, d.clockPoll = m.ClockSynced, m.clockPoll
 	m.d = d
 	return d.start(ctx)
 }

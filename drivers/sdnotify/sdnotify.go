@@ -10,6 +10,7 @@ package sdnotify
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -22,6 +23,14 @@ func Stopping() error { return send("STOPPING=1") }
 
 // Status sets the free-form status line shown by systemctl status.
 func Status(status string) error { return send("STATUS=" + status) }
+
+// ExtendTimeout asks systemd for d more before the start (or stop) times
+// out (EXTEND_TIMEOUT_USEC=, systemd 236+): sabotd sends it before it
+// waits for the clock, which may take longer than TimeoutStartSec. status,
+// if not empty, is sent as the STATUS= line.
+func ExtendTimeout(d time.Duration, status string) error {
+	return send(withStatus("EXTEND_TIMEOUT_USEC="+strconv.FormatInt(d.Microseconds(), 10), status))
+}
 
 func withStatus(state, status string) string {
 	if status == "" {

@@ -110,3 +110,13 @@ func TestWatchdogOtherPID(t *testing.T) {
 		t.Fatal("watchdog meant for another process is on")
 	}
 }
+
+func TestExtendTimeout(t *testing.T) {
+	c := fakeSystemd(t)
+	if err := ExtendTimeout(120*time.Second, "waiting for the clock"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := recv(t, c), "EXTEND_TIMEOUT_USEC=120000000\nSTATUS=waiting for the clock"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// clockWaitConfig is a daemon with nothing to wait for but the clock.
+func clockWaitConfig(t *testing.T, wait string) string {
+	dir := t.TempDir()
+	return fmt.Sprintf(`table = "CLK-1"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:0"
+[display]
+kind = "none"
+[state]
+dir = %q
+clock_wait = %q
+[http]
+addr = "off"
+`, filepath.Join(dir, "no-shoe"), filepath.Join(dir, "state"), wait)
+}
+
+// startWithClock runs a Main whose clock probe answers synced from its
+// n-th call (never when n is 0), counting the calls.
+func startWithClock(t *testing.T, ctx context.Context, conf string, n int64) (*Main, *syncBuffer, *atomic.Int64, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sabotd.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain()
+	logs := &syncBuffer{}
+	m.Stderr = logs
+	if err := m.ParseFlags(context.Background(), []string{"--config", path}); err != nil {
+		t.Fatal(err)
+	}
+	calls := &atomic.Int64{}
+	m.ClockSynced = func() (bool, error) { c := calls.Add(1); return n > 0 && c >= n, nil }
+	m.clockPoll = 5 * time.Millisecond
+	err := m.Run(ctx)
+	t.Cleanup(func() { m.Close() })
+	return m, logs, calls, err
+}
+
+// TestClockWaitThenSynced: the clock is synchronised at the 4th look;
+// sabotd says it waits, then that the clock is set, before it starts
+// anything that stamps an input (MQTT, the shoe).
+func TestClockWaitThenSynced(t *testing.T) {
+	_, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "1h"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 4 {
+		t.Errorf("clock probed %d times, want 4 (3 unsynchronised, then synchronised)", calls.Load())
+	}
+	l := logs.String()
+	wait := strings.Index(l, `msg="waiting for the clock to be synchronised (no RTC)…" clock_wait=1h0m0s`)
+	synced := strings.Index(l, `msg="the clock is synchronised"`)
+	broker := strings.Index(l, "embedded MQTT broker listening")
+	if wait < 0 || synced < wait || broker < synced {
+		t.Fatalf("want the wait, the sync, then the broker logged in order (at %d, %d, %d):\n%s", wait, synced, broker, l)
+	}
+	if strings.Contains(l, "still not synchronised") {
+		t.Errorf("timeout logged although the clock was synchronised:\n%s", l)
+	}
+}
+
+// TestClockWaitTimeout: a clock that never synchronises holds the start
+// for clock_wait, then sabotd goes on with a warning.
+func TestClockWaitTimeout(t *testing.T) {
+	m, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "200ms"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := logs.String()
+	if !strings.Contains(l, `msg="waiting for the clock to be synchronised (no RTC)…" clock_wait=200ms`) ||
+		!strings.Contains(l, `msg="the clock is still not synchronised after [state] clock_wait; going on: inputs are stamped with the unsynchronised time until NTP sets the clock, and that jump is journaled as clock-jump" clock_wait=200ms`) {
+		t.Fatalf("wait and timeout not logged:\n%s", l)
+	}
+	if calls.Load() < 2 {
+		t.Errorf("clock probed %d times, want the first look and at least one poll", calls.Load())
+	}
+	if !m.d.health().OK {
+		t.Errorf("not healthy after going on: %+v", m.d.health())
+	}
+}
+
+// TestClockWaitStop: a stop while waiting ends the start at once.
+func TestClockWaitStop(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, _, _, err := startWithClock(t, ctx, clockWaitConfig(t, "1h"), 0)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+}
+
+// TestClockWaitOff: clock_wait = "0s" does not even look at the clock;
+// the default is 90 s.
+func TestClockWaitOff(t *testing.T) {
+	_, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "0s"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 0 || strings.Contains(logs.String(), "waiting for the clock") {
+		t.Errorf("clock_wait 0s: probed %d times\n%s", calls.Load(), logs.String())
+	}
+	if got := DefaultConfig().State.ClockWaitDuration(); got != 90*time.Second {
+		t.Errorf("default clock_wait %v, want 90s", got)
+	}
+}
+
+func TestClockWaitConfig(t *testing.T) {
+	for _, v := range []string{"-1s", "2h", "ninety"} {
+		_, err := ParseConfig([]byte("table = \"T\"\n[shoe]\ndevice = \"/dev/null\"\n[state]\ndir = \"/tmp/x\"\nclock_wait = \""+v+"\"\n"), "c.toml")
+		want := fmt.Sprintf(`config: c.toml:6: state.clock_wait: %q: want a duration from "0s" (do not wait) to "1h0m0s", e.g. "90s"`, v)
+		if err == nil || err.Error() != want {
+			t.Errorf("clock_wait %q:\n got %v\nwant %s", v, err, want)
+		}
+	}
+}
