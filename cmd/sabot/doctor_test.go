@@ -49,7 +49,9 @@ func newDocFixture(t *testing.T) *docFixture {
 	// Fixture files stand for devices (only root can make device nodes).
 	f.d.isCharDev = func(fi fs.FileInfo) bool { return fi.Mode().IsRegular() || fi.Mode()&fs.ModeCharDevice != 0 }
 	f.d.pinExists = func(string) (bool, error) { return false, errors.New("no pins in this test") }
-	f.d.readClock = func() (hostcheck.ClockState, error) { return hostcheck.ClockState{}, errors.New("no clock in this test") }
+	f.d.readClock = func() (hostcheck.ClockState, error) {
+		return hostcheck.ClockState{}, errors.New("no clock in this test")
+	}
 	f.d.statfs = func(string) (uint64, uint64, error) { return 0, 0, errors.New("no statfs in this test") }
 	f.owner = strconv.Itoa(os.Getuid())
 	if os.Getuid() == 0 {
@@ -425,7 +427,9 @@ func TestDoctorRun(t *testing.T) {
 	writeFile(t, conf, src, 0o644)
 	f.d.sabotd, f.d.configPath = bin, conf
 	f.d.pinExists = pinSet("GPIO17", "GPIO23", "GPIO24")
-	f.d.readClock = func() (hostcheck.ClockState, error) { return hostcheck.ClockState{Synced: true, MaxError: time.Second}, nil }
+	f.d.readClock = func() (hostcheck.ClockState, error) {
+		return hostcheck.ClockState{Synced: true, MaxError: time.Second}, nil
+	}
 	f.d.statfs = func(string) (uint64, uint64, error) { return 5000 << 20, 30000 << 20, nil }
 	got := f.d.run(context.Background())
 	var out strings.Builder
