@@ -269,8 +269,11 @@ func (d *doctor) checkConfig(ctx context.Context) (*doctorConfig, finding) {
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
-		return nil, fail("config", fmt.Sprintf("correct what is named above in %s; `sabotd --config %s --print-config` shows the effective configuration once it loads", d.configPath, d.configPath),
-			"%s does not load (%s exit status %d):\n%s", d.configPath, filepath.Base(d.sabotd), exit.ExitCode(), msg)
+		fix := fmt.Sprintf("correct what is named above in %s; `sabotd --config %s --print-config` shows the effective configuration once it loads", d.configPath, d.configPath)
+		if strings.Contains(msg, "permission denied") {
+			fix = "run sabot doctor as root (sudo): the package makes the configuration readable by root and the sabot group only"
+		}
+		return nil, fail("config", fix, "%s does not load (%s exit status %d):\n%s", d.configPath, filepath.Base(d.sabotd), exit.ExitCode(), msg)
 	}
 	var cfg doctorConfig
 	if err := toml.Unmarshal(stdout.Bytes(), &cfg); err != nil {

@@ -1,6 +1,7 @@
 // Command sabot is Sabot's command-line tool: it audits recorded shoes
 // (check), computes exact odds (odds), draws scoreboard roads and emulates a
-// card-reading shoe (shoe-sim) without hardware.
+// card-reading shoe (shoe-sim) without hardware, and checks a Pi's setup
+// for sabotd (doctor).
 //
 // Each subcommand lives in its own file and registers itself in init with
 // register. Exit status: 0 success, 1 the input was read and has findings
