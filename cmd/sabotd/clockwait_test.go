@@ -130,3 +130,24 @@ func TestClockWaitConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitLetsSabotdReadTheClock: the unit waits for time-sync.target and
+// its system call filter lets the read-only adjtimex through: allowed back
+// after ~@privileged (which holds @clock; later entries amend earlier
+// ones), no ProtectClock= (it refuses even the read, systemd #26413), and
+// EPERM rather than a kill for anything the filter refuses.
+func TestUnitLetsSabotdReadTheClock(t *testing.T) {
+	unit := string(mustRead(t, "../../systemd/sabotd.service"))
+	priv, allow := strings.Index(unit, "\nSystemCallFilter=~@privileged\n"), strings.Index(unit, "\nSystemCallFilter=adjtimex\n")
+	if priv < 0 || allow < priv {
+		t.Errorf("SystemCallFilter=adjtimex must follow SystemCallFilter=~@privileged (at %d, %d)", allow, priv)
+	}
+	for _, want := range []string{"\nWants=network-online.target time-sync.target\n", "\nAfter=network-online.target time-sync.target\n", "\nSystemCallErrorNumber=EPERM\n"} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("sabotd.service lacks %q", strings.TrimSpace(want))
+		}
+	}
+	if strings.Contains(unit, "\nProtectClock=") {
+		t.Error("sabotd.service sets ProtectClock=, which refuses the read-only adjtimex sabotd waits with")
+	}
+}
