@@ -95,3 +95,33 @@ func BenchmarkReplay(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(batch)), "ns/record")
 	j.Close()
 }
+
+// BenchmarkParseConfig loads the shipped example configuration (every key,
+// a TM1637 and its options): schema check, decode, registry checks.
+func BenchmarkParseConfig(b *testing.B) {
+	src, err := os.ReadFile("../../systemd/sabotd.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := ParseConfig(src, "sabotd.toml"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseConfigManyKeys: the worst file the loader parses,
+// MaxConfigSettings unknown keys in one table (the TOML library's time
+// grows with the square of the keys in a table).
+func BenchmarkParseConfigManyKeys(b *testing.B) {
+	src := manyKeys(MaxConfigSettings)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := ParseConfig(src, "big.toml"); err == nil {
+			b.Fatal("accepted")
+		}
+	}
+}

@@ -69,10 +69,12 @@ type ShoeConfig struct {
 	// (/dev/sabot-shoe from the udev rule, or /dev/serial/by-id/...).
 	// Required.
 	Device string `toml:"device"`
-	// Protocol is "sabot" (firmware-proto), "beetek" (Bee-Tek ASCII) or
-	// "lines" (one transcript token per line: bench readers and tests).
+	// Protocol is a protocol registered with drivers/shoe (shoe.Register):
+	// "sabot" (firmware-proto), "beetek" (Bee-Tek ASCII) or "lines" (one
+	// transcript token per line: bench readers and tests).
 	Protocol string `toml:"protocol"`
-	// Baud defaults to 115200 for "sabot", 9600 for "beetek" and "lines".
+	// Baud is one of shoe.BaudRates; not set, the protocol's DefaultBaud
+	// (115200 for "sabot", 9600 for "beetek" and "lines").
 	Baud int `toml:"baud"`
 	// DataBits (5–8, default 8), Parity ("none", "odd", "even", "mark",
 	// "space"; default "none") and StopBits ("1", "1.5", "2"; default "1")
@@ -82,11 +84,13 @@ type ShoeConfig struct {
 	Parity   string `toml:"parity"`
 	StopBits string `toml:"stop_bits"`
 	// Markers says whether the coup button delimits coups (the transcript
-	// "|"): "auto" (on unless the protocol is "beetek", which has no coup
-	// button, and no [gpio] coup_button is set), "on" or "off".
+	// "|"): "auto" (on if the protocol's registration says the shoe
+	// delimits coups itself, as "sabot" and "lines" do and "beetek" does
+	// not, or a [gpio] coup_button is set), "on" or "off".
 	Markers string `toml:"markers"`
 	// Gate says the shoe has a gate that the daemon locks whenever the
-	// tableau needs no card (protocol "sabot" only).
+	// tableau needs no card (a protocol whose registration has Gate:
+	// "sabot").
 	Gate bool `toml:"gate"`
 	// UIDRegistry is an optional file mapping RFID reader UIDs to cards
 	// (one "UID CARD" per line, '#' comments); a read that disagrees
@@ -262,9 +266,15 @@ func (e *ConfigError) Error() string {
 // it is read into memory.
 const (
 	// MaxConfigBytes bounds the file: LoadConfig reads at most this much.
-	MaxConfigBytes = 1 << 20
+	MaxConfigBytes = 256 << 10
 	// MaxConfigLine bounds a line (comments included), in bytes.
 	MaxConfigLine = 4096
+	// MaxConfigSettings bounds the lines that are neither blank nor a
+	// comment (the example has about 100). The TOML library checks each
+	// key against the keys already in its table one by one, so its time
+	// grows with the square of the keys: this bound keeps a wrong file
+	// from stalling the start.
+	MaxConfigSettings = 2000
 )
 
 // LoadConfig reads and validates the file at path on top of DefaultConfig.
@@ -292,8 +302,10 @@ func LoadConfig(path string) (Config, error) {
 	return ParseConfig(data, path)
 }
 
-// checkLines refuses a line longer than MaxConfigLine.
+// checkLines refuses a line longer than MaxConfigLine and more than
+// MaxConfigSettings lines that are not blank or comments.
 func checkLines(data []byte, file string) error {
+	settings := 0
 	for n := 1; len(data) > 0; n++ {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -301,6 +313,11 @@ func checkLines(data []byte, file string) error {
 		}
 		if i > MaxConfigLine {
 			return &ConfigError{File: file, Line: n, Msg: fmt.Sprintf("line longer than %d bytes", MaxConfigLine)}
+		}
+		if l := bytes.TrimSpace(data[:i]); len(l) > 0 && l[0] != '#' {
+			if settings++; settings > MaxConfigSettings {
+				return &ConfigError{File: file, Line: n, Msg: fmt.Sprintf("more than %d lines of settings: not a sabotd configuration", MaxConfigSettings)}
+			}
 		}
 		data = data[min(i+1, len(data)):]
 	}
@@ -345,7 +362,7 @@ func ParseConfig(data []byte, file string) (Config, error) {
 	}
 	keys := docKeys(data)
 	if errs := checkKeys(keys, raw, file); len(errs) > 0 {
-		return Config{}, errors.Join(errs...)
+		return Config{}, joinErrors(errs)
 	}
 	cfg := DefaultConfig()
 	// Every key is known and spelt exactly (checkKeys), so the decoder's
@@ -384,9 +401,23 @@ func ParseConfig(data []byte, file string) (Config, error) {
 		cfg.checkFiles(bad)
 	}
 	if len(errs) > 0 {
-		return Config{}, errors.Join(errs...)
+		return Config{}, joinErrors(errs)
 	}
 	return cfg, nil
+}
+
+// MaxConfigErrors bounds the errors one load reports: a wrong file (not a
+// configuration at all) would otherwise give one per line.
+const MaxConfigErrors = 20
+
+// joinErrors joins at most MaxConfigErrors errors, and says how many more
+// there were.
+func joinErrors(errs []error) error {
+	if len(errs) > MaxConfigErrors {
+		more := fmt.Errorf("config: and %d more errors", len(errs)-MaxConfigErrors)
+		errs = append(errs[:MaxConfigErrors:MaxConfigErrors], more)
+	}
+	return errors.Join(errs...)
 }
 
 // decodeError turns the TOML library's error into a *ConfigError.
@@ -800,10 +831,25 @@ type docKey struct {
 // docKeys lists every dotted key a (syntactically valid) TOML document
 // sets, tables and keys inside inline tables included, in document order,
 // so errors can name the line.
+//
+// Positions come from an index of line starts (the parser's Shape scans
+// the document from its start on every call, which made a file of many
+// keys quadratic).
 func docKeys(data []byte) []docKey {
 	var keys []docKey
 	var p unstable.Parser
 	p.Reset(data)
+	lineStarts := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			lineStarts = append(lineStarts, i+1)
+		}
+	}
+	position := func(r unstable.Range) unstable.Position {
+		off := int(r.Offset)
+		l := sort.Search(len(lineStarts), func(i int) bool { return lineStarts[i] > off }) // 1-based line
+		return unstable.Position{Offset: off, Line: l, Column: off - lineStarts[l-1] + 1}
+	}
 	var prefix []string
 	keyOf := func(n *unstable.Node) ([]string, unstable.Position) {
 		var parts []string
@@ -811,7 +857,7 @@ func docKeys(data []byte) []docKey {
 		it := n.Key()
 		for it.Next() {
 			if parts == nil {
-				at = p.Shape(it.Node().Raw).Start
+				at = position(it.Node().Raw)
 			}
 			part := string(it.Node().Data)
 			if strings.ContainsAny(part, ". ") || part == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,7 +174,40 @@ func TestLoadConfigNotAFile(t *testing.T) {
 	}
 	big := filepath.Join(dir, "big.toml")
 	os.WriteFile(big, bytes.Repeat([]byte("# a comment line of the sort that goes on\n"), MaxConfigBytes/40), 0o600)
-	if _, err := LoadConfig(big); err == nil || !strings.Contains(err.Error(), "big.toml: larger than 1048576 bytes") {
+	if _, err := LoadConfig(big); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("big.toml: larger than %d bytes", MaxConfigBytes)) {
 		t.Errorf("big file: %v", err)
+	}
+}
+
+// manyKeys is a file of n unknown keys, one per line: the wrong file given
+// as the configuration.
+func manyKeys(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "k%d = 1\n", i)
+	}
+	return b.Bytes()
+}
+
+// A file of nothing but unknown keys is refused with the first
+// MaxConfigErrors of them, their positions right, and a count of the rest;
+// past MaxConfigSettings lines it is refused before it is parsed.
+func TestConfigErrorsBounded(t *testing.T) {
+	src := manyKeys(MaxConfigSettings)
+	_, err := ParseConfig(src, "big.toml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	msg := err.Error()
+	lines := strings.Split(msg, "\n")
+	if len(lines) != MaxConfigErrors+1 || lines[0] != "config: big.toml:1:1: k0: unknown key" ||
+		lines[MaxConfigErrors-1] != fmt.Sprintf("config: big.toml:%d:1: k%d: unknown key", MaxConfigErrors, MaxConfigErrors-1) ||
+		lines[MaxConfigErrors] != fmt.Sprintf("config: and %d more errors", MaxConfigSettings-MaxConfigErrors) {
+		t.Errorf("%d lines:\n%.2000s", len(lines), msg)
+	}
+	src = append(append([]byte("# a comment\n\n"), src...), "k = 2\n"...)
+	_, err = ParseConfig(src, "big.toml")
+	if want := fmt.Sprintf("config: big.toml:%d: more than %d lines of settings", MaxConfigSettings+3, MaxConfigSettings); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("%d settings: %v, want %s", MaxConfigSettings+1, err, want)
 	}
 }
