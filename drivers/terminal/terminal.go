@@ -347,7 +347,7 @@ type Screen struct {
 }
 
 // New returns a Screen writing to w (usually os.Stdout). It writes nothing
-// until the first Render or SetStatus.
+// until the first Render, SetLamps or SetLastCoup.
 func New(w io.Writer) *Screen {
 	return &Screen{w: w}
 }
@@ -357,14 +357,6 @@ func (s *Screen) Render(f display.Frame) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.frame = f
-	return s.draw()
-}
-
-// SetStatus sets the lamp, last-coup and message lines and redraws.
-func (s *Screen) SetStatus(st Status) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.status = st
 	return s.draw()
 }
 
