@@ -115,7 +115,7 @@ func (w *soakWatch) coupCount() int {
 func newSoakWatch(t *testing.T, url, prefix string) *soakWatch {
 	t.Helper()
 	w := &soakWatch{r: newReceived(), coups: map[string]bool{}}
-	o := paho.NewClientOptions().AddBroker(url).SetClientID("soak-"+strings.ReplaceAll(prefix, "/", "-")).SetCleanSession(false).
+	o := paho.NewClientOptions().AddBroker(url).SetClientID("soak-" + strings.ReplaceAll(prefix, "/", "-")).SetCleanSession(false).
 		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
 		SetMaxReconnectInterval(200 * time.Millisecond).SetOrderMatters(true)
 	handler := func(_ paho.Client, m paho.Message) {
