@@ -3,6 +3,7 @@ package mqtt
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -120,5 +121,53 @@ func lastStatus(t testing.TB, msgs []received) string {
 func TestEmbeddedBrokerLoopbackOnly(t *testing.T) {
 	if _, err := StartEmbeddedBroker("0.0.0.0:0", nil); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Closing the embedded broker while clients connect and disconnect is
+// race-free and prompt. Under -race this failed (a data race between
+// mochi-mqtt's Server.Close and Server.EstablishConnection, upstream issue
+// 541) until Close first shut the listener down and waited for the broker
+// to let go of every connection.
+func TestEmbeddedBrokerCloseWhileConnecting(t *testing.T) {
+	connect := []byte{0x10, 13, 0, 4, 'M', 'Q', 'T', 'T', 4, 2, 0, 30, 0, 1, 'c'} // MQTT 3.1.1 CONNECT, id "c"
+	for i := range 100 {
+		b, err := StartEmbeddedBroker("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c, err := net.Dial("tcp", b.Addr())
+				if err != nil {
+					return // closed
+				}
+				c.Write(connect)
+				c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+				c.Read(make([]byte, 4)) // CONNACK, or nothing once closing
+				c.Close()
+			}
+		}()
+		time.Sleep(time.Duration(i%7) * time.Millisecond)
+		closed := make(chan error, 1)
+		go func() { closed <- b.Close() }()
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Close did not return within 10 s")
+		}
+		close(stop)
+		<-done
 	}
 }
