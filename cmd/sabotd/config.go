@@ -312,7 +312,7 @@ func checkLines(data []byte, file string) error {
 			i = len(data)
 		}
 		if i > MaxConfigLine {
-			return &ConfigError{File: file, Line: n, Msg: fmt.Sprintf("line longer than %d bytes", MaxConfigLine)}
+			return &ConfigError{File: file, Line: n, Col: MaxConfigLine + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxConfigLine)}
 		}
 		if l := bytes.TrimSpace(data[:i]); len(l) > 0 && l[0] != '#' {
 			if settings++; settings > MaxConfigSettings {

@@ -77,7 +77,7 @@ func configGaps() []gapCase {
 		{"quoted key with a dot", "table = \"T1\"\nstate.dir = \"%DIR%/state\"\nhttp.addr = \"off\"\n\"shoe.device\" = \"/dev/x\"\n",
 			[]string{"c.toml:4:", "unknown key"}},
 		{"line too long", head + "# " + strings.Repeat("x", 5000) + "\n",
-			[]string{"c.toml:6:", "longer than 4096 bytes"}},
+			[]string{"c.toml:6:4097: line longer than 4096 bytes"}},
 	}
 }
 
