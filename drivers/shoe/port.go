@@ -36,6 +36,10 @@ type PortConfig struct {
 	// WriteTimeout bounds each Write: output the line does not take within
 	// it is an error (0: 1 s).
 	WriteTimeout time.Duration
+	// RS485 is the half-duplex direction control (zero: off). OpenSerial
+	// applies it: RS485Kernel sets the tty's RS-485 mode after opening,
+	// RS485GPIO drives DE around every Write.
+	RS485 RS485Config
 }
 
 // Port is an open serial line. Read follows go.bug.st/serial: after
@@ -93,6 +97,9 @@ func (c *PortConfig) mode() (*serial.Mode, error) {
 	if c.ReadTimeout <= 0 {
 		return nil, fmt.Errorf("shoe: read timeout %v: must be positive", c.ReadTimeout)
 	}
+	if err := c.RS485.check(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -107,8 +114,12 @@ type serialPort struct {
 	// writes go through it so that a line that cannot drain makes Write
 	// time out instead of blocking a goroutine forever: go.bug.st/serial's
 	// own descriptor is blocking and its Close does not wake a writer.
-	lockFD    int
-	fdMu      sync.RWMutex // held (R) by Write while it uses lockFD
+	lockFD int
+	fdMu   sync.RWMutex // held (R) by Write while it uses lockFD
+	// de is set in RS485GPIO mode; charTime is one character's time on
+	// the wire (start, data, parity and stop bits), for draining.
+	de        *deControl
+	charTime  time.Duration
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -120,7 +131,11 @@ type serialPort struct {
 // the device. The lock is on the device node the symlink points to, so two
 // different symlinks to one adapter still conflict. No modem-status ioctl is
 // used, so pseudo-terminals work. A missing device gives an error wrapping
-// fs.ErrNotExist.
+// fs.ErrNotExist. With cfg.RS485 in RS485Kernel mode the tty is put in
+// RS-485 mode (TIOCSRS485) and the settings read back (TIOCGRS485); a
+// driver that refuses or changes them gives an error wrapping ErrRS485.
+// In RS485GPIO mode DE is released at open and asserted around each
+// Write.
 func OpenSerial(cfg PortConfig) (Port, error) {
 	mode, err := cfg.mode()
 	if err != nil {
@@ -170,7 +185,35 @@ func OpenSerial(cfg PortConfig) (Port, error) {
 	if wt <= 0 {
 		wt = time.Second
 	}
-	return &serialPort{Port: sp, name: name, writeTimeout: wt, lockFD: fd}, nil
+	p := &serialPort{Port: sp, name: name, writeTimeout: wt, lockFD: fd, charTime: charTime(cfg.Baud, mode)}
+	switch cfg.RS485.Mode {
+	case RS485Kernel:
+		if err := setKernelRS485(cfg.RS485.Ioctl, fd, name, cfg.RS485); err != nil {
+			sp.Close()
+			unix.Close(fd)
+			return nil, err
+		}
+	case RS485GPIO:
+		p.de = newDEControl(cfg.RS485)
+		if err := p.de.release(); err != nil {
+			sp.Close()
+			unix.Close(fd)
+			return nil, fmt.Errorf("%w (device %s)", err, name)
+		}
+	}
+	return p, nil
+}
+
+// charTime is the time one character takes on the wire at baud.
+func charTime(baud int, m *serial.Mode) time.Duration {
+	bits := 1 + m.DataBits + 1 // start, data, one stop bit
+	if m.Parity != serial.NoParity {
+		bits++
+	}
+	if m.StopBits != serial.OneStopBit {
+		bits++
+	}
+	return time.Duration(bits) * time.Second / time.Duration(baud)
 }
 
 // writePoll is how long Write waits for room in one go before it looks at
@@ -182,10 +225,21 @@ const writePoll = 20 * time.Millisecond
 // flow control held, or a pseudo-terminal nobody reads), or with ErrClosed
 // once Close has been called. It never blocks longer than the write timeout
 // plus one poll interval (20 ms).
+//
+// In RS485GPIO mode DE is asserted before and released after, once the
+// bytes have left the UART (see drain), with the configured delays.
 func (p *serialPort) Write(b []byte) (int, error) {
 	p.fdMu.RLock()
 	defer p.fdMu.RUnlock()
 	deadline := time.Now().Add(p.writeTimeout)
+	if p.de == nil {
+		return p.write(b, deadline)
+	}
+	return p.de.write(b, func(b []byte) (int, error) { return p.write(b, deadline) }, func() error { return p.drain(deadline) })
+}
+
+// write is Write without direction control; fdMu is held.
+func (p *serialPort) write(b []byte, deadline time.Time) (int, error) {
 	n := 0
 	for n < len(b) {
 		if p.closed.Load() {
@@ -217,6 +271,42 @@ func (p *serialPort) Write(b []byte) (int, error) {
 	return n, nil
 }
 
+// drain waits until the bytes written have left the UART: the tty's
+// output queue (TIOCOUTQ, polled until deadline, so a line held by flow
+// control fails instead of hanging), then tcdrain (TCSBRK with a non-zero
+// argument) for the driver's FIFO and shift register, which the UART
+// driver bounds by the FIFO's own drain time. On a pseudo-terminal both
+// return at once. fdMu is held.
+func (p *serialPort) drain(deadline time.Time) error {
+	for {
+		if p.closed.Load() {
+			return fmt.Errorf("shoe: drain %s: %w", p.name, ErrClosed)
+		}
+		q, err := unix.IoctlGetInt(p.lockFD, unix.TIOCOUTQ)
+		if err != nil {
+			return fmt.Errorf("shoe: drain %s: TIOCOUTQ: %w", p.name, err)
+		}
+		if q <= 0 {
+			break
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return fmt.Errorf("shoe: drain %s: %d bytes still queued after %v: %w", p.name, q, p.writeTimeout, os.ErrDeadlineExceeded)
+		}
+		time.Sleep(min(max(time.Duration(q)*p.charTime, 100*time.Microsecond), writePoll, left))
+	}
+	for {
+		err := unix.IoctlSetInt(p.lockFD, unix.TCSBRK, 1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("shoe: drain %s: tcdrain: %w", p.name, err)
+		}
+		return nil
+	}
+}
+
 // Close discards output the shoe has not taken (so a stuck line cannot make
 // the kernel wait for it to drain), closes the port, which wakes a blocked
 // Read, and releases the lock. It is idempotent.
@@ -227,6 +317,9 @@ func (p *serialPort) Close() error {
 		p.closeErr = p.Port.Close()
 		p.fdMu.Lock() // a Write in progress notices closed within writePoll
 		unix.Close(p.lockFD)
+		if p.de != nil {
+			_ = p.de.release() // Write released it; make sure
+		}
 		p.fdMu.Unlock()
 	})
 	return p.closeErr

@@ -53,6 +53,10 @@ type Options struct {
 	// Resume is the (boot id, sequence) of the last event the caller had
 	// already handled in a previous run, for sequenced protocols.
 	Resume Position
+	// RS485 is the half-duplex direction control of an RS-485 line
+	// (default off; [shoe] rs485 and the rs485_* keys). A kernel RS-485
+	// mode the adapter refuses stops Run with an error wrapping ErrRS485.
+	RS485 RS485Config
 
 	// Open opens the port (default OpenSerial: flock plus go.bug.st/serial).
 	Open OpenFunc
@@ -165,6 +169,7 @@ func New(opts Options) (*Shoe, error) {
 		StopBits:     opts.StopBits,
 		ReadTimeout:  opts.ReadTimeout,
 		WriteTimeout: opts.WriteTimeout,
+		RS485:        opts.RS485,
 	}
 	if _, err := cfg.mode(); err != nil {
 		return nil, err
@@ -191,6 +196,8 @@ func (s *Shoe) Protocol() Protocol { return s.proto }
 // that error). The first open failing because another process holds the
 // device is returned at once (an error wrapping ErrBusy); a missing device
 // is waited for: Run emits KindOffline and retries with capped backoff.
+// An adapter that refuses the configured RS-485 mode (an error wrapping
+// ErrRS485) is returned at once, on any open: retrying cannot help.
 // After an unplug or any read error the port is closed, KindOffline is
 // emitted at once (if the shoe was online) and the same path is reopened.
 // Run may be called once.
@@ -233,7 +240,7 @@ func (s *Shoe) Run(ctx context.Context, h Handler) error {
 		port, err := s.open(s.cfg)
 		if err != nil {
 			s.st.openErrors.Add(1)
-			if first && errors.Is(err, ErrBusy) {
+			if first && errors.Is(err, ErrBusy) || errors.Is(err, ErrRS485) {
 				return err
 			}
 			first = false
