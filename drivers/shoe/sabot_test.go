@@ -287,8 +287,15 @@ func TestSabotFaultyLine(t *testing.T) {
 	if vs.CorruptBytes == 0 || vs.Dropped == 0 || vs.Duplicated == 0 || vs.Split == 0 {
 		t.Fatalf("faults not injected: %+v", vs)
 	}
+	// The host must have seen the damage: corrupted frames, and the gaps
+	// that dropped frames leave. A duplicated frame is not necessarily
+	// counted as a duplicate: when its first copy arrived after a gap (the
+	// shoe streams on while a lost frame waits to be resent), both copies
+	// are gaps, so how many duplicates the host counts depends on timing
+	// (0 of 68 was seen under load); exactly-once delivery, checked above,
+	// is what matters.
 	st := s.Stats()
-	if st.BadFrames == 0 || st.Duplicates == 0 {
+	if st.BadFrames == 0 || st.Gaps == 0 {
 		t.Errorf("host saw no damage: %+v", st)
 	}
 	t.Logf("virtual shoe %+v", vs)
