@@ -40,6 +40,13 @@ const soakShortCoups = 600
 // maxStatePayload is the bound the soak checks on the retained state.
 const maxStatePayload = 8 << 10
 
+// soakWait is how long the soak waits for the daemon to catch up: a
+// minute, plus 20 ms a coup (about 5 ms a card, ten times what the
+// development machine takes) for the long form.
+func soakWait(coups int) time.Duration {
+	return time.Minute + time.Duration(coups)*20*time.Millisecond
+}
+
 func soakCoups(t *testing.T) int {
 	if s := os.Getenv("SABOT_SOAK_COUPS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -343,7 +350,7 @@ func soakSabot(t *testing.T, coups int) {
 		}
 		return evs
 	}
-	for end := time.Now().Add(60 * time.Second); len(events()) < n && time.Now().Before(end); {
+	for end := time.Now().Add(soakWait(coups)); len(events()) < n && time.Now().Before(end); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	samples = append(samples, sample(t, p, state, "end", w.coupCount()))
@@ -435,7 +442,7 @@ func soakBeetek(t *testing.T, coups int) {
 	var samples []soakSample
 	// Events the daemon has journaled: wait for it to take everything
 	// written so far.
-	settle := func(what string, cond func() bool) { waitFor(t, what, 60*time.Second, cond) }
+	settle := func(what string, cond func() bool) { waitFor(t, what, soakWait(coups), cond) }
 	written := 0
 	write := func(upTo int) {
 		for i, n := written, 0; i < upTo; i += n {
@@ -491,7 +498,7 @@ func soakBeetek(t *testing.T, coups int) {
 		}
 		return evs
 	}
-	for end := time.Now().Add(60 * time.Second); len(events()) < n && time.Now().Before(end); {
+	for end := time.Now().Add(soakWait(coups)); len(events()) < n && time.Now().Before(end); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if got := len(events()); got < n {
