@@ -95,6 +95,7 @@ type daemon struct {
 	mu       sync.Mutex
 	view     tableau.TableView
 	fatal    error
+	stopped  bool // stop was called: fatal is final
 	closed   bool
 	shoeUp   bool
 }
@@ -125,10 +126,13 @@ func newDaemon(cfg Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon,
 }
 
 // stop marks the daemon as finished by itself with err (nil for success).
+//
+// The first call decides: a later one (a reader that fails because the
+// daemon is stopping, say) does not turn a finished run into a failed one.
 func (d *daemon) stop(err error) {
 	d.mu.Lock()
-	if d.fatal == nil {
-		d.fatal = err
+	if !d.stopped {
+		d.stopped, d.fatal = true, err
 	}
 	d.mu.Unlock()
 	d.doneOnce.Do(func() { close(d.done) })
@@ -540,7 +544,7 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 			}
 			return err
 		})
-		if err != nil && ctx.Err() == nil && !errors.Is(err, shoe.ErrClosed) {
+		if err != nil && ctx.Err() == nil && !errors.Is(err, shoe.ErrClosed) && !errors.Is(err, errStopping) {
 			d.log.Error("shoe reader stopped", "err", err)
 			d.stop(err)
 		}

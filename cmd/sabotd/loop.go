@@ -73,6 +73,9 @@ func newTable(cfg Config, registry map[string]tableau.Card) (*tableau.Table, err
 	return tableau.NewTable(tc)
 }
 
+// errStopping is submit's error once the daemon is stopping.
+var errStopping = errors.New("sabotd: stopping")
+
 // submit hands an input to the main loop and waits until it is journaled
 // and applied (or ctx ends, or the daemon stops).
 func (d *daemon) submit(ctx context.Context, in tableau.Input) error {
@@ -82,7 +85,7 @@ func (d *daemon) submit(ctx context.Context, in tableau.Input) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-d.done:
-		return errors.New("sabotd: stopping")
+		return errStopping
 	}
 	select {
 	case err := <-r.done:
@@ -90,7 +93,7 @@ func (d *daemon) submit(ctx context.Context, in tableau.Input) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-d.done:
-		return errors.New("sabotd: stopping")
+		return errStopping
 	}
 }
 

@@ -459,3 +459,22 @@ func TestReplaySkipsUnencodableMessage(t *testing.T) {
 		t.Fatalf("sabot_mqtt_encode_errors_total = %v, want 1", n)
 	}
 }
+
+// A run that finished (stop(nil), as the demo does once every coup came
+// back) stays finished: the shoe reader's late "stopping" error does not
+// make it a failure. Before, the second stop replaced the nil and
+// TestDemoFast failed now and then with "demo failed: sabotd: stopping".
+func TestStopFirstCallDecides(t *testing.T) {
+	d := &daemon{done: make(chan struct{})}
+	d.stop(nil)
+	d.stop(errStopping)
+	if err := d.err(); err != nil {
+		t.Fatalf("err() = %v after stop(nil), want nil", err)
+	}
+	d = &daemon{done: make(chan struct{})}
+	d.stop(errors.New("journal: disk on fire"))
+	d.stop(nil)
+	if err := d.err(); err == nil || err.Error() != "journal: disk on fire" {
+		t.Fatalf("err() = %v, want the first error", err)
+	}
+}
