@@ -482,6 +482,31 @@ func (d *soakDaemon) sample(t *testing.T) (rssKiB, fds int) {
 	return rssKiB, len(ents)
 }
 
+// rssParts reads a process's RssAnon and RssFile (KiB) from
+// /proc/PID/status: the journal is a memory-mapped bbolt file, whose pages
+// read count in RSS as file pages (bounded by the journal's size, which
+// retention bounds), not as the daemon's heap.
+func rssParts(t *testing.T, pid int) (anon, file int) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		switch f[0] {
+		case "RssAnon:":
+			anon, _ = strconv.Atoi(f[1])
+		case "RssFile:":
+			file, _ = strconv.Atoi(f[1])
+		}
+	}
+	return anon, file
+}
+
 // metricValue reads an unlabelled sample from Prometheus text.
 func metricValue(t *testing.T, metrics, name string) float64 {
 	t.Helper()
@@ -606,6 +631,7 @@ func TestSoak(t *testing.T) {
 
 	type sample struct {
 		rss, fds, goroutines int
+		anon, file           int // RssAnon, RssFile (bbolt's memory-mapped journal)
 		heapKiB              int
 		coupsDone            int
 	}
@@ -618,13 +644,14 @@ func TestSoak(t *testing.T) {
 		}{{bt, btSub, &btSamples}, {sb, sbSub, &sbSamples}} {
 			var s sample
 			s.rss, s.fds = x.d.sample(t)
+			s.anon, s.file = rssParts(t, x.d.p.cmd.Process.Pid)
 			m := metricsOf(t, x.d.p)
 			s.goroutines = int(metricValue(t, m, "go_goroutines"))
 			s.heapKiB = int(metricValue(t, m, "go_memstats_heap_inuse_bytes") / 1024)
 			s.coupsDone = x.sub.coupCount()
 			*x.out = append(*x.out, s)
-			t.Logf("MEASURE soak %s %s: RSS %d KiB, heap in use %d KiB, %d fds, %d goroutines after %d coups",
-				at, x.d.name, s.rss, s.heapKiB, s.fds, s.goroutines, s.coupsDone)
+			t.Logf("MEASURE soak %s %s: RSS %d KiB (anonymous %d, file %d), heap in use %d KiB, %d fds, %d goroutines after %d coups",
+				at, x.d.name, s.rss, s.anon, s.file, s.heapKiB, s.fds, s.goroutines, s.coupsDone)
 		}
 	}
 	// reached waits until both tables have published n coups.
