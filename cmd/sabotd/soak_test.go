@@ -70,7 +70,11 @@ func soakCoups(t *testing.T) int {
 	if *soakCoupsFlag > 0 {
 		return *soakCoupsFlag
 	}
-	switch v := os.Getenv("SABOT_SOAK"); v {
+	v := os.Getenv("SABOT_SOAK")
+	if v == "" {
+		v = os.Getenv("SABOT_SOAK_COUPS") // the name an earlier soak used
+	}
+	switch v {
 	case "":
 		return soakShortCoups
 	case "month":
