@@ -106,6 +106,12 @@ func TestBoardEvents(t *testing.T) {
 	base := "http://" + m.d.http.addr
 	ev := openEvents(t, base+"/events")
 	s := ev.next(t, 5*time.Second)
+	// health() sees the link come up as the shoe driver reports it; the
+	// board's hub polls that status (boardStatusPoll), so the first state
+	// may still show the shoe offline: wait for the next.
+	for deadline := time.Now().Add(10 * time.Second); !s.ShoeOnline && time.Now().Before(deadline); {
+		s = ev.next(t, 5*time.Second)
+	}
 	if s.Table != "T-9" || s.Game != "EZ Baccarat" || s.Lang != "zh" || s.Phase != "no-shoe" ||
 		s.Limits != (boardLimits{Currency: "HK$", Min: 100, Max: 20000}) || !s.ShoeOnline || s.Assets == "" {
 		t.Fatalf("first state %+v", s)

@@ -32,8 +32,9 @@ addr = "off"
 }
 
 // startWithClock runs a Main whose clock probe answers synced from its
-// n-th call (never when n is 0), counting the calls.
-func startWithClock(t *testing.T, ctx context.Context, conf string, n int64) (*Main, *syncBuffer, *atomic.Int64, error) {
+// n-th call (never when n is 0), counting the calls; onProbe, if not nil,
+// is called with each call's number.
+func startWithClock(t *testing.T, ctx context.Context, conf string, n int64, onProbe func(int64)) (*Main, *syncBuffer, *atomic.Int64, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sabotd.toml")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
@@ -46,7 +47,13 @@ func startWithClock(t *testing.T, ctx context.Context, conf string, n int64) (*M
 		t.Fatal(err)
 	}
 	calls := &atomic.Int64{}
-	m.ClockSynced = func() (bool, error) { c := calls.Add(1); return n > 0 && c >= n, nil }
+	m.ClockSynced = func() (bool, error) {
+		c := calls.Add(1)
+		if onProbe != nil {
+			onProbe(c)
+		}
+		return n > 0 && c >= n, nil
+	}
 	m.clockPoll = 5 * time.Millisecond
 	err := m.Run(ctx)
 	t.Cleanup(func() { m.Close() })
@@ -57,7 +64,7 @@ func startWithClock(t *testing.T, ctx context.Context, conf string, n int64) (*M
 // sabotd says it waits, then that the clock is set, before it starts
 // anything that stamps an input (MQTT, the shoe).
 func TestClockWaitThenSynced(t *testing.T) {
-	_, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "1h"), 4)
+	_, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "1h"), 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +86,7 @@ func TestClockWaitThenSynced(t *testing.T) {
 // TestClockWaitTimeout: a clock that never synchronises holds the start
 // for clock_wait, then sabotd goes on with a warning.
 func TestClockWaitTimeout(t *testing.T) {
-	m, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "200ms"), 0)
+	m, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "200ms"), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +104,20 @@ func TestClockWaitTimeout(t *testing.T) {
 }
 
 // TestClockWaitStop: a stop while waiting ends the start at once.
+// The stop comes at the wait's second look at the clock, so the test does
+// not depend on how long the start takes before the wait (a 50 ms timer
+// did, and under load fired before the wait began).
 func TestClockWaitStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	_, _, _, err := startWithClock(t, ctx, clockWaitConfig(t, "1h"), 0)
+	defer cancel()
+	_, _, calls, err := startWithClock(t, ctx, clockWaitConfig(t, "1h"), 0, func(c int64) {
+		if c == 2 {
+			cancel()
+		}
+	})
+	if calls.Load() < 2 {
+		t.Fatalf("clock probed %d times: the wait did not begin", calls.Load())
+	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
@@ -109,7 +126,7 @@ func TestClockWaitStop(t *testing.T) {
 // TestClockWaitOff: clock_wait = "0s" does not even look at the clock;
 // the default is 90 s.
 func TestClockWaitOff(t *testing.T) {
-	_, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "0s"), 0)
+	_, logs, calls, err := startWithClock(t, context.Background(), clockWaitConfig(t, "0s"), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
