@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,14 +25,31 @@ import (
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// persistentSubscriber subscribes with a persistent session (clean session
-// off, QoS 1), so the broker keeps what it owes the subscriber across the
-// subscriber's and (with persistence) the broker's restarts.
-func persistentSubscriber(t *testing.T, url, prefix string, r *received, onCard func(map[string]any, time.Time)) paho.Client {
+// sessionSubscriber is a consumer with a persistent session: a fixed
+// client id, clean session off, one QoS 1 subscription made once (its
+// SUBACK awaited before the constructor returns). It never subscribes
+// again: after a reconnect it gets exactly what the broker kept in the
+// session, so a broker that lost the session cannot pass unnoticed (a
+// subscriber that subscribed again would get the messages published after
+// its new subscription, and miss, or not, those published before it:
+// the race TestE2EChaos used to lose now and then). It reconnects by
+// itself after a lost connection, unless held, and records for each
+// reconnect whether the broker still had the session (CONNACK's session
+// present flag).
+type sessionSubscriber struct {
+	t    *testing.T
+	c    paho.Client
+	done chan struct{} // closed at the test's end: stop reconnecting
+
+	mu      sync.Mutex
+	held    bool
+	heldAt  int    // len(resumed) when held
+	resumed []bool // per reconnect: the broker had the session
+}
+
+func newSessionSubscriber(t *testing.T, url, prefix string, r *received, onCard func(map[string]any, time.Time)) *sessionSubscriber {
 	t.Helper()
-	o := paho.NewClientOptions().AddBroker(url).SetClientID("chaos-sub").SetCleanSession(false).
-		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
-		SetMaxReconnectInterval(200 * time.Millisecond).SetOrderMatters(true)
+	s := &sessionSubscriber{t: t, done: make(chan struct{})}
 	handler := func(_ paho.Client, m paho.Message) {
 		now := time.Now()
 		if err := r.handle(m.Topic(), m.Payload()); err != nil {
@@ -45,14 +61,86 @@ func persistentSubscriber(t *testing.T, url, prefix string, r *received, onCard 
 			onCard(p, now)
 		}
 	}
-	o.SetDefaultPublishHandler(handler)
-	o.SetOnConnectHandler(func(c paho.Client) { c.Subscribe(prefix+"/#", 1, handler) })
-	c := paho.NewClient(o)
-	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+	// Auto-reconnect off: paho's does not tell whether the session was
+	// still there; reconnectLoop does.
+	o := paho.NewClientOptions().AddBroker(url).SetClientID("e2e-session-sub").SetCleanSession(false).
+		SetAutoReconnect(false).SetOrderMatters(true).SetConnectTimeout(5 * time.Second)
+	o.SetDefaultPublishHandler(handler) // messages of the session arrive before any Subscribe call
+	o.SetConnectionLostHandler(func(paho.Client, error) { go s.reconnectLoop() })
+	s.c = paho.NewClient(o)
+	if tok := s.c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscriber connect: %v", tok.Error())
 	}
-	t.Cleanup(func() { c.Disconnect(100) })
-	return c
+	if tok := s.c.Subscribe(prefix+"/#", 1, handler); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe %s/#: %v", prefix, tok.Error())
+	}
+	t.Cleanup(func() {
+		close(s.done)
+		s.c.Disconnect(100)
+	})
+	return s
+}
+
+// reconnectLoop connects again every 100 ms until it succeeds (waiting
+// while held) and records whether the broker had kept the session.
+func (s *sessionSubscriber) reconnectLoop() {
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		s.mu.Lock()
+		held := s.held
+		s.mu.Unlock()
+		if held {
+			continue
+		}
+		tok := s.c.Connect()
+		if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+			continue
+		}
+		s.mu.Lock()
+		s.resumed = append(s.resumed, tok.(*paho.ConnectToken).SessionPresent())
+		s.mu.Unlock()
+		return
+	}
+}
+
+// hold keeps the subscriber away from the broker once its connection is
+// lost, until release.
+func (s *sessionSubscriber) hold() {
+	s.mu.Lock()
+	s.held, s.heldAt = true, len(s.resumed)
+	s.mu.Unlock()
+}
+
+// release lets it reconnect and waits until it has (a connection lost and
+// made again since hold).
+func (s *sessionSubscriber) release(t *testing.T) {
+	t.Helper()
+	s.mu.Lock()
+	s.held = false
+	s.mu.Unlock()
+	waitFor(t, "the subscriber to reconnect", 30*time.Second, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.resumed) > s.heldAt
+	})
+}
+
+// checkSessions fails the test if a reconnect found the session gone, and
+// returns how many reconnects there were.
+func (s *sessionSubscriber) checkSessions(t *testing.T) int {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, present := range s.resumed {
+		if !present {
+			t.Errorf("reconnect %d of the subscriber: the broker no longer had its session (messages queued for it are lost)", i+1)
+		}
+	}
+	return len(s.resumed)
 }
 
 // withoutLink drops the link alerts (shoe-offline, shoe-online): the
@@ -241,7 +329,7 @@ func TestE2EVirtualShoe(t *testing.T) {
 	r := newReceived()
 	var mu sync.Mutex
 	var brokerLat []time.Duration
-	persistentSubscriber(t, broker.url(), "sabot/E2E-VS", r, func(p map[string]any, at time.Time) {
+	sub := newSessionSubscriber(t, broker.url(), "sabot/E2E-VS", r, func(p map[string]any, at time.Time) {
 		ts, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(p["time"]))
 		mu.Lock()
 		brokerLat = append(brokerLat, at.Sub(ts))
@@ -258,6 +346,7 @@ func TestE2EVirtualShoe(t *testing.T) {
 	n := countLines(want)
 	waitFor(t, fmt.Sprintf("%d events", n), 20*time.Second, func() bool { return len(withoutLink(r.events())) >= n })
 	matchEvents(t, withoutLink(r.events()), want)
+	sub.checkSessions(t)
 	_, rss := procStat(t, p.cmd.Process.Pid)
 	metrics := metricsOf(t, p)
 	if m := regexp.MustCompile(`sabot_gate_commands_total\{state="locked"\} (\d+)`).FindStringSubmatch(metrics); m == nil || m[1] != strconv.Itoa(strings.Count(want, `"type":"coup"`)) {
@@ -300,19 +389,25 @@ func TestE2EVirtualShoe(t *testing.T) {
 }
 
 // TestE2EChaos deals one shoe from the virtual shoe while sabotd is killed
-// with SIGKILL at random points several times, the broker is killed and
-// restarted, 1% of the serial bytes are corrupted and the virtual cable is
-// pulled: the union of the coups, alerts and voids received, de-duplicated
+// with SIGKILL at random points several times, 1% of the serial bytes are
+// corrupted, the virtual cable is pulled, and the broker is restarted once
+// mid-shoe: the union of the coups, alerts and voids received, de-duplicated
 // by id, is exactly what `sabot check` says for the shoe, and no id carries
 // two different payloads.
+//
+// The guarantee checked at the broker's restart is the one an integrator
+// gets from a persistent broker and a persistent session: the broker is
+// stopped with SIGTERM (a service restart; it saves its database) while the
+// subscriber is away, and the subscriber stays away until sabotd has
+// reconnected and the restarted broker has acknowledged card messages and
+// every message of sabotd's outbox. The subscriber never
+// subscribes again, so everything it gets after the restart came through
+// the session the broker saved and restored: every reconnect must find its
+// session present. (A SIGKILLed Mosquitto can lose messages it has already
+// acknowledged, which no publisher can send again: see
+// startPersistentMosquitto.)
 func TestE2EChaos(t *testing.T) {
-	broker := startMosquitto(t)
-	// Persistence, so the broker's restart keeps the subscriber's session.
-	conf, _ := os.ReadFile(broker.conf)
-	conf = bytes.Replace(conf, []byte("persistence false"), []byte("persistence true\npersistence_location "+t.TempDir()+"/"), 1)
-	os.WriteFile(broker.conf, conf, 0o600)
-	broker.stop()
-	broker.start()
+	broker := startPersistentMosquitto(t)
 
 	toks, err := sim.DealShoes(11, 8, 1)
 	if err != nil {
@@ -323,7 +418,7 @@ func TestE2EChaos(t *testing.T) {
 	want := expectedCheck(t, tr.String())
 
 	r := newReceived()
-	persistentSubscriber(t, broker.url(), "sabot/E2E-CH", r, nil)
+	sub := newSessionSubscriber(t, broker.url(), "sabot/E2E-CH", r, nil)
 	// The virtual shoe: 1% of the bytes corrupted, the cable pulled (the
 	// pty replaced, its symlink re-pointed) before 1% of the cards.
 	shoe := startShoeSim(t, tr.String(), "--rate", "120", "--seed", "5", "--faults", "corrupt=0.01,pull=0.01", "--pull-time", "300ms")
@@ -333,7 +428,7 @@ func TestE2EChaos(t *testing.T) {
 	simDone := shoe.done
 
 	rng := rand.New(rand.NewPCG(5, 8))
-	kills := 0
+	kills, brokerRestarts := 0, 0
 	for i := 0; i < 6; i++ {
 		select {
 		case err := <-simDone:
@@ -343,10 +438,8 @@ func TestE2EChaos(t *testing.T) {
 		case <-time.After(time.Duration(300+rng.IntN(700)) * time.Millisecond):
 		}
 		if i == 2 {
-			broker.cmd.Process.Signal(syscall.SIGTERM)
-			broker.cmd.Wait()
-			time.Sleep(time.Second)
-			broker.start()
+			restartBrokerWhileAway(t, broker, sub, p)
+			brokerRestarts++
 			continue
 		}
 		p.kill()
@@ -362,9 +455,10 @@ func TestE2EChaos(t *testing.T) {
 		t.Fatalf("sabot shoe-sim did not finish\n%s", shoe.out.String())
 	}
 	pulls := strings.Count(shoe.out.String(), "/dev/pts/") - 1 // the device is printed again after every pull
-	if kills < 3 || pulls < 1 {
-		t.Fatalf("chaos too mild: %d kills, %d cable pulls", kills, pulls)
+	if kills < 3 || pulls < 1 || brokerRestarts != 1 {
+		t.Fatalf("chaos too mild: %d kills, %d cable pulls, %d broker restarts", kills, pulls, brokerRestarts)
 	}
+	reconnects := sub.checkSessions(t) // a lost session explains missing events
 	n := countLines(want)
 	events := func() []map[string]any { return withoutLink(r.events()) }
 	waitFor(t, fmt.Sprintf("%d events", n), 30*time.Second, func() bool { return len(events()) >= n })
@@ -376,7 +470,47 @@ func TestE2EChaos(t *testing.T) {
 	if len(r.dupes) > 0 {
 		t.Fatalf("ids with two different payloads: %v", r.dupes)
 	}
-	t.Logf("chaos: %d kills of sabotd, the broker restarted once, %d cable pulls, 1%% of the bytes corrupted", kills, pulls)
+	t.Logf("chaos: %d kills of sabotd, the broker restarted once, %d cable pulls, 1%% of the bytes corrupted; the subscriber reconnected %d times", kills, pulls, reconnects)
+}
+
+// restartBrokerWhileAway stops the broker (SIGTERM) and starts it again
+// with the subscriber held away, and lets the subscriber back only once
+// sabotd p is connected to the new broker, which has acknowledged at least
+// one card message and everything in p's outbox: what the old broker had
+// not delivered and what the new one got can reach the subscriber only
+// through the session the broker saved.
+func restartBrokerWhileAway(t *testing.T, broker *mosquitto, sub *sessionSubscriber, p *sabotdProc) {
+	t.Helper()
+	_, acked := histogramQuantile(metricsOf(t, p), "sabot_card_to_broker_ack_seconds", 0.5)
+	sub.hold()
+	broker.term()
+	time.Sleep(time.Second)
+	broker.start()
+	waitFor(t, "sabotd to deliver to the restarted broker", 30*time.Second, func() bool {
+		h := healthOf(t, p)
+		_, n := histogramQuantile(metricsOf(t, p), "sabot_card_to_broker_ack_seconds", 0.5)
+		return h.Broker && h.Backlog == 0 && n > acked
+	})
+	sub.release(t)
+}
+
+// healthOf reads the daemon's /healthz.
+func healthOf(t *testing.T, p *sabotdProc) health {
+	t.Helper()
+	m := httpAddrRE.FindStringSubmatch(p.logs.String())
+	if m == nil {
+		t.Fatalf("no http address in the log")
+	}
+	resp, err := http.Get("http://" + m[1] + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h health
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatalf("/healthz: %v", err)
+	}
+	return h
 }
 
 func grepLines(s, sub string) string {

@@ -95,25 +95,61 @@ func freePort(t *testing.T) int {
 type mosquitto struct {
 	t    *testing.T
 	bin  string
+	dir  string
 	conf string
 	port int
 	cmd  *exec.Cmd
 	log  *bytes.Buffer
+	// persistent: the broker saves its sessions and retained messages in
+	// dir (mosquitto.db) when it stops and reads them back when it starts;
+	// it logs to dir/mosquitto.log.
+	persistent bool
 }
 
-func startMosquitto(t *testing.T) *mosquitto {
+// startMosquitto runs a broker without persistence: sessions live as long
+// as the process.
+func startMosquitto(t *testing.T) *mosquitto { return runMosquitto(t, false) }
+
+// startPersistentMosquitto runs a broker with persistence, so that a
+// subscriber's persistent session (and the QoS 1 messages queued in it)
+// survives a stop with SIGTERM (term) and a start. Only that clean stop:
+// Mosquitto sends PUBACK before it saves (it saves between passes of its
+// event loop, src/loop.c), so after a SIGKILL even autosave_on_changes can
+// miss messages it has acknowledged.
+func startPersistentMosquitto(t *testing.T) *mosquitto { return runMosquitto(t, true) }
+
+func runMosquitto(t *testing.T, persistent bool) *mosquitto {
 	t.Helper()
 	bin := testenv.NeedProgram(t, "mosquitto")
 	dir := t.TempDir()
-	m := &mosquitto{t: t, bin: bin, port: freePort(t), conf: filepath.Join(dir, "mosquitto.conf")}
+	m := &mosquitto{t: t, bin: bin, dir: dir, port: freePort(t), conf: filepath.Join(dir, "mosquitto.conf"), persistent: persistent}
 	// set_tcp_nodelay: without it the broker holds small packets (PUBACKs)
 	// for Nagle's algorithm, tens of milliseconds each; see drivers/mqtt/README.md.
-	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\nmax_inflight_messages 0\nmax_queued_messages 100000\nset_tcp_nodelay true\n", m.port)
+	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\nmax_inflight_messages 0\nmax_queued_messages 100000\nset_tcp_nodelay true\n", m.port)
+	if persistent {
+		// user root: Mosquitto started as root switches to the user
+		// "mosquitto", which cannot write into this root-owned 0700
+		// directory. It then logged "Error saving in-memory database ...
+		// Permission denied" at every stop and came back with no sessions
+		// (a subscriber's QoS 1 messages published meanwhile went nowhere).
+		// Started as another user, Mosquitto ignores the option.
+		conf += fmt.Sprintf("persistence true\npersistence_location %s/\nuser root\nlog_dest file %s\n"+
+			"log_type error\nlog_type warning\nlog_type notice\nlog_type information\nconnection_messages true\n",
+			dir, filepath.Join(dir, "mosquitto.log"))
+	} else {
+		conf += "persistence false\n"
+	}
 	if err := os.WriteFile(m.conf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	m.start()
-	t.Cleanup(m.stop)
+	t.Cleanup(func() {
+		m.stop()
+		if persistent && t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(dir, "mosquitto.log"))
+			t.Logf("mosquitto log:\n%s", b)
+		}
+	})
 	return m
 }
 
@@ -136,7 +172,8 @@ func (m *mosquitto) start() {
 			return
 		}
 		if time.Now().After(deadline) {
-			m.t.Fatalf("mosquitto did not start: %v\n%s", err, m.log.String())
+			logFile, _ := os.ReadFile(filepath.Join(m.dir, "mosquitto.log"))
+			m.t.Fatalf("mosquitto did not start: %v\n%s%s", err, m.log.String(), logFile)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -147,6 +184,30 @@ func (m *mosquitto) stop() {
 		m.cmd.Process.Kill()
 		m.cmd.Wait()
 		m.cmd = nil
+	}
+}
+
+// term stops the broker with SIGTERM, as a service restart does, and waits
+// for it. A persistent broker must have saved its database: the test fails
+// here, naming the broker's error, rather than later with messages
+// missing.
+func (m *mosquitto) term() {
+	m.t.Helper()
+	if m.cmd == nil {
+		return
+	}
+	m.cmd.Process.Signal(syscall.SIGTERM)
+	m.cmd.Wait()
+	m.cmd = nil
+	if !m.persistent {
+		return
+	}
+	b, _ := os.ReadFile(filepath.Join(m.dir, "mosquitto.log"))
+	if i := bytes.Index(b, []byte("Error saving")); i >= 0 {
+		m.t.Fatalf("mosquitto did not save its persistence database: %s", bytes.SplitN(b[i:], []byte("\n"), 3)[:2])
+	}
+	if _, err := os.Stat(filepath.Join(m.dir, "mosquitto.db")); err != nil {
+		m.t.Fatalf("mosquitto stopped without a persistence database: %v", err)
 	}
 }
 
