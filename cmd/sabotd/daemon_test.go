@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,22 +82,35 @@ func (r *received) events() []map[string]any {
 	return append([]map[string]any(nil), r.order...)
 }
 
-// subscribe connects a paho subscriber to url for prefix/#.
+// subscribe connects a paho subscriber to url for prefix/# (QoS 1, clean
+// session) and returns once the broker has acknowledged the subscription
+// (SUBACK), so that nothing published after it returns is missed. (It
+// used to subscribe from the connect handler without waiting: a message
+// published before the broker had the subscription went nowhere.) After a
+// lost connection it subscribes again; what was published in between is
+// lost, so tests that take the broker away use sessionSubscriber.
 func subscribe(t *testing.T, url, prefix string, r *received) paho.Client {
 	t.Helper()
+	handler := func(_ paho.Client, m paho.Message) {
+		if err := r.handle(m.Topic(), m.Payload()); err != nil {
+			t.Errorf("bad payload on %s: %v", m.Topic(), err)
+		}
+	}
 	o := paho.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("test-sub-%d", time.Now().UnixNano())).
 		SetCleanSession(true).SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond)
+	var connects atomic.Int32
 	o.SetOnConnectHandler(func(c paho.Client) {
-		c.Subscribe(prefix+"/#", 1, func(_ paho.Client, m paho.Message) {
-			if err := r.handle(m.Topic(), m.Payload()); err != nil {
-				t.Errorf("bad payload on %s: %v", m.Topic(), err)
-			}
-		})
+		if connects.Add(1) > 1 { // the first subscription is made below
+			c.Subscribe(prefix+"/#", 1, handler)
+		}
 	})
 	c := paho.NewClient(o)
 	tok := c.Connect()
 	if !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscriber connect: %v", tok.Error())
+	}
+	if tok := c.Subscribe(prefix+"/#", 1, handler); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe %s/#: %v", prefix, tok.Error())
 	}
 	t.Cleanup(func() { c.Disconnect(100) })
 	return c
