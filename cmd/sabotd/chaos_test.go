@@ -97,7 +97,12 @@ func (s *sessionSubscriber) reconnectLoop() {
 			continue
 		}
 		tok := s.c.Connect()
-		if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		select {
+		case <-tok.Done(): // bounded by the connect timeout
+		case <-s.done:
+			return
+		}
+		if tok.Error() != nil {
 			continue
 		}
 		s.mu.Lock()
