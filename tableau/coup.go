@@ -279,6 +279,7 @@ func (c *Coup) settledEvent(e *CoupEvent, r Rules, shoe, coup int) {
 				*dst[i] = r.settle(&f, b)
 			}
 		}
+		r.settleSides(c, &f, s)
 	}
 }
 

@@ -159,6 +159,8 @@ func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
 		}{
 			{&s.Player, false}, {&s.Banker, false}, {&s.Tie, false}, {&s.PlayerPair, false},
 			{&s.BankerPair, false}, {&s.Dragon7, true}, {&s.Panda8, true},
+			{&s.PerfectPair, true}, {&s.EitherPair, true}, {&s.Big, true}, {&s.Small, true},
+			{&s.DragonPlayer, true}, {&s.DragonBanker, true}, {&s.Lucky6, true},
 		} {
 			if p.omit && *p.p == (Payout{}) {
 				continue
@@ -245,11 +247,12 @@ var (
 	flagsJSON [64]string
 	// payoutTexts[field][outcome][net]: a settlement entry (key included,
 	// with its leading comma after the first) for a usual net value.
-	payoutTexts [7][Push + 1][len(usualNets)]string
+	payoutTexts [len(payoutKeys)][Push + 1][len(usualNets)]string
 )
 
 // payoutKeys are the settlement keys in order, as appendCoupJSON writes them.
-var payoutKeys = [7]string{`"player":`, `,"banker":`, `,"tie":`, `,"player_pair":`, `,"banker_pair":`, `,"dragon7":`, `,"panda8":`}
+var payoutKeys = [14]string{`"player":`, `,"banker":`, `,"tie":`, `,"player_pair":`, `,"banker_pair":`, `,"dragon7":`, `,"panda8":`,
+	`,"perfect_pair":`, `,"either_pair":`, `,"big":`, `,"small":`, `,"dragon_player":`, `,"dragon_banker":`, `,"lucky6":`}
 
 // usualNets are the nets the rule profiles pay (per unit staked).
 var usualNets = [...]float64{-1, 0, 0.5, 0.95, 1, 8, 9, 11, 25, 40}

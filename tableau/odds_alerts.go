@@ -90,8 +90,29 @@ func AdvantageAlert(shoe, coup int, b BetEV) Event {
 // (see the package-level Advantages). The daemon may call it after every
 // card; it does not allocate given a dst of capacity 7.
 func (f *Fold) Advantages(dst []BetEV, threshold float64) ([]BetEV, error) {
-	rc := f.comp.RemainingRanks()
-	return Advantages(dst, &rc, f.opts.Rules, threshold)
+	return compAdvantages(dst, &f.comp, f.opts.Rules, threshold)
+}
+
+// compAdvantages is Advantages on a composition: the main bets on its
+// ranks, and the side bets r offers with the suits where they are known
+// (Perfect Pair is valued only then).
+func compAdvantages(dst []BetEV, comp *Composition, r Rules, threshold float64) ([]BetEV, error) {
+	rc := comp.RemainingRanks()
+	no := r
+	no.Side.Offered = 0
+	dst, err := Advantages(dst, &rc, no, threshold)
+	if err != nil || r.Side.Offered == 0 {
+		return dst, err
+	}
+	cc, known := comp.RemainingCards()
+	if !known {
+		// Suits unknown: value the rest by ranks alone.
+		cc = CardCounts{}
+		for i, v := range rc {
+			cc[i][0] = v
+		}
+	}
+	return appendSideAdvantages(dst, &cc, known, r, threshold)
 }
 
 // FeedAdvantages is Feed plus the advantage check of `sabot check
@@ -111,9 +132,8 @@ func (f *Fold) FeedAdvantages(tok Token, threshold float64, out []Event) []Event
 	if f.phase != PhaseCoup || (f.shoe == shoe && f.coupNum == coup) {
 		return out // not the first card of a coup
 	}
-	rc := before.RemainingRanks()
-	var buf [len(oddsBetOrder)]BetEV
-	advs, err := Advantages(buf[:0], &rc, f.opts.Rules, threshold)
+	var buf [len(oddsBetOrder) + 7]BetEV // + the side bets
+	advs, err := compAdvantages(buf[:0], &before, f.opts.Rules, threshold)
 	if err != nil || len(advs) == 0 {
 		return out
 	}
@@ -142,6 +162,15 @@ func BestAdvantage(remaining *Composition, rules Rules) (bet string, ev float64)
 	for _, b := range oddsBetOrder {
 		if e, ok := o.EV(b, rules); ok && e > bestEV {
 			best, bestEV = b, e
+		}
+	}
+	if rules.Side.Offered != 0 {
+		var buf [7]BetEV
+		sides, _ := compAdvantages(buf[:0], remaining, Rules{Side: rules.Side}, -2)
+		for _, s := range sides {
+			if isSideBet(s.Bet) && s.EV > bestEV {
+				best, bestEV = s.Bet, s.EV
+			}
 		}
 	}
 	return OddsKey(best), bestEV

@@ -1,5 +1,7 @@
 package tableau
 
+import "strings"
+
 // oddsBetOrder is the order bets are reported in by the odds engine and by
 // `sabot odds` (banker first).
 var oddsBetOrder = [...]Bet{BetBanker, BetPlayer, BetTie, BetPlayerPair, BetBankerPair, BetDragon7, BetPanda8}
@@ -15,6 +17,9 @@ func OddsKey(b Bet) string {
 		return "banker_pair"
 	case BetPlayer, BetBanker, BetTie, BetDragon7, BetPanda8:
 		return b.String()
+	}
+	if isSideBet(b) { // "perfect_pair", "dragon_player", …
+		return strings.ReplaceAll(b.String(), "-", "_")
 	}
 	return ""
 }
@@ -103,5 +108,28 @@ func Advantages(dst []BetEV, rc *RankCounts, r Rules, threshold float64) ([]BetE
 	if err := o.Analyze(rc); err != nil {
 		return dst, err
 	}
-	return o.AppendAdvantages(dst, r, threshold), nil
+	dst = o.AppendAdvantages(dst, r, threshold)
+	if r.Side.Offered == 0 {
+		return dst, nil
+	}
+	// Only ranks are known here: Perfect Pair is not valued (see
+	// Fold.Advantages, which knows the suits).
+	var cc CardCounts
+	for i, v := range rc {
+		cc[i][0] = v
+	}
+	return appendSideAdvantages(dst, &cc, false, r, threshold)
+}
+
+// appendSideAdvantages values the side bets r offers on the shoe cc (see
+// AnalyzeSideBets) and appends those above threshold.
+func appendSideAdvantages(dst []BetEV, cc *CardCounts, suitsKnown bool, r Rules, threshold float64) ([]BetEV, error) {
+	if r.Side.Offered == 0 {
+		return dst, nil
+	}
+	so, err := AnalyzeSideBets(cc, suitsKnown)
+	if err != nil {
+		return dst, err
+	}
+	return so.AppendAdvantages(dst, r, threshold), nil
 }

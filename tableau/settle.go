@@ -70,11 +70,20 @@ func (g *Game) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Rules is a table's rule profile: the game and the tie payout. The zero
-// value is punto banco with ties paying 8:1.
+// Rules is a table's rule profile: the game, the tie payout and the side
+// bets offered with their pay tables. The zero value is punto banco with
+// ties paying 8:1 and no side bet.
 type Rules struct {
 	Game    Game
-	TiePays int // tie pays TiePays:1; 8 or 9; 0 means 8
+	TiePays int       // tie pays TiePays:1; 8 or 9; 0 means 8
+	Side    SideRules // side bets offered (none in the zero value)
+}
+
+// SideRules says which side bets a table offers (see sidebets.go) and
+// what they pay.
+type SideRules struct {
+	Offered SideSet
+	Pays    SidePays // zero fields: DefaultSidePays
 }
 
 // tiePays returns the effective tie payout.
@@ -94,11 +103,21 @@ func (r Rules) Validate() error {
 	if t := r.tiePays(); t != 8 && t != 9 {
 		return fmt.Errorf("%w: tie pays %d:1 (want 8 or 9)", ErrRules, t)
 	}
-	return nil
+	if r.Side.Offered>>len(SideBets) != 0 {
+		return fmt.Errorf("%w: invalid side-bet set %#x", ErrRules, uint8(r.Side.Offered))
+	}
+	return r.Side.Pays.Validate()
 }
 
-// String formats the profile as "punto-banco tie 8:1".
-func (r Rules) String() string { return fmt.Sprintf("%s tie %d:1", r.Game, r.tiePays()) }
+// String formats the profile as "punto-banco tie 8:1", followed by
+// " side dragon-player,lucky6" when side bets are offered.
+func (r Rules) String() string {
+	s := fmt.Sprintf("%s tie %d:1", r.Game, r.tiePays())
+	if r.Side.Offered != 0 {
+		s += " side " + r.Side.Offered.String()
+	}
+	return s
+}
 
 // Bet is a wager on a coup.
 type Bet uint8
@@ -136,6 +155,9 @@ func (b Bet) String() string {
 	case BetPanda8:
 		return "panda8"
 	}
+	if isSideBet(b) {
+		return sideBetNames[b-BetPerfectPair]
+	}
 	return fmt.Sprintf("Bet(%d)", uint8(b))
 }
 
@@ -147,7 +169,7 @@ func (r Rules) Offers(b Bet) bool {
 	case BetDragon7, BetPanda8:
 		return r.Game == GameEZ
 	}
-	return false
+	return r.Side.Offered.Has(b)
 }
 
 // Outcome is a bet's result. OutcomeNone (zero) means "not settled".
@@ -234,6 +256,11 @@ func (r Rules) Settle(c Coup, b Bet) (Payout, error) {
 	if f.winner == WinnerNone {
 		return Payout{}, ErrCoupIncomplete
 	}
+	if isSideBet(b) {
+		sf := c.sideFacts()
+		p := r.Side.Pays.effective()
+		return settleSide(&f, &sf, b, &p), nil
+	}
 	return r.settle(&f, b), nil
 }
 
@@ -309,6 +336,36 @@ type Settlement struct {
 	BankerPair Payout `json:"banker_pair"`
 	Dragon7    Payout `json:"dragon7,omitzero"`
 	Panda8     Payout `json:"panda8,omitzero"`
+
+	// The side bets, only when offered (Rules.Side). PerfectPair is also
+	// zero when a rank-only read leaves its outcome unknown.
+	PerfectPair  Payout `json:"perfect_pair,omitzero"`
+	EitherPair   Payout `json:"either_pair,omitzero"`
+	Big          Payout `json:"big,omitzero"`
+	Small        Payout `json:"small,omitzero"`
+	DragonPlayer Payout `json:"dragon_player,omitzero"`
+	DragonBanker Payout `json:"dragon_banker,omitzero"`
+	Lucky6       Payout `json:"lucky6,omitzero"`
+}
+
+// sidePayouts returns the side-bet fields of s in SideBets order.
+func (s *Settlement) sidePayouts() [7]*Payout {
+	return [7]*Payout{&s.PerfectPair, &s.EitherPair, &s.Big, &s.Small, &s.DragonPlayer, &s.DragonBanker, &s.Lucky6}
+}
+
+// settleSides fills the side bets r offers on the complete coup c (facts
+// f) into s.
+func (r Rules) settleSides(c *Coup, f *coupFacts, s *Settlement) {
+	if r.Side.Offered == 0 {
+		return
+	}
+	sf := c.sideFacts()
+	p := r.Side.Pays.effective()
+	for i, dst := range s.sidePayouts() {
+		if b := SideBets[i]; r.Side.Offered.Has(b) {
+			*dst = settleSide(f, &sf, b, &p)
+		}
+	}
 }
 
 // Of returns the payout of bet b (zero if not settled or not offered).
@@ -328,6 +385,9 @@ func (s *Settlement) Of(b Bet) Payout {
 		return s.Dragon7
 	case BetPanda8:
 		return s.Panda8
+	}
+	if isSideBet(b) {
+		return *s.sidePayouts()[b-BetPerfectPair]
 	}
 	return Payout{}
 }
@@ -350,5 +410,6 @@ func (r Rules) SettleAll(c Coup) (Settlement, error) {
 			*dst[i] = r.settle(&f, b)
 		}
 	}
+	r.settleSides(&c, &f, &s)
 	return s, nil
 }
