@@ -125,6 +125,9 @@ type Board struct {
 	clock    clockwork.Clock
 	debounce time.Duration
 	closers  []io.Closer
+	pins     pinSource                         // for Pin
+	hostInit func() (*driverreg.State, error) // for Pin: not called yet (nil once called, or for "fake")
+	prefix   string                           // Options.KeyPrefix
 	showMu   sync.Mutex
 	lastCoup string // the terminal's last-coup line
 }
@@ -133,6 +136,7 @@ type Board struct {
 type Fake struct {
 	// Pins by output or input name (OutAlarmLamp, InAckKey, ...): every
 	// output and input exists on the fake board, fitted in config or not.
+	// Pins asked for with Board.Pin are here under their id.
 	Pins map[string]*gpiotest.Pin
 	// Chip is the fake a chip driven on bare pins hands the board
 	// (ledchip.Bus.SetFake): a *tm1637test.Bus for the TM1637; nil for
@@ -263,17 +267,41 @@ func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
 			if _, err := o.HostInit(); err != nil {
 				return nil, fmt.Errorf("board: periph host init: %w", err)
 			}
+		} else {
+			b.hostInit = o.HostInit // Pin calls it if a pin is asked for
 		}
 		pins = realPins{o}
 	case BackendFake:
 		b.Fake = &Fake{Pins: map[string]*gpiotest.Pin{}, activeHigh: g.InputsActiveHigh}
 		pins = fakePins{b.Fake, o.Clock}
 	}
+	b.pins, b.prefix = pins, o.KeyPrefix
 	if err := b.open(g, d, settings, o, pins); err != nil {
 		_ = b.Close()
 		return nil, err
 	}
 	return b, nil
+}
+
+// Pin resolves one more output pin after Open, through the same backend
+// as the [gpio] pins, for a driver outside the board that drives a line of
+// its own (the shoe's RS-485 driver enable, [shoe] rs485_de): periph's
+// gpioreg after host.Init for backend "gpio", a gpiotest pin stored in
+// Fake.Pins[id] for backend "fake". key is the pin's config key
+// ("shoe.rs485_de", Options.KeyPrefix put before it); a name the GPIO
+// chip does not have is a *ConfigError (ErrConfig: sabotd exits 2). The
+// caller drives the pin; the board does not.
+func (b *Board) Pin(key, id, name string) (gpio.PinIO, error) {
+	if name == "" {
+		return nil, configErr(b.prefix+key, "no pin named")
+	}
+	if b.hostInit != nil {
+		if _, err := b.hostInit(); err != nil {
+			return nil, fmt.Errorf("board: periph host init: %w", err)
+		}
+		b.hostInit = nil
+	}
+	return b.pins.pin(b.prefix+key, id, name, false)
 }
 
 // needsHost reports whether any pin or device is configured.
