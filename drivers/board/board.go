@@ -125,7 +125,7 @@ type Board struct {
 	clock    clockwork.Clock
 	debounce time.Duration
 	closers  []io.Closer
-	pins     pinSource                         // for Pin
+	pins     pinSource                        // for Pin
 	hostInit func() (*driverreg.State, error) // for Pin: not called yet (nil once called, or for "fake")
 	prefix   string                           // Options.KeyPrefix
 	showMu   sync.Mutex
