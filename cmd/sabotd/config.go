@@ -96,6 +96,38 @@ type ShoeConfig struct {
 	// (one "UID CARD" per line, '#' comments); a read that disagrees
 	// raises card-mismatch.
 	UIDRegistry string `toml:"uid_registry"`
+	// RS485 is the half-duplex direction control of an RS-485 shoe line:
+	// "off" (default: RS-232, USB, 4-wire lines and adapters that switch
+	// direction themselves), "kernel" (the adapter's driver switches RTS:
+	// TIOCSRS485) or "gpio" (RS485DE is the transceiver's DE/RE line).
+	RS485 string `toml:"rs485"`
+	// RS485DE is the DE/RE pin for rs485 = "gpio", a name as for [gpio]
+	// ("GPIO18"); it must not be a pin used by another key.
+	RS485DE string `toml:"rs485_de"`
+	// RS485DEActiveLow: the transceiver transmits while DE is low (gpio),
+	// or RTS_AFTER_SEND instead of RTS_ON_SEND (kernel).
+	RS485DEActiveLow bool `toml:"rs485_de_active_low"`
+	// RS485DelayBeforeUS and RS485DelayAfterUS are the waits between
+	// asserting DE and the first bit, and between the last bit and
+	// releasing DE, in µs, 0–100000 (whole milliseconds for "kernel").
+	RS485DelayBeforeUS int `toml:"rs485_delay_before_us"`
+	RS485DelayAfterUS  int `toml:"rs485_delay_after_us"`
+	// RS485RxDuringTx keeps the receiver on while sending ("kernel"
+	// only: SER_RS485_RX_DURING_TX).
+	RS485RxDuringTx bool `toml:"rs485_rx_during_tx"`
+}
+
+// rs485 is the [shoe] rs485 keys in drivers/shoe's terms (the DE pin by
+// name only: the daemon resolves it through the board).
+func (s ShoeConfig) rs485() shoe.RS485Config {
+	return shoe.RS485Config{
+		Mode:        s.RS485,
+		DEName:      s.RS485DE,
+		ActiveLow:   s.RS485DEActiveLow,
+		DelayBefore: time.Duration(s.RS485DelayBeforeUS) * time.Microsecond,
+		DelayAfter:  time.Duration(s.RS485DelayAfterUS) * time.Microsecond,
+		RxDuringTx:  s.RS485RxDuringTx,
+	}
 }
 
 // MQTTConfig is the [mqtt] table.
@@ -220,7 +252,7 @@ func DefaultConfig() Config {
 		OverrunCards: tableau.DefaultOverrunCards,
 		TiePays:      8,
 		CutRule:      "last-coup",
-		Shoe:         ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1"},
+		Shoe:         ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1", RS485: shoe.RS485Off},
 		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
 		Display:      board.DisplayConfig{Kind: "none", Brightness: display.DefaultBrightness},
 		GPIO:         board.GPIOConfig{Backend: board.BackendGPIO, DebounceMS: 30},
@@ -585,6 +617,7 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 			bad("shoe.gate", "protocol %q has no gate to lock (%s)", p.Name, p.Summary)
 		}
 	}
+	c.Shoe.validateRS485(c, bad)
 	if !oneOf(c.Shoe.Markers, "auto", "on", "off") {
 		bad("shoe.markers", "%q: must be \"auto\", \"on\" or \"off\"", c.Shoe.Markers)
 	}
@@ -652,6 +685,28 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if !oneOf(c.Log.Level, "debug", "info", "warn", "error") {
 		bad("log.level", "%q: must be debug, info, warn or error", c.Log.Level)
+	}
+}
+
+// validateRS485 checks the [shoe] rs485 keys (drivers/shoe's rules) and
+// that the DE pin is no other key's pin ([gpio], the display chip's).
+func (s ShoeConfig) validateRS485(c *Config, bad func(key, format string, args ...any)) {
+	for _, e := range s.rs485().Check() {
+		bad("shoe."+e.Key, "%s", e.Msg)
+	}
+	if s.RS485 != shoe.RS485GPIO || s.RS485DE == "" {
+		return
+	}
+	g, d := boardTables(*c)
+	uses, err := board.Devices(g, d)
+	if err != nil {
+		return // the board's own errors are reported with their keys
+	}
+	for _, u := range uses {
+		if u.Kind == board.DevicePin && u.Name == s.RS485DE {
+			bad("shoe.rs485_de", "%q is already %s: one pin cannot serve two functions", s.RS485DE, u.Key)
+			return
+		}
 	}
 }
 

@@ -41,7 +41,8 @@ type daemon struct {
 	builder messageBuilder // *mqtt.Builder
 	shoe    *shoe.Shoe
 	board   *board.Board
-	tempDir string // demo state directory, removed on close
+	rs485DE shoe.DriverEnable // [shoe] rs485_de resolved by openBoard; nil unless rs485 = "gpio"
+	tempDir string            // demo state directory, removed on close
 
 	inputs chan inputReq
 	ping   chan chan struct{}
@@ -509,6 +510,8 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 	if boot, seq, ok := parseRef(lastRef); ok {
 		opts.Resume = shoe.Position{BootID: boot, Seq: seq}
 	}
+	opts.RS485 = d.cfg.Shoe.rs485()
+	opts.RS485.DE = d.rs485DE
 	s, err := shoe.New(opts)
 	if err != nil {
 		return fmt.Errorf("shoe.device %q: %w", d.cfg.Shoe.Device, err)

@@ -26,6 +26,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/shoe"
 	"io"
 	"os"
 	"os/signal"
@@ -106,11 +107,12 @@ var errUsage = errors.New("usage")
 var errConfig = errors.New("configuration")
 
 // runExitCode is the exit status for an error from Run: 2 for
-// configuration errors (the config file's and the board's) and a state
+// configuration errors (the config file's and the board's, an adapter
+// refusing [shoe] rs485 = "kernel") and a state
 // directory written by a newer sabotd, 1 otherwise (a device or the
 // network: restarting may help).
 func runExitCode(err error) int {
-	if errors.Is(err, errConfig) || errors.Is(err, board.ErrConfig) ||
+	if errors.Is(err, errConfig) || errors.Is(err, board.ErrConfig) || errors.Is(err, shoe.ErrRS485) ||
 		errors.Is(err, journal.ErrNewerFormat) || errors.Is(err, mqtt.ErrNewerOutbox) {
 		return 2
 	}

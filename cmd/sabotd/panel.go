@@ -7,6 +7,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -34,6 +35,16 @@ func (d *daemon) openBoard() error {
 		// board.ErrConfig in the chain makes it a configuration error:
 		// exit 2.
 		return err
+	}
+	if d.cfg.Shoe.RS485 == shoe.RS485GPIO {
+		// The shoe's RS-485 driver enable, resolved like the [gpio] pins:
+		// a name the GPIO chip does not have exits 2 naming the key.
+		pin, err := b.Pin("shoe.rs485_de", "rs485_de", d.cfg.Shoe.RS485DE)
+		if err != nil {
+			_ = b.Close()
+			return err
+		}
+		d.rs485DE = pin
 	}
 	d.board = b
 	return nil
