@@ -25,7 +25,7 @@ func init() {
 
 const checkUsage = `usage: sabot check [--decks N] [--rules punto-banco|super6|ez] [--tie-pays 8|9]
                    [--cut-rule last-coup|one-more] [--markers auto|on|off]
-                   [--advantage THRESHOLD] [FILE|-]
+                   [--advantage THRESHOLD] [--side-bets LIST] [--pays-... TABLE] [FILE|-]
 
 Reads a shoe transcript (FILE, or standard input if FILE is "-" or absent),
 checks every coup against the punto banco tableau, and prints one JSON object
@@ -39,6 +39,12 @@ card drawn so far, burn and surplus cards included) are computed, and an alert
 {"type":"alert","code":"advantage","shoe":1,"coup":73,"bet":"dragon7","ev":0.0521}
 is printed ahead of the coup for every offered bet whose expectation for the
 player exceeds THRESHOLD (see sabot odds for bet names).
+
+With --side-bets LIST (perfect-pair, either-pair, big, small, dragon-player,
+dragon-banker, lucky6, dragon, all), each coup's settlement also settles those
+side bets under the --pays-* tables (keys perfect_pair, either_pair, big,
+small, dragon_player, dragon_banker, lucky6; perfect_pair is left out when a
+rank-only read leaves its suit unknown), and --advantage covers them too.
 
 A transcript without any card exits 1 ("FILE: no cards"). A "void" that voids
 nothing (its coup already closed by "|", or no coup yet) is reported on
@@ -78,6 +84,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez")
 	tie := fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)")
 	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
+	side := addSideFlags(fs)
 	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
 	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD`, a fraction of the stake 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%), or off", func(s string) error {
 		a, err := tableau.ParseAdvantageThreshold(s)
@@ -120,6 +127,9 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
 	}
 	cfg.opts.Rules = tableau.Rules{Game: g, TiePays: *tie}
+	sr, serrs := side.rules()
+	errs = append(errs, serrs...)
+	cfg.opts.Rules.Side = sr
 	if *tie != 8 && *tie != 9 {
 		errs = append(errs, fmt.Errorf("--tie-pays %d: want 8 or 9", *tie))
 	}

@@ -23,7 +23,7 @@ func init() {
 }
 
 const oddsUsage = `usage: sabot odds [--decks N] [--removed CARDS] [--rules punto-banco|super6|ez]
-                  [--tie-pays 8|9] [--batch]
+                  [--tie-pays 8|9] [--batch] [--side-bets LIST] [--pays-... TABLE]
 
 Computes, by exact enumeration with card removal, the probabilities of the
 next coup dealt from a shoe of N decks less the cards removed, and the house
@@ -33,6 +33,9 @@ edge of every bet the rule profile offers. Prints one JSON object:
   house_edge               {banker, player, tie, player_pair, banker_pair,
                             and dragon7, panda8 under ez}: −EV per unit staked
   cards_left               cards left in the shoe
+  side_bets                with --side-bets only: {perfect_pair, either_pair,
+                            big, small, dragon_player, dragon_banker, lucky6}
+                            each {win, house_edge} under the --pays-* tables
 
 CARDS are in the transcript card syntax, separated by spaces: "5H 5 9C KD"
 (a rank alone is a rank-only read). With --batch, standard input holds one
@@ -64,6 +67,7 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	fs.StringVar(&cfg.removed, "removed", "", "cards already out of the shoe, e.g. \"5H 5 9C KD\"")
 	rules := fs.String("rules", "punto-banco", "rule profile: punto-banco, super6 or ez")
 	tie := fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)")
+	side := addSideFlags(fs)
 	fs.BoolVar(&cfg.batch, "batch", false, "read one CARDS list per standard input line; one JSON object per line")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -80,6 +84,9 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 		errs = append(errs, fmt.Errorf("--tie-pays %d: want 8 or 9", *tie))
 	}
 	cfg.rules = tableau.Rules{Game: g, TiePays: *tie}
+	sr, serrs := side.rules()
+	errs = append(errs, serrs...)
+	cfg.rules.Side = sr
 	if cfg.batch && cfg.removed != "" {
 		errs = append(errs, errors.New("--removed and --batch exclude each other (with --batch, stdin gives the cards)"))
 	}
@@ -109,6 +116,10 @@ type oddsOutput struct {
 	TiePays    int            `json:"tie_pays"`
 	Decks      int            `json:"decks"`
 	Counts     oddsCountsJSON `json:"counts"`
+	// SideBets has one entry per side bet offered (--side-bets), keyed
+	// perfect_pair, either_pair, big, small, dragon_player, dragon_banker,
+	// lucky6; absent without the flag.
+	SideBets map[string]sideOddsJSON `json:"side_bets,omitempty"`
 }
 
 // houseEdgeJSON is the house_edge object; dragon7 and panda8 only under ez.
@@ -161,9 +172,19 @@ func newOddsOutput(o *tableau.Odds, cfg *oddsConfig, left int) oddsOutput {
 // is a list that leaves fewer than six cards. Errors name the card, its
 // 1-based column in s, and its position in the list.
 func parseRemoved(s string, decks int) (tableau.RankCounts, error) {
-	comp, err := tableau.NewComposition(decks)
+	comp, err := parseRemovedComp(s, decks)
 	if err != nil {
 		return tableau.RankCounts{}, err
+	}
+	return comp.RemainingRanks(), nil
+}
+
+// parseRemovedComp is parseRemoved returning the shoe's composition (which
+// also knows the suits left, for Perfect Pair).
+func parseRemovedComp(s string, decks int) (tableau.Composition, error) {
+	comp, err := tableau.NewComposition(decks)
+	if err != nil {
+		return tableau.Composition{}, err
 	}
 	n := 0
 	for col, i := 1, 0; i < len(s); {
@@ -186,17 +207,16 @@ func parseRemoved(s string, decks int) (tableau.RankCounts, error) {
 		n++
 		c, err := tableau.ParseCard(word)
 		if err != nil {
-			return tableau.RankCounts{}, fmt.Errorf("column %d: card %d %q: not a card (want rank A 2–9 T J Q K or 10, optional suit S H D C)", startCol, n, word)
+			return tableau.Composition{}, fmt.Errorf("column %d: card %d %q: not a card (want rank A 2–9 T J Q K or 10, optional suit S H D C)", startCol, n, word)
 		}
 		if !comp.Draw(c) {
-			return tableau.RankCounts{}, fmt.Errorf("column %d: card %d %q: removes more than a %d-deck shoe holds (%s)", startCol, n, word, decks, holds(c, decks))
+			return tableau.Composition{}, fmt.Errorf("column %d: card %d %q: removes more than a %d-deck shoe holds (%s)", startCol, n, word, decks, holds(c, decks))
 		}
 	}
-	rc := comp.RemainingRanks()
-	if left := rc.Total(); left < 6 {
-		return tableau.RankCounts{}, fmt.Errorf("%d cards removed leave %d in a %d-deck shoe; a coup may need 6", n, left, decks)
+	if left := comp.Remaining(); left < 6 {
+		return tableau.Composition{}, fmt.Errorf("%d cards removed leave %d in a %d-deck shoe; a coup may need 6", n, left, decks)
 	}
-	return rc, nil
+	return comp, nil
 }
 
 // holds says how many copies of c a shoe of decks decks holds.
@@ -222,14 +242,24 @@ func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	enc := json.NewEncoder(w)
 	var o tableau.Odds
 	analyze := func(cards string) error {
-		rc, err := parseRemoved(cards, cfg.decks)
+		comp, err := parseRemovedComp(cards, cfg.decks)
 		if err != nil {
 			return err
 		}
+		rc := comp.RemainingRanks()
 		if err := o.Analyze(&rc); err != nil {
 			return err
 		}
-		return enc.Encode(newOddsOutput(&o, &cfg, rc.Total()))
+		out := newOddsOutput(&o, &cfg, rc.Total())
+		if cfg.rules.Side.Offered != 0 {
+			cc, known := comp.RemainingCards()
+			so, err := tableau.AnalyzeSideBets(&cc, known)
+			if err != nil {
+				return err
+			}
+			out.SideBets = newSideOdds(&so, cfg.rules)
+		}
+		return enc.Encode(out)
 	}
 	if !cfg.batch {
 		if err := analyze(cfg.removed); err != nil {
