@@ -121,6 +121,14 @@ func (m *mosquitto) stop() { m.signal(syscall.SIGTERM) }
 
 func (m *mosquitto) kill() { m.signal(syscall.SIGKILL) }
 
+// freeze stops the broker's process (SIGSTOP) without ending it: it takes
+// no packets and acknowledges nothing until killed.
+func (m *mosquitto) freeze() {
+	if m.cmd != nil && m.cmd.Process != nil {
+		m.cmd.Process.Signal(syscall.SIGSTOP)
+	}
+}
+
 func (m *mosquitto) signal(sig syscall.Signal) {
 	if m.cmd == nil || m.cmd.Process == nil {
 		return
