@@ -37,7 +37,6 @@ import (
 // reconnect whether the broker still had the session (CONNACK's session
 // present flag).
 type sessionSubscriber struct {
-	t    *testing.T
 	c    paho.Client
 	done chan struct{} // closed at the test's end: stop reconnecting
 
@@ -49,7 +48,7 @@ type sessionSubscriber struct {
 
 func newSessionSubscriber(t *testing.T, url, prefix string, r *received, onCard func(map[string]any, time.Time)) *sessionSubscriber {
 	t.Helper()
-	s := &sessionSubscriber{t: t, done: make(chan struct{})}
+	s := &sessionSubscriber{done: make(chan struct{})}
 	handler := func(_ paho.Client, m paho.Message) {
 		now := time.Now()
 		if err := r.handle(m.Topic(), m.Payload()); err != nil {
