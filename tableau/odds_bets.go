@@ -31,7 +31,7 @@ func OddsKey(b Bet) string {
 //
 // Payouts: player 1:1 and punto banco banker 19:20, both pushing on a tie;
 // Super 6 banker 1:1 except 1:2 on a banker 6; EZ banker 1:1 except a push
-// on a banker three-card 7; tie 8:1 or 9:1; each pair 11:1; Dragon 7 40:1;
+// on a banker three-card 7; tie 8:1 or 9:1; each pair PairPays:1 (11:1); Dragon 7 40:1;
 // Panda 8 25:1. These give the published 8-deck house edges (Wizard of
 // Odds): banker 1.06%, player 1.24%, tie 14.36% (8:1) / 4.84% (9:1), pairs
 // 10.36%, Super 6 banker 1.46%, EZ banker 1.02%, Dragon 7 7.61%, Panda 8
@@ -57,9 +57,9 @@ func (o *Odds) EV(bet Bet, r Rules) (ev float64, ok bool) {
 		win := float64(o.Tie)
 		return (float64(r.tiePays())*win - (t - win)) / t, true
 	case BetPlayerPair:
-		return (12*float64(o.PlayerPair) - t) / t, true
+		return (float64(r.pairPays()+1)*float64(o.PlayerPair) - t) / t, true
 	case BetBankerPair:
-		return (12*float64(o.BankerPair) - t) / t, true
+		return (float64(r.pairPays()+1)*float64(o.BankerPair) - t) / t, true
 	case BetDragon7:
 		return (41*float64(o.Dragon7) - t) / t, true
 	case BetPanda8:

@@ -75,8 +75,11 @@ func (g *Game) UnmarshalText(b []byte) error {
 // ties paying 8:1 and no side bet.
 type Rules struct {
 	Game    Game
-	TiePays int       // tie pays TiePays:1; 8 or 9; 0 means 8
-	Side    SideRules // side bets offered (none in the zero value)
+	TiePays int // tie pays TiePays:1; 8 or 9; 0 means 8
+	// PairPays is what player pair and banker pair pay, to 1: 0 means 11
+	// (the usual table); some houses pay 12. 1–MaxSidePay.
+	PairPays int
+	Side     SideRules // side bets offered (none in the zero value)
 }
 
 // SideRules says which side bets a table offers (see sidebets.go) and
@@ -94,6 +97,14 @@ func (r Rules) tiePays() int {
 	return r.TiePays
 }
 
+// pairPays returns the effective pair payout.
+func (r Rules) pairPays() int {
+	if r.PairPays == 0 {
+		return 11
+	}
+	return r.PairPays
+}
+
 // Validate checks the profile: a known game and a tie payout of 8 or 9.
 // Errors wrap ErrRules.
 func (r Rules) Validate() error {
@@ -102,6 +113,9 @@ func (r Rules) Validate() error {
 	}
 	if t := r.tiePays(); t != 8 && t != 9 {
 		return fmt.Errorf("%w: tie pays %d:1 (want 8 or 9)", ErrRules, t)
+	}
+	if p := r.pairPays(); p < 1 || p > MaxSidePay {
+		return fmt.Errorf("%w: pair pays %d:1 (want 1–%d, usually 11)", ErrRules, p, MaxSidePay)
 	}
 	if r.Side.Offered>>len(SideBets) != 0 {
 		return fmt.Errorf("%w: invalid side-bet set %#x", ErrRules, uint8(r.Side.Offered))
@@ -113,6 +127,9 @@ func (r Rules) Validate() error {
 // " side dragon-player,lucky6" when side bets are offered.
 func (r Rules) String() string {
 	s := fmt.Sprintf("%s tie %d:1", r.Game, r.tiePays())
+	if p := r.pairPays(); p != 11 {
+		s += fmt.Sprintf(" pair %d:1", p)
+	}
 	if r.Side.Offered != 0 {
 		s += " side " + r.Side.Offered.String()
 	}
@@ -243,7 +260,7 @@ var (
 // Payouts (net per unit): player wins 1:1 (+1). Banker wins: punto banco
 // 19:20 (+0.95, the 5% commission); Super 6 1:1, but 1:2 (+0.5) on a total
 // of 6; EZ 1:1, but a push on a Dragon 7. Player and banker bets push on a
-// tie. Tie pays TiePays:1. Player pair and banker pair pay 11:1. Dragon 7
+// tie. Tie pays TiePays:1. Player pair and banker pair pay PairPays:1 (11:1). Dragon 7
 // pays 40:1, Panda 8 25:1. Every losing bet is -1.
 func (r Rules) Settle(c Coup, b Bet) (Payout, error) {
 	if err := r.Validate(); err != nil {
@@ -304,12 +321,12 @@ func (r Rules) settle(f *coupFacts, b Bet) Payout {
 		return lose
 	case BetPlayerPair:
 		if f.playerPair {
-			return win(11)
+			return win(float64(r.pairPays()))
 		}
 		return lose
 	case BetBankerPair:
 		if f.bankerPair {
-			return win(11)
+			return win(float64(r.pairPays()))
 		}
 		return lose
 	case BetDragon7:

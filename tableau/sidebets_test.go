@@ -460,3 +460,28 @@ func BenchmarkAnalyzeSideBets(b *testing.B) {
 		}
 	}
 }
+
+// TestPairPays: a pair paying 12:1 instead of 11:1, in settlement and in
+// the odds (8 decks: P = 31/415, so EV = 13·31/415 − 1 exactly).
+func TestPairPays(t *testing.T) {
+	r := Rules{PairPays: 12}
+	coup := mustCoup(t, "5H", "4D", "4C", "4S")
+	if p, _ := r.Settle(coup, BetBankerPair); p != win(12) {
+		t.Errorf("banker pair at 12:1 = %+v", p)
+	}
+	if p, _ := (Rules{}).Settle(coup, BetBankerPair); p != win(11) {
+		t.Errorf("banker pair at the default = %+v", p)
+	}
+	o := mustOdds(t, FullShoe(8))
+	if ev, ok := o.EV(BetPlayerPair, r); !ok || ev != (13*float64(o.PlayerPair)-float64(o.Sequences))/float64(o.Sequences) || !near(ev, 13.0*31/415-1, 12) {
+		t.Errorf("player pair EV at 12:1 = %v", ev)
+	}
+	for _, bad := range []int{-1, MaxSidePay + 1} {
+		if err := (Rules{PairPays: bad}).Validate(); !errors.Is(err, ErrRules) {
+			t.Errorf("pair pays %d: %v", bad, err)
+		}
+	}
+	if s := (Rules{PairPays: 12, Side: SideRules{Offered: SideSet(0).With(BetLucky6)}}).String(); s != "punto-banco tie 8:1 pair 12:1 side lucky6" {
+		t.Errorf("String = %q", s)
+	}
+}

@@ -127,9 +127,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
 	}
 	cfg.opts.Rules = tableau.Rules{Game: g, TiePays: *tie}
-	sr, serrs := side.rules()
-	errs = append(errs, serrs...)
-	cfg.opts.Rules.Side = sr
+	errs = append(errs, side.apply(&cfg.opts.Rules)...)
 	if *tie != 8 && *tie != 9 {
 		errs = append(errs, fmt.Errorf("--tie-pays %d: want 8 or 9", *tie))
 	}

@@ -84,9 +84,7 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 		errs = append(errs, fmt.Errorf("--tie-pays %d: want 8 or 9", *tie))
 	}
 	cfg.rules = tableau.Rules{Game: g, TiePays: *tie}
-	sr, serrs := side.rules()
-	errs = append(errs, serrs...)
-	cfg.rules.Side = sr
+	errs = append(errs, side.apply(&cfg.rules)...)
 	if cfg.batch && cfg.removed != "" {
 		errs = append(errs, errors.New("--removed and --batch exclude each other (with --batch, stdin gives the cards)"))
 	}

@@ -10,6 +10,7 @@ import (
 // sideFlags are the side-bet flags shared by `sabot check` and
 // `sabot odds`: which side bets are offered and each pay table.
 type sideFlags struct {
+	pair                                                                *int
 	offered, perfect, either, big, small, dragon, dragonNatural, lucky6 *string
 }
 
@@ -17,6 +18,7 @@ const sideBetsHelp = "side bets offered, comma-separated: perfect-pair, either-p
 
 func addSideFlags(fs *flag.FlagSet) *sideFlags {
 	return &sideFlags{
+		pair:          fs.Int("pair-pays", 11, "player pair and banker pair pay `N` to 1 (11, some houses 12)"),
 		offered:       fs.String("side-bets", "none", sideBetsHelp),
 		perfect:       fs.String("pays-perfect-pair", "25,200", "Perfect Pair pays `ONE,BOTH` to 1 (one hand, both hands)"),
 		either:        fs.String("pays-either-pair", "5", "Either Pair pays `N` to 1"),
@@ -26,6 +28,18 @@ func addSideFlags(fs *flag.FlagSet) *sideFlags {
 		dragonNatural: fs.String("pays-dragon-natural", "1", "Dragon Bonus pays `N` to 1 on a natural win (a natural tie pushes)"),
 		lucky6:        fs.String("pays-lucky6", "12,20", "Lucky 6 pays `TWO,THREE` to 1 (banker wins with a two-card / three-card 6)"),
 	}
+}
+
+// apply sets r's pair payout and side rules from the flags, and returns
+// one error per bad flag, naming the flag and the value.
+func (f *sideFlags) apply(r *tableau.Rules) []error {
+	sr, errs := f.rules()
+	r.Side = sr
+	r.PairPays = *f.pair
+	if *f.pair < 1 || *f.pair > tableau.MaxSidePay {
+		errs = append(errs, fmt.Errorf("--pair-pays %d: want 1–%d (usually 11)", *f.pair, tableau.MaxSidePay))
+	}
+	return errs
 }
 
 // rules returns the side rules the flags give, or one error per bad flag
