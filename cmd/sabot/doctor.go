@@ -232,7 +232,9 @@ func (d *doctor) run(ctx context.Context) []finding {
 type doctorConfig struct {
 	Table string `toml:"table"`
 	Shoe  struct {
-		Device string `toml:"device"`
+		Device  string `toml:"device"`
+		RS485   string `toml:"rs485"`
+		RS485DE string `toml:"rs485_de"`
 	} `toml:"shoe"`
 	MQTT struct {
 		Brokers      []string `toml:"brokers"`
@@ -572,6 +574,10 @@ func (d *doctor) checkBoard(cfg *doctorConfig) []finding {
 	uses, err := board.Devices(cfg.GPIO, disp)
 	if err != nil {
 		return []finding{fail("gpio", "correct the keys named", "%v", err)}
+	}
+	if cfg.Shoe.RS485 == "gpio" && cfg.Shoe.RS485DE != "" {
+		// The shoe's RS-485 driver enable, resolved like the [gpio] pins.
+		uses = append(uses, board.DeviceUse{Key: "shoe.rs485_de", Kind: board.DevicePin, Name: cfg.Shoe.RS485DE})
 	}
 	var pins []board.DeviceUse
 	var out []finding

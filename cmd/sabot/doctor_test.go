@@ -226,6 +226,12 @@ func TestDoctorGPIO(t *testing.T) {
 	wantFindings(t, "all there", f.d.checkBoard(cfg),
 		ok("gpio", "3 pins found (GPIO17, GPIO23, GPIO24) on 1 GPIO chips usable by sabot"))
 
+	cfg.Shoe.RS485, cfg.Shoe.RS485DE = "gpio", "GPIO18"
+	wantFindings(t, "the RS-485 DE pin missing", f.d.checkBoard(cfg),
+		fail("gpio", "use the line names `gpioinfo` lists (\"GPIO17\" is header pin 11; docs/install.md has the wiring tables)",
+			`no such pin on this board: shoe.rs485_de = "GPIO18"`))
+	cfg.Shoe.RS485, cfg.Shoe.RS485DE = "", ""
+
 	cfg.GPIO.AckKey = "GPIO99"
 	cfg.Display["clk"] = "GPIO2"
 	wantFindings(t, "two unknown pins", f.d.checkBoard(cfg),
