@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -248,21 +249,30 @@ func subscribeCoups(t *testing.T, url, topic string) *coupClock {
 	c := &coupClock{id: map[string]bool{}}
 	o := paho.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("board-test-%d", time.Now().UnixNano())).
 		SetCleanSession(true).SetAutoReconnect(true)
+	handler := func(_ paho.Client, m paho.Message) {
+		now := float64(time.Now().UnixNano()) / 1e6
+		id := jsonID(m.Payload())
+		c.mu.Lock()
+		if !c.id[id] {
+			c.id[id] = true
+			c.at = append(c.at, now)
+		}
+		c.mu.Unlock()
+	}
+	var connects atomic.Int32
 	o.SetOnConnectHandler(func(cl paho.Client) {
-		cl.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) {
-			now := float64(time.Now().UnixNano()) / 1e6
-			id := jsonID(m.Payload())
-			c.mu.Lock()
-			if !c.id[id] {
-				c.id[id] = true
-				c.at = append(c.at, now)
-			}
-			c.mu.Unlock()
-		})
+		if connects.Add(1) > 1 { // the first subscription is made below
+			cl.Subscribe(topic, 1, handler)
+		}
 	})
 	cl := paho.NewClient(o)
 	if tok := cl.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscriber: %v", tok.Error())
+	}
+	// Return once the broker has the subscription (SUBACK): a coup
+	// published before would go nowhere.
+	if tok := cl.Subscribe(topic, 1, handler); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe %s: %v", topic, tok.Error())
 	}
 	t.Cleanup(func() { cl.Disconnect(100) })
 	return c
