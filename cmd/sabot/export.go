@@ -23,6 +23,7 @@ func init() {
 }
 
 const exportUsage = `usage: sabot export --state DIR [-o FILE]
+       sabot export --verify --state DIR
 
 Reads sabotd's event journal (DIR/journal.db, the [state] dir of sabotd.toml,
 and the older records moved to DIR/archive) and writes every shoe in it as a
@@ -35,6 +36,11 @@ unreadable cards, alarms, link state, acknowledgements — appear as comments).
 The journal must not be open in a running sabotd (stop it, or copy the state
 directory). Exit status: 0 written, 2 unreadable journal or bad flags.
 
+--verify checks the journal's hash chain (archives, then the live journal)
+instead: it prints the first record that does not match, with its sequence
+number and time, and exits 1, or prints the number of records verified and
+the chain's head and exits 0.
+
 Flags:
 `
 
@@ -44,11 +50,15 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
 	state := fs.String("state", "", "sabotd's state `directory` (holds journal.db)")
 	outPath := fs.String("o", "-", "output `file` (\"-\": standard output)")
+	verify := fs.Bool("verify", false, "check the journal's hash chain instead of exporting (verify.go)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
+	}
+	if *state == "" && *verify {
+		*state = defaultStateDir
 	}
 	if *state == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "sabot export: --state DIR is required and takes no arguments")
@@ -61,6 +71,9 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return 2
 	}
 	defer j.Close()
+	if *verify {
+		return verifyJournal(j, stdout, stderr)
+	}
 	var w io.Writer = stdout
 	if *outPath != "-" {
 		f, err := os.Create(*outPath)

@@ -29,7 +29,9 @@ const archiveMagic = "sabot-journal-archive-"
 // newest it reads. Version 1: gzip of the line "sabot-journal-archive-1\n",
 // then per record its sequence number (8 bytes), time (Unix nanoseconds, 8
 // bytes), payload length (4 bytes), all big-endian, and the payload.
-const ArchiveFormat = 1
+// Version 2 ("sabot-journal-archive-2\n"): the same with the record's
+// ChainHash (32 bytes) between the payload length and the payload.
+const ArchiveFormat = 2
 
 // Bounds of one Retain call.
 const (
@@ -120,6 +122,11 @@ func cmpUint(a, b uint64) int {
 // order. Errors name the file; a file of a newer format is refused with
 // ErrNewerFormat.
 func ReadArchive(path string, fn func(Record) error) error {
+	return readArchive(path, func(_ int, r Record) error { return fn(r) })
+}
+
+// readArchive is ReadArchive that also gives fn the file's format version.
+func readArchive(path string, fn func(version int, r Record) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
@@ -145,9 +152,13 @@ func ReadArchive(path string, fn func(Record) error) error {
 	if n > ArchiveFormat || n < 1 {
 		return fmt.Errorf("%w: archive %s has format version %d, this sabot reads version 1 to %d", ErrNewerFormat, path, n, ArchiveFormat)
 	}
-	var hdr [20]byte
+	var buf [20 + 32]byte
+	hdr := buf[:20]
+	if n >= 2 {
+		hdr = buf[:]
+	}
 	for i := 0; ; i++ {
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+		if _, err := io.ReadFull(br, hdr); err != nil {
 			if errors.Is(err, io.EOF) && i > 0 {
 				return nil
 			}
@@ -159,10 +170,11 @@ func ReadArchive(path string, fn func(Record) error) error {
 		}
 		r := Record{Seq: binary.BigEndian.Uint64(hdr[:8]), Time: time.Unix(0, int64(binary.BigEndian.Uint64(hdr[8:16]))).UTC(),
 			Data: make([]byte, size)}
+		copy(r.Hash[:], hdr[20:])
 		if _, err := io.ReadFull(br, r.Data); err != nil {
 			return fmt.Errorf("journal: archive %s: record %d: %w", path, r.Seq, err)
 		}
-		if err := fn(r); err != nil {
+		if err := fn(n, r); err != nil {
 			return err
 		}
 	}
@@ -360,7 +372,7 @@ func (j *Journal) writeArchive(adir string, first, upTo uint64, before time.Time
 	var date string
 	n, last := 0, uint64(0)
 	stop := errors.New("stop")
-	var hdr [20]byte
+	var hdr [20 + 32]byte
 	err = j.Replay(first, func(r Record) error {
 		d := r.Time.UTC().Format("20060102")
 		if r.Seq > upTo || !r.Time.Before(before) || n == limit || (date != "" && d != date) {
@@ -370,6 +382,7 @@ func (j *Journal) writeArchive(adir string, first, upTo uint64, before time.Time
 		binary.BigEndian.PutUint64(hdr[:8], r.Seq)
 		binary.BigEndian.PutUint64(hdr[8:16], uint64(r.Time.UnixNano()))
 		binary.BigEndian.PutUint32(hdr[16:], uint32(len(r.Data)))
+		copy(hdr[20:], r.Hash[:])
 		if _, err := zw.Write(hdr[:]); err != nil {
 			return err
 		}
@@ -432,9 +445,12 @@ func (j *Journal) deleteThrough(last uint64) error {
 		}
 		end := min(last, first+deleteChunk-1)
 		err := j.db.Update(func(tx *bolt.Tx) error {
-			b := tx.Bucket(bucketEvents)
+			b, cb := tx.Bucket(bucketEvents), tx.Bucket(bucketChain)
 			for s := first; s <= end; s++ {
 				if err := b.Delete(seqKey(s)); err != nil {
+					return err
+				}
+				if err := cb.Delete(seqKey(s)); err != nil {
 					return err
 				}
 			}

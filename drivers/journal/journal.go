@@ -26,6 +26,11 @@
 // oldest files past a size cap. The journal file, and each archive file,
 // carry a format version (FormatVersion, ArchiveFormat): a newer format is
 // refused with ErrNewerFormat, an older journal is upgraded when opened.
+//
+// Every record of format 3 carries a hash chain (chain.go): the SHA-256 of
+// the previous record's hash and its own bytes, kept with the record in
+// the live journal and in the archives, so that Verify finds a record that
+// was edited, inserted or deleted afterwards.
 package journal
 
 import (
@@ -52,6 +57,7 @@ var (
 	bucketMarks     = []byte("marks")
 	bucketMeta      = []byte("meta")
 	bucketSnapshots = []byte("snapshots")
+	bucketChain     = []byte("chain") // seq → the record's chain hash (format 3)
 	keyFormat       = []byte("format")
 )
 
@@ -67,9 +73,13 @@ const formatPrefix = "sabot-journal-"
 //   - 2: adds snapshots of the table's state (SetSnapshot) and
 //     retention: records before First have been moved to archive files,
 //     so a replay starts from a snapshot.
+//   - 3: adds the hash chain (bucket "chain": each record's ChainHash;
+//     meta "chain-start": the first chained record). An older journal is
+//     upgraded by chaining its live records, the first one from the zero
+//     hash (records archived before the upgrade stay unchained).
 //
 // It is a variable so that tests can play an older sabotd.
-var FormatVersion = 2
+var FormatVersion = 3
 
 // oldestFormat is the oldest journal format Open reads.
 const oldestFormat = 1
@@ -119,6 +129,9 @@ type Record struct {
 	Seq  uint64    // 1-based, consecutive
 	Time time.Time // when the event was accepted (UTC, nanosecond precision)
 	Data []byte    // the payload as given to Append
+	// Hash is the record's ChainHash as stored (all zero for a record
+	// written before format 3, which has none).
+	Hash [32]byte
 }
 
 // Options tunes Open. The zero value (or nil) gives the defaults.
@@ -147,6 +160,11 @@ type Journal struct {
 	snap    *pendingSnap
 	pruneTo uint64 // pending PruneSnapshots argument, 0 for none
 	log     *slog.Logger
+	format  int // the file's format version (FormatVersion once opened for writing)
+	// The chain's head: the last record's hash (headSeq 0: none yet).
+	headSeq    uint64
+	head       [32]byte
+	chainStart uint64 // the first chained record (0: not known yet, the next one)
 }
 
 // keepLatestSnapshots is how many of the newest snapshots PruneSnapshots
@@ -194,10 +212,13 @@ func Open(dir string, opts *Options) (*Journal, error) {
 			if meta == nil || ev == nil {
 				return fmt.Errorf("%s is not a sabot journal", path)
 			}
-			if _, err := checkFormat(path, meta.Get(keyFormat)); err != nil {
+			n, err := checkFormat(path, meta.Get(keyFormat))
+			if err != nil {
 				return err
 			}
+			j.format = n
 			j.readBounds(ev)
+			j.readChain(tx)
 			return nil
 		})
 		if err != nil {
@@ -214,18 +235,25 @@ func Open(dir string, opts *Options) (*Journal, error) {
 		if err != nil {
 			return err
 		}
+		found := FormatVersion // a new journal
 		if v := meta.Get(keyFormat); v != nil {
 			n, err := checkFormat(path, v)
 			if err != nil {
 				return err
 			}
-			if n < FormatVersion {
-				j.log.Info("journal format upgraded", "path", path, "from", n, "to", FormatVersion)
+			found = n
+		}
+		j.format = found
+		// A new journal gets this version's format now; an older one once
+		// its records are chained (upgradeChain), so that an upgrade
+		// interrupted by a crash is done again from the start. (Every
+		// older format is otherwise a subset of the current one.)
+		if found == FormatVersion {
+			if err := meta.Put(keyFormat, formatValue(FormatVersion)); err != nil {
+				return err
 			}
 		}
-		// A new journal, or one upgraded: this version's format. (Every
-		// older format is a subset of the current one.)
-		if err := meta.Put(keyFormat, formatValue(FormatVersion)); err != nil {
+		if _, err := tx.CreateBucketIfNotExists(bucketChain); err != nil {
 			return err
 		}
 		if _, err := tx.CreateBucketIfNotExists(bucketMarks); err != nil {
@@ -244,6 +272,16 @@ func Open(dir string, opts *Options) (*Journal, error) {
 		j.readBounds(ev)
 		return nil
 	})
+	if err == nil && j.format < FormatVersion {
+		err = j.upgradeChain()
+		if err == nil {
+			j.log.Info("journal format upgraded", "path", path, "from", j.format, "to", FormatVersion, "chained", j.last-j.first+1)
+			j.format = FormatVersion
+		}
+	}
+	if err == nil {
+		err = db.View(func(tx *bolt.Tx) error { j.readChain(tx); return nil })
+	}
 	if err != nil {
 		db.Close()
 		if errors.Is(err, ErrNewerFormat) {
@@ -334,16 +372,28 @@ func (j *Journal) AppendBatch(entries []Entry) (uint64, error) {
 		return 0, errors.New("journal: empty batch")
 	}
 	first := j.last + 1
+	head := j.head
 	err := j.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketEvents)
+		b, cb := tx.Bucket(bucketEvents), tx.Bucket(bucketChain)
 		// Keys only ever grow: fill pages instead of leaving bbolt's default
 		// half for inserts that never come (half the file size).
 		b.FillPercent = 1.0
+		cb.FillPercent = 1.0
 		for i, e := range entries {
+			seq := first + uint64(i)
 			v := make([]byte, 8+len(e.Data))
 			binary.BigEndian.PutUint64(v, uint64(e.Time.UnixNano()))
 			copy(v[8:], e.Data)
-			if err := b.Put(seqKey(first+uint64(i)), v); err != nil {
+			if err := b.Put(seqKey(seq), v); err != nil {
+				return err
+			}
+			head = ChainHash(head, seq, e.Time.UnixNano(), e.Data)
+			if err := cb.Put(seqKey(seq), append([]byte(nil), head[:]...)); err != nil {
+				return err
+			}
+		}
+		if j.chainStart == 0 {
+			if err := tx.Bucket(bucketMeta).Put(keyChainStart, seqKey(first)); err != nil {
 				return err
 			}
 		}
@@ -353,6 +403,10 @@ func (j *Journal) AppendBatch(entries []Entry) (uint64, error) {
 		return 0, fmt.Errorf("journal: append to %s: %w", j.path, err)
 	}
 	j.last = first + uint64(len(entries)) - 1
+	j.headSeq, j.head = j.last, head
+	if j.chainStart == 0 {
+		j.chainStart = first
+	}
 	if j.first == 0 {
 		j.first = first
 	}
@@ -566,7 +620,7 @@ func (j *Journal) SetMeta(name string, value []byte) error {
 	if j.db == nil {
 		return ErrClosed
 	}
-	if name == string(keyFormat) || name == string(keyArchived) {
+	if name == string(keyFormat) || name == string(keyArchived) || name == string(keyChainStart) {
 		return fmt.Errorf("journal: meta key %q is reserved", name)
 	}
 	err := j.db.Update(func(tx *bolt.Tx) error {
@@ -636,6 +690,7 @@ func (j *Journal) Replay(from uint64, fn func(Record) error) error {
 	for {
 		var recs []Record
 		err := db.View(func(tx *bolt.Tx) error {
+			cb := tx.Bucket(bucketChain) // nil before format 3
 			c := tx.Bucket(bucketEvents).Cursor()
 			for k, v := c.Seek(seqKey(from)); k != nil && len(recs) < 1024; k, v = c.Next() {
 				if len(k) != 8 || len(v) < 8 {
@@ -645,11 +700,15 @@ func (j *Journal) Replay(from uint64, fn func(Record) error) error {
 				if seq != from+uint64(len(recs)) {
 					return fmt.Errorf("journal: %s: gap before record %d", j.path, seq)
 				}
-				recs = append(recs, Record{
+				r := Record{
 					Seq:  seq,
 					Time: time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC(),
 					Data: append([]byte(nil), v[8:]...),
-				})
+				}
+				if cb != nil {
+					copy(r.Hash[:], cb.Get(k))
+				}
+				recs = append(recs, r)
 			}
 			return nil
 		})
