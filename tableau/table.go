@@ -45,6 +45,12 @@ const (
 	// Text the reason, Operator and Ref who sent it. It is journaled for
 	// the audit trail only and changes nothing.
 	InputRejected InputKind = "command-rejected"
+	// InputEvent is a significant event of the audit trail (power-up,
+	// shutdown, config change, lid open, ...): Code names it, Text and
+	// Ref say more (see drivers/mqtt's EventPayload). It is journaled for
+	// the audit trail and published as an event message; the table
+	// ignores it.
+	InputEvent InputKind = "event"
 )
 
 // Input is one input event. Its JSON form is what the daemon's journal
@@ -539,8 +545,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		extra = append(extra, t.daemonAlert(AlertArchivePruned, Card{}, defaultText(AlertArchivePruned)+suffix(in.Text)))
 	case InputJournalFailed:
 		extra = append(extra, t.daemonAlert(AlertJournalFailed, Card{}, defaultText(AlertJournalFailed)+suffix(in.Text)))
-	case InputRejected:
-		// Audit record only: the command was refused and changes nothing.
+	case InputRejected, InputEvent:
+		// Audit records only: they change nothing.
 	case InputBetsOpen:
 		t.betsOpen = true
 	case InputBetsClosed:

@@ -16,7 +16,7 @@ import (
 )
 
 // TestRetentionArchivesAndCap: ten days of records, each day a new shoe
-// and 400 shoe alarms with 800 bytes of incompressible text (so that five
+// and 400 shoe alarms with 748 bytes of base64 of random bytes (so that five
 // days of archives pass a 1 MiB cap). With retain_days = 90 on day 95,
 // days 0–4 move to one archive file each and leave the live journal; the
 // archive is then over archive_max_mb = 1, so the oldest file (day 0) is
@@ -32,7 +32,7 @@ func TestRetentionArchivesAndCap(t *testing.T) {
 	d.cfg.State.RetainDays, d.cfg.State.ArchiveMaxMB = 90, 1
 	day0 := time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC)
 	rng := rand.New(rand.NewPCG(5, 5))
-	raw := make([]byte, 600)
+	raw := make([]byte, 560) // 4 files (with their 32-byte chain hashes) stay under the cap, 5 do not
 	var dayFirst []uint64
 	for day := range 10 {
 		at := day0.Add(time.Duration(day) * 24 * time.Hour)

@@ -123,6 +123,9 @@ type Options struct {
 
 	// Version is the sabotd version published in the status payload.
 	Version string
+	// Software is the running binary's SHA-256 (hex) published in the
+	// status payload; "" leaves it out.
+	Software string
 
 	// Commands enables the command topics <prefix>/cmd/<name> for the
 	// names CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed (off by

@@ -273,6 +273,19 @@ type StatusPayload struct {
 	// ShoeState is the shoe link's state as last reported by the daemon
 	// (Publisher.SetShoe: "online", "offline", "alarm"; "" when not known).
 	ShoeState string `json:"shoe_state"`
+	// SoftwareSHA256 is the running binary's SHA-256 (Options.Software);
+	// omitted when not known.
+	SoftwareSHA256 string `json:"software_sha256,omitempty"`
+	// JournalHead is the journal's hash-chain head when the status was
+	// built (Publisher.SetJournalHead); omitted before the first record.
+	JournalHead *JournalHead `json:"journal_head,omitempty"`
+}
+
+// JournalHead is the head of the journal's hash chain (drivers/journal's
+// ChainHead): the last record and its link, in hexadecimal.
+type JournalHead struct {
+	Seq    uint64 `json:"seq"`
+	SHA256 string `json:"sha256"`
 }
 
 // Builder turns the table controller's outputs and views into messages.

@@ -38,6 +38,8 @@ type Publisher struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	statusMu sync.Mutex // publishStatus: one status at a time
+
 	mu           sync.Mutex
 	cur          paho.Client // nil when not connected
 	broker       string      // broker of cur (or last attempted)
@@ -45,6 +47,7 @@ type Publisher struct {
 	attempts     int
 	shoeID       string
 	shoeState    string
+	head         *JournalHead // SetJournalHead; nil before the first
 	statusN      int
 	backlogAlert bool
 	started      bool
@@ -218,6 +221,21 @@ func (p *Publisher) SetShoe(shoeID, state string) {
 	}
 }
 
+// SetJournalHead records the journal's hash-chain head for the status
+// payload (and the last will of the next connection); when publish is set
+// and the publisher is connected, the retained status is published again
+// with it (sabotd does at each coup and significant event, not at every
+// card: a retained message per card would double the broker's traffic).
+func (p *Publisher) SetJournalHead(seq uint64, sha256Hex string, publish bool) {
+	p.mu.Lock()
+	p.head = &JournalHead{Seq: seq, SHA256: sha256Hex}
+	c := p.cur
+	p.mu.Unlock()
+	if publish && c != nil {
+		go p.publishStatus(context.Background(), c, StatusOnline, p.opts.AckTimeout)
+	}
+}
+
 // Flush waits until the broker has acknowledged every queued message, or ctx
 // ends (then it returns ctx's error wrapped, with the number left).
 func (p *Publisher) Flush(ctx context.Context) error {
@@ -297,7 +315,7 @@ func (p *Publisher) statusPayload(status string) []byte {
 	p.mu.Lock()
 	p.statusN++
 	n := p.statusN
-	shoeID, state := p.shoeID, p.shoeState
+	shoeID, state, head := p.shoeID, p.shoeState, p.head
 	p.mu.Unlock()
 	id := p.opts.Table + "/status/" + p.bootID + "/" + strconv.Itoa(n)
 	m, _ := Encode(TopicStatus, true, StatusPayload{
@@ -305,6 +323,9 @@ func (p *Publisher) statusPayload(status string) []byte {
 		Status:    status,
 		Version:   p.opts.Version,
 		ShoeState: state,
+
+		SoftwareSHA256: p.opts.Software,
+		JournalHead:    head,
 	})
 	return m.Payload
 }
@@ -313,7 +334,12 @@ func (p *Publisher) statusPayload(status string) []byte {
 // to wait; failure is logged only (the status is refreshed on the next
 // connect).
 func (p *Publisher) publishStatus(ctx context.Context, c paho.Client, status string, wait time.Duration) {
+	// Built and handed to the client under statusMu: statuses published
+	// from several goroutines reach the broker in the order of their
+	// numbers, so the retained one is the newest.
+	p.statusMu.Lock()
 	tok := c.Publish(p.prefix+"/"+TopicStatus, 1, true, p.statusPayload(status))
+	p.statusMu.Unlock()
 	if err := waitToken(ctx, tok, wait); err != nil {
 		p.opts.Logger.Warn("mqtt: status not acknowledged", "status", status, "err", err)
 	}

@@ -33,6 +33,8 @@ func SchemaFile(topic string) string {
 		return "schema/state.json"
 	case TopicRoads:
 		return "schema/roads.json"
+	case TopicEvent:
+		return "schema/event.json"
 	}
 	if rest, ok := strings.CutPrefix(topic, TopicCmd+"/"); ok {
 		if strings.HasSuffix(rest, "/reply") {

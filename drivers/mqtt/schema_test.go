@@ -3,9 +3,11 @@ package mqtt
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -89,7 +91,7 @@ func validatePayload(t testing.TB, topic string, payload []byte) error {
 
 func TestSchemasCompileAndCoverTopics(t *testing.T) {
 	m := compiledSchemas(t)
-	for _, topic := range []string{TopicStatus, TopicCard, TopicCoup, TopicAlert, TopicAlertAck, TopicVoid, TopicState, "cmd/ack", "cmd/ack/reply"} {
+	for _, topic := range []string{TopicStatus, TopicCard, TopicCoup, TopicAlert, TopicAlertAck, TopicVoid, TopicState, TopicEvent, "cmd/ack", "cmd/ack/reply"} {
 		if m[SchemaFile(topic)] == nil {
 			t.Errorf("topic %q: no compiled schema (file %q)", topic, SchemaFile(topic))
 		}
@@ -158,6 +160,116 @@ func TestAlertTablePayloads(t *testing.T) {
 		var p AlertPayload
 		if err := json.Unmarshal(m.Payload, &p); err != nil || p.Severity != meta.Severity || p.AwaitsAck != meta.Latches || p.Text != meta.Text {
 			t.Errorf("%s: payload %s", meta.Code, m.Payload)
+		}
+	}
+}
+
+// Every significant event gives an event payload the schema accepts, with
+// the type, record, hash and shutdown flag of its journal input; inputs
+// that are not events give none; the schema rejects what it should.
+func TestEventPayloads(t *testing.T) {
+	b := NewBuilder("T1", tableau.Rules{})
+	at := time.Date(2026, 12, 1, 10, 0, 0, 5, time.UTC)
+	view := tableau.TableView{ShoeID: "s1", Coup: 7}
+	sha := strings.Repeat("ab", 32)
+	cases := []struct {
+		in    tableau.Input
+		typ   string
+		clean string // "true", "false" or "" (absent)
+		sha   bool
+	}{
+		{tableau.Input{Kind: tableau.InputEvent, Code: EventPowerUp, Text: PowerUpClean, Ref: sha}, "power-up", "true", true},
+		{tableau.Input{Kind: tableau.InputEvent, Code: EventPowerUp, Text: PowerUpUnclean, Ref: sha}, "power-up", "false", true},
+		{tableau.Input{Kind: tableau.InputEvent, Code: EventPowerUp, Text: PowerUpFirst, Ref: sha}, "power-up", "", true},
+		{tableau.Input{Kind: tableau.InputEvent, Code: EventShutdown, Text: "SIGTERM"}, "shutdown", "", false},
+		{tableau.Input{Kind: tableau.InputEvent, Code: EventConfigChange, Text: "was 0123", Ref: sha}, "config-change", "", true},
+		{tableau.Input{Kind: tableau.InputEvent, Code: EventLidOpen, Source: "shoe"}, "lid-open", "", false},
+		{tableau.Input{Kind: tableau.InputEvent, Code: EventLidClosed, Source: "shoe"}, "lid-closed", "", false},
+		{tableau.Input{Kind: tableau.InputOnline, Source: "shoe"}, "shoe-online", "", false},
+		{tableau.Input{Kind: tableau.InputOffline, Text: "no heartbeat"}, "shoe-offline", "", false},
+		{tableau.Input{Kind: tableau.InputAlarm, Code: "E3", Text: "Card Not Read"}, "shoe-alarm", "", false},
+		{tableau.Input{Kind: tableau.InputJournalFailed, Text: "disk full"}, "journal-failed", "", false},
+		{tableau.Input{Kind: tableau.InputClockJump, Text: "+2h0m0s"}, "clock-jump", "", false},
+		{tableau.Input{Kind: tableau.InputArchivePruned, Text: "journal-1-9.gz"}, "archive-pruned", "", false},
+	}
+	for i, c := range cases {
+		m, ok, err := b.Event(c.in, uint64(100+i), at, view)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v %v", c.typ, ok, err)
+		}
+		if m.Topic != TopicEvent || m.Retained {
+			t.Errorf("%s: topic %q retained %v", c.typ, m.Topic, m.Retained)
+		}
+		if err := validatePayload(t, TopicEvent, m.Payload); err != nil {
+			t.Errorf("%s: schema: %v\n%s", c.typ, err, m.Payload)
+		}
+		var p map[string]any
+		json.Unmarshal(m.Payload, &p)
+		wantID := "T1/s1/7/event/" + strconv.Itoa(100+i)
+		if p["type"] != c.typ || p["id"] != wantID || p["seq"] != float64(100+i) || p["time"] != "2026-12-01T10:00:00.000000005Z" {
+			t.Errorf("%s: payload %s", c.typ, m.Payload)
+		}
+		if got, _ := json.Marshal(p["clean_shutdown"]); (c.clean == "" && p["clean_shutdown"] != nil) || (c.clean != "" && string(got) != c.clean) {
+			t.Errorf("%s: clean_shutdown %s, want %q", c.typ, got, c.clean)
+		}
+		if (p["sha256"] == sha) != c.sha {
+			t.Errorf("%s: sha256 %v", c.typ, p["sha256"])
+		}
+	}
+	nine, _ := tableau.ParseCard("9S")
+	for _, in := range []tableau.Input{{Kind: tableau.InputCard, Card: nine}, {Kind: tableau.InputAck},
+		{Kind: tableau.InputEvent, Code: "no-such-event"}} {
+		if _, ok, err := b.Event(in, 1, at, view); ok || err != nil {
+			t.Errorf("%+v gave an event (%v)", in, err)
+		}
+	}
+	good, _, _ := b.Event(cases[0].in, 5, at, view)
+	bad := map[string][2]string{
+		"bad type":              {`"type":"power-up"`, `"type":"reboot"`},
+		"short sha":             {`"sha256":"` + sha, `"sha256":"` + sha[:10]},
+		"upper sha":             {`"sha256":"` + sha, `"sha256":"` + strings.ToUpper(sha)},
+		"no seq":                {`"seq":5,`, ``},
+		"id not event":          {`/event/5"`, `/coup/5"`},
+		"power-up without hash": {`"sha256":"` + sha + `",`, ``},
+		"clean on shutdown":     {`"type":"power-up"`, `"type":"shutdown"`},
+	}
+	for name, r := range bad {
+		p := strings.Replace(string(good.Payload), r[0], r[1], 1)
+		if p == string(good.Payload) {
+			t.Fatalf("%s: replacement did not apply to %s", name, good.Payload)
+		}
+		if err := validatePayload(t, TopicEvent, []byte(p)); err == nil {
+			t.Errorf("%s: schema accepted %s", name, p)
+		}
+	}
+}
+
+// The status payload with the software identity and the journal's chain
+// head is accepted; a malformed head is not.
+func TestStatusPayloadAudit(t *testing.T) {
+	sha := strings.Repeat("0f", 32)
+	m, err := Encode(TopicStatus, true, StatusPayload{
+		Envelope: NewEnvelope("T1", "T1/status/1/1", "", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)),
+		Status:   StatusOnline, Version: "v0.1.0", SoftwareSHA256: sha,
+		JournalHead: &JournalHead{Seq: 42, SHA256: strings.Repeat("e1", 32)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validatePayload(t, TopicStatus, m.Payload); err != nil {
+		t.Fatalf("status: %v\n%s", err, m.Payload)
+	}
+	for name, r := range map[string][2]string{
+		"head seq 0":  {`"seq":42`, `"seq":0`},
+		"head no sha": {`,"sha256":"` + strings.Repeat("e1", 32) + `"`, ``},
+		"bad sw sha":  {`"software_sha256":"` + sha, `"software_sha256":"x` + sha[1:]},
+	} {
+		p := strings.Replace(string(m.Payload), r[0], r[1], 1)
+		if p == string(m.Payload) {
+			t.Fatalf("%s: replacement did not apply to %s", name, m.Payload)
+		}
+		if validatePayload(t, TopicStatus, []byte(p)) == nil {
+			t.Errorf("%s: schema accepted %s", name, p)
 		}
 	}
 }
