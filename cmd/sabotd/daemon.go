@@ -99,6 +99,14 @@ type daemon struct {
 	stopped  bool // stop was called: fatal is final
 	closed   bool
 	shoeUp   bool
+
+	// The audit trail (audit.go): the binary's SHA-256, the config file
+	// (hashed at start; "" for none) and whether the power-up event was
+	// journaled (then close journals the shutdown).
+	software   string
+	configPath string
+	auditOn    bool
+	recall     *recallRing // the last coups, for /recall (recall.go); nil: none kept
 }
 
 func newDaemon(cfg Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon, error) {
@@ -114,6 +122,7 @@ func newDaemon(cfg Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon,
 
 		backlogSig: make(chan struct{}, 1),
 		shoeStop:   shoeStopTimeout,
+		recall:     newRecallRing(),
 	}
 	if demo.Enabled {
 		d.log = demoLogger(stderr)
@@ -224,10 +233,14 @@ func (d *daemon) start(ctx context.Context) (err error) {
 	if err := j.SetMeta(journal.MetaTableOptions, optsJSON); err != nil {
 		return fmt.Errorf("state.dir: %w", err)
 	}
+	if err := d.writeRecallConfig(); err != nil {
+		return fmt.Errorf("state.dir: %w", err)
+	}
 	republish, lastRef, err := d.replay()
 	if err != nil {
 		return fmt.Errorf("state.dir: replaying the journal: %w", err)
 	}
+	d.software = d.softwareSHA256()
 
 	if err := d.openBoard(); err != nil {
 		return err
@@ -241,10 +254,14 @@ func (d *daemon) start(ctx context.Context) (err error) {
 	if err := d.startMQTT(ctx, republish); err != nil {
 		return err
 	}
+	if err := d.powerUpEvents(ctx); err != nil {
+		return fmt.Errorf("state.dir: %w", err)
+	}
+	d.auditOn = true
 
 	if d.cfg.HTTP.Addr != "off" {
 		web := d.startBoard()
-		h, err := startHTTP(d.cfg.HTTP.Addr, d.metrics, d.health, web, d.log)
+		h, err := startHTTP(d.cfg.HTTP.Addr, d.metrics, d.health, web, d.log, serveRecall(d.recall.last))
 		if err != nil {
 			web.hub.close()
 			return err
@@ -328,6 +345,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		StateDir:          d.cfg.State.Dir,
 		MaxBacklog:        d.cfg.MQTT.BacklogLimit,
 		Version:           Version(),
+		Software:          d.software,
 		Commands:          d.cfg.MQTT.Commands,
 		OnCommand:         d.onCommand,
 		OnCommandRejected: d.onCommandRejected,
@@ -526,7 +544,17 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 	d.shoeWG.Add(1)
 	go func() {
 		defer d.shoeWG.Done()
+		lidOpen := false // the shoe's cover, as last reported (audit.go)
 		err := s.Run(ctx, func(ev shoe.Event) error {
+			if lid, ok := lidInput(ev, &lidOpen); ok {
+				if err := d.submit(ctx, lid); err != nil {
+					lidOpen = !lidOpen // not journaled: the retransmission tries again
+					if errors.Is(err, errJournalFailed) {
+						return fmt.Errorf("%w: %w", shoe.ErrRetryLater, err)
+					}
+					return err
+				}
+			}
 			switch ev.Kind {
 			case shoe.KindOnline:
 				d.log.Info("shoe online", "device", d.cfg.Shoe.Device, "shoe", ev.String())
@@ -595,6 +623,7 @@ func (d *daemon) setGate(locked bool) {
 
 func (d *daemon) health() health {
 	h := health{OK: true, Table: d.cfg.Table, Version: Version()}
+	d.auditHealth(&h)
 	if d.journal != nil {
 		h.Journal = d.journal.Last()
 	}
@@ -661,6 +690,8 @@ func (d *daemon) close() error {
 	}
 	if !waitCtx(ctx, &d.wg) {
 		errs = append(errs, errors.New("stop: main loop did not finish in time"))
+	} else {
+		d.shutdownEvent(ctx, "sabotd stopped (signal or service stop)")
 	}
 	// 3. Flush the outbox for a few seconds and publish offline.
 	if d.pub != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sabot-table/sabot/drivers/mqtt"
 )
 
 // metrics are sabotd's Prometheus metrics, on their own registry (with the
@@ -89,6 +91,10 @@ type health struct {
 	Backlog    int    `json:"outbox_backlog"`
 	Journal    uint64 `json:"journal_records"`
 	Problem    string `json:"problem,omitempty"`
+	// The audit trail (audit.go): the running binary's SHA-256 and the
+	// journal's hash-chain head.
+	Software    string            `json:"software_sha256,omitempty"`
+	JournalHead *mqtt.JournalHead `json:"journal_head,omitempty"`
 }
 
 // webFiles are the board page's assets: hand-written HTML, CSS and
@@ -107,13 +113,14 @@ const boardCSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; for
 //
 // Every route is GET (and HEAD): nothing served here changes the table.
 // Other methods are answered 405 by the mux.
-func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log *slog.Logger) (*httpServer, error) {
+func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log *slog.Logger, recall http.HandlerFunc) (*httpServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("http.addr %q: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /recall", recall) // game recall (recall.go)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		h := status()
 		w.Header().Set("Content-Type", "application/json")

@@ -255,8 +255,9 @@ func (d *daemon) finish(ctx context.Context, r inputReq, seq uint64, view tablea
 	if d.pub == nil {
 		d.advanceMark(seq) // nothing to publish
 	} else {
-		d.publish(ctx, seq, d.buildMessages(d.outs, view, seq, r.recv, true))
+		d.publish(ctx, seq, d.appendEvent(d.buildMessages(d.outs, view, seq, r.recv, true), r.in, seq, r.recv, view))
 	}
+	d.audited(r.in, d.outs)
 }
 
 // afterApply logs, counts and acts on a batch of outputs (lamps, buzzer,
@@ -343,6 +344,13 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 	case snapSeq > 0:
 		from = snapSeq + 1
 	}
+	if d.recall != nil { // the snapshot's recall ring, then the records after it
+		if err := d.recall.restore(d.snaps.recall); err != nil {
+			d.log.Warn("journal: the snapshot's recall is unusable; recall starts empty", "err", err)
+			d.recall.restore(nil)
+		}
+		d.snaps.recall = nil
+	}
 	var outs []tableau.Output
 	n := 0
 	err = d.journal.Replay(from, func(r journal.Record) error {
@@ -351,12 +359,13 @@ func (d *daemon) replay() (republish []mqtt.Message, lastRef string, err error) 
 			return fmt.Errorf("journal: record %d: %w", r.Seq, err)
 		}
 		outs = d.table.Apply(r.Seq, r.Time, in, outs[:0])
+		d.recall.add(outs)
 		d.snaps.noteInput(in)
 		n++
 		if r.Seq > mark {
 			view := d.table.View()
 			d.afterApply(in, outs, view, true)
-			republish = append(republish, d.buildMessages(outs, view, r.Seq, r.Time, true)...)
+			republish = append(republish, d.appendEvent(d.buildMessages(outs, view, r.Seq, r.Time, true), in, r.Seq, r.Time, view)...)
 			return nil
 		}
 		d.countReplayed(outs)

@@ -248,6 +248,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	d.clockSynced, d.clockPoll = m.ClockSynced, m.clockPoll
 	m.d = d
+	d.configPath = m.ConfigPath // hashed for the audit trail (audit.go)
 	return d.start(ctx)
 }
 

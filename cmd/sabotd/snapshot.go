@@ -29,13 +29,18 @@ type daemonSnap struct {
 	V       int             `json:"v"`
 	Table   json.RawMessage `json:"table"`
 	LastRef string          `json:"last_ref,omitempty"`
+	// Recall is the daemon's recall ring after the record (recall.go);
+	// absent in a snapshot of an older sabotd (the ring then starts
+	// empty).
+	Recall json.RawMessage `json:"recall,omitempty"`
 }
 
 // snapState is the main loop's snapshot bookkeeping.
 type snapState struct {
-	seq     uint64 // record of the last snapshot (0: none yet)
-	shoe    int    // the shoe number then
-	lastRef string // the last shoe reference (Input.Ref) journaled
+	seq     uint64          // record of the last snapshot (0: none yet)
+	shoe    int             // the shoe number then
+	lastRef string          // the last shoe reference (Input.Ref) journaled
+	recall  json.RawMessage // the restored snapshot's recall ring, until replay takes it
 }
 
 // noteInput tracks what a snapshot must carry beside the table.
@@ -73,7 +78,11 @@ func (d *daemon) encodeSnapshot() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(daemonSnap{V: daemonSnapVersion, Table: tb, LastRef: d.snaps.lastRef})
+	rc, err := d.recall.snapshot(d.outs) // d.outs: this record's outputs, not yet in the ring
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(daemonSnap{V: daemonSnapVersion, Table: tb, LastRef: d.snaps.lastRef, Recall: rc})
 }
 
 // restoreSnapshot replaces d.table by the state of the newest snapshot at
@@ -99,7 +108,7 @@ func (d *daemon) restoreSnapshot(atMost uint64) (uint64, error) {
 		return 0, fmt.Errorf("journal: snapshot of record %d holds the state after record %d", seq, t.LastSeq())
 	}
 	d.table = t
-	d.snaps = snapState{seq: seq, shoe: t.View().Shoe, lastRef: s.LastRef}
+	d.snaps = snapState{seq: seq, shoe: t.View().Shoe, lastRef: s.LastRef, recall: s.Recall}
 	return seq, nil
 }
 

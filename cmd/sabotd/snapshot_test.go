@@ -110,6 +110,11 @@ func fullReplay(t *testing.T, d *daemon) (view string, msgs []string, lastRef st
 			if len(errs) > 0 {
 				return fmt.Errorf("record %d: %s: %w", r.Seq, errs[0].id, errs[0].err)
 			}
+			if ev, ok, err := b.Event(in, r.Seq, r.Time, tb.View()); err != nil {
+				return err
+			} else if ok { // the significant event's message (audit.go)
+				m = append(m, ev)
+			}
 			msgs = append(msgs, messagesText(m)...)
 		}
 		return nil

@@ -80,12 +80,12 @@ func eventID(table, shoeID string, coup int, seq uint64) string {
 // table's view after the record (for the shoe id and coup of the id).
 func (b *Builder) Event(in tableau.Input, seq uint64, at time.Time, view tableau.TableView) (Message, bool, error) {
 	p := EventPayload{Envelope: NewEnvelope(b.table, eventID(b.table, view.ShoeID, view.Coup, seq), view.ShoeID, at), Seq: seq, Text: in.Text}
+	if !IsEvent(in) { // also an event code this version does not know (the schema's enum)
+		return Message{}, false, nil
+	}
 	if in.Kind == tableau.InputEvent {
 		p.Type = in.Code
 		switch in.Code {
-		default: // not a type this version knows (the schema's enum)
-			return Message{}, false, nil
-		case EventShutdown, EventLidOpen, EventLidClosed:
 		case EventPowerUp:
 			p.SHA256 = in.Ref
 			switch in.Text {
@@ -103,10 +103,7 @@ func (b *Builder) Event(in tableau.Input, seq uint64, at time.Time, view tableau
 			p.SHA256 = in.Ref
 		}
 	} else {
-		t, ok := eventTypes[in.Kind]
-		if !ok {
-			return Message{}, false, nil
-		}
+		t := eventTypes[in.Kind]
 		p.Type = t
 		if in.Kind == tableau.InputAlarm {
 			p.Code = in.Code
@@ -120,4 +117,18 @@ func (b *Builder) Event(in tableau.Input, seq uint64, at time.Time, view tableau
 		return Message{}, false, err
 	}
 	return m, true, nil
+}
+
+// IsEvent reports whether the journaled input in is a significant event
+// (Builder.Event gives a message for it).
+func IsEvent(in tableau.Input) bool {
+	if in.Kind != tableau.InputEvent {
+		_, ok := eventTypes[in.Kind]
+		return ok
+	}
+	switch in.Code {
+	case EventPowerUp, EventShutdown, EventConfigChange, EventLidOpen, EventLidClosed:
+		return true
+	}
+	return false
 }
