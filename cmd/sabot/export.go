@@ -150,7 +150,11 @@ func exportJournal(j *journal.Journal, w io.Writer) error {
 		if !ok {
 			endLine()
 			fmt.Fprintf(bw, "# %s %s", r.Time.Format("2006-01-02T15:04:05.000Z"), in.Kind)
-			for _, s := range []string{in.Code, in.Text, in.Operator} {
+			fields := []string{in.Code, in.Text, in.Operator}
+			if in.Kind == tableau.InputEvent {
+				fields = append(fields, in.Ref) // the binary's or config file's SHA-256
+			}
+			for _, s := range fields {
 				if s != "" {
 					fmt.Fprintf(bw, " %q", s)
 				}

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sabot-table/sabot/drivers/journal"
 
 	"github.com/sabot-table/sabot/tableau"
 	bolt "go.etcd.io/bbolt"
@@ -73,5 +77,41 @@ func TestExportVerify(t *testing.T) {
 	out, code = verifyRun(t, cp)
 	if code != 1 || !strings.HasPrefix(out, "FAILED at record 10 (2026-11-30T22:00:09Z)") || !strings.Contains(out, "record 9 is missing") {
 		t.Fatalf("deleted: exit %d\n%s", code, out)
+	}
+}
+
+// TestExportEvents: significant events appear in the export as comments
+// with their type, text and hash, and the transcript around them is kept.
+func TestExportEvents(t *testing.T) {
+	dir := t.TempDir()
+	j, err := journal.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	sha := strings.Repeat("5a", 32)
+	for i, in := range []tableau.Input{
+		{Kind: tableau.InputEvent, Code: "power-up", Text: "unclean", Ref: sha, Source: "sabotd"},
+		{Kind: tableau.InputShoe},
+		{Kind: tableau.InputEvent, Code: "lid-open", Text: "the shoe's cover is open", Source: "shoe"},
+	} {
+		b, _ := json.Marshal(in)
+		if _, err := j.Append(at.Add(time.Duration(i)*time.Second), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"export", "--state", dir}, nil, &out, &errb); code != 0 {
+		t.Fatalf("export: %s", errb.String())
+	}
+	for _, want := range []string{
+		`# 2026-12-01T09:00:00.000Z event "power-up" "unclean" "` + sha + `"` + "\n",
+		"shoe\n",
+		`# 2026-12-01T09:00:02.000Z event "lid-open" "the shoe's cover is open"` + "\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("export lacks %q:\n%s", want, out.String())
+		}
 	}
 }
