@@ -74,6 +74,11 @@ func (d *daemon) waitForClock(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-wctx.Done():
+			// wctx is ctx's child: a stop ends both, and select may pick
+			// this case; a stop is not a timeout.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			d.log.Warn("the clock is still not synchronised after [state] clock_wait; going on: inputs are stamped with the unsynchronised time until NTP sets the clock, and that jump is journaled as clock-jump",
 				"clock_wait", wait.String(), "now", time.Now().UTC())
 			return nil
