@@ -88,7 +88,8 @@ func AdvantageAlert(shoe, coup int, b BetEV) Event {
 // Composition.RemainingRanks), valued under the fold's rules. It appends to
 // dst the offered bets whose expectation for the player exceeds threshold
 // (see the package-level Advantages). The daemon may call it after every
-// card; it does not allocate given a dst of capacity 7.
+// card; it does not allocate given a dst of capacity 7 (14 with side
+// bets offered).
 func (f *Fold) Advantages(dst []BetEV, threshold float64) ([]BetEV, error) {
 	return compAdvantages(dst, &f.comp, f.opts.Rules, threshold)
 }

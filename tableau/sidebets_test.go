@@ -438,6 +438,11 @@ func TestSideAdvantages(t *testing.T) {
 	if got, err := Advantages(nil, &rc, r, 0); err != nil || got[len(got)-1].Bet != BetLucky6 || got[len(got)-1].EV != want {
 		t.Errorf("Advantages = %+v, %v", got, err)
 	}
+	// The per-card check with side bets does not allocate.
+	dst := make([]BetEV, 0, 14)
+	if a := testing.AllocsPerRun(5, func() { dst, _ = compAdvantages(dst[:0], &comp, r, 0) }); a != 0 {
+		t.Errorf("compAdvantages allocates %.0f times per call", a)
+	}
 	// Above the pairs' 16.1%: nothing; Lucky 6 offered alone is the best.
 	if got, _ := compAdvantages(nil, &comp, r, 0.17); len(got) != 0 {
 		t.Errorf("threshold 0.17: %+v", got)
