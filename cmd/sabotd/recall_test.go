@@ -67,6 +67,9 @@ func TestRecallAfterRestart(t *testing.T) {
 	if cards < 4*recallKept || voids == 0 {
 		t.Fatalf("%d cards, %d voids in the recall", cards, voids)
 	}
+	if raw, err := d.recall.snapshot(nil); err == nil {
+		t.Logf("recall ring of %d coups in a snapshot: %d bytes (%d a coup)", recallKept, len(raw), len(raw)/recallKept)
+	}
 	d.journal.Close()
 
 	r := testDaemon(t, dir)
