@@ -119,8 +119,8 @@ type AlertMeta struct {
 
 // alertTable is every alert code, the Fold's first (in AlertCodes order).
 // A new code is one row here (next E number) plus its tests; TestAlertTable
-// fails on a row with a missing field and display's test on a README
-// error-code table that disagrees.
+// fails on a row with a missing field and display's test on the
+// error-code table in docs/configuration.md that disagrees.
 var alertTable = [...]AlertMeta{
 	{AlertExtraCard, 1, SeverityError, true, "a card arrived after the coup was complete"},
 	{AlertMissingCard, 2, SeverityError, true, "the coup was closed before the tableau was complete"},

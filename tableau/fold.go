@@ -126,7 +126,7 @@ func (p Phase) String() string {
 // returns the extended slice; with a reused slice, feeding allocates
 // nothing. Nothing panics on any input sequence.
 //
-// Semantics (see README "sabot check"):
+// Semantics (see docs/cli.md, "sabot check"):
 //   - The first token, or "shoe", begins a shoe: coup numbers restart at 1,
 //     the composition is full, the burn runs: the first card plus as many
 //     cards as its value (10/J/Q/K burn 10). Without markers the burn ends by

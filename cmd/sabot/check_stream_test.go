@@ -260,7 +260,7 @@ func TestCheckMemoryDoesNotGrow(t *testing.T) {
 // BenchmarkCheckThroughput runs `sabot check` (both passes: tokenize, then
 // tokenize, fold, encode and write) over 256 copies of the clean 8-deck
 // shoe (809 KB, 21,504 coups) to io.Discard; MB/s is input bytes per
-// second. The 100 MB measuring command is in the README ("Checking a
+// second. The 100 MB measuring command is in docs/cli.md ("Checking a
 // year of a busy table").
 func BenchmarkCheckThroughput(b *testing.B) {
 	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")

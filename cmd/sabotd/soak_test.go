@@ -8,7 +8,7 @@ package main
 // after de-duplication by id, in the order dealt; the daemons' RSS and open
 // descriptors did not grow; the retained state stayed under 8 KiB and the
 // roads under their bound; a restart after the soak is as fast as one near
-// its start. See README.md, "Soak".
+// its start. See docs/operations.md, "Soak".
 //
 //	go test -race -run TestSoak ./cmd/sabotd/                 # short form
 //	SABOT_SOAK=month go test -run TestSoak -timeout 3h -v ./cmd/sabotd/
@@ -48,7 +48,7 @@ const (
 	soakMonthCoups = 10000
 )
 
-// Tolerances of the soak (README.md, "Soak"). RSS is compared from a
+// Tolerances of the soak (docs/operations.md, "Soak"). RSS is compared from a
 // warmed-up daemon (a tenth of the coups dealt) to the end: a Go heap
 // moves by a few MiB between collections whatever the input, so growth is
 // allowed up to soakRSSSlackKiB plus soakRSSGrowth of the start, for the
