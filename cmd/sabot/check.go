@@ -261,7 +261,7 @@ type checkInput struct {
 // maxSpoolBytes bounds the spool (disk, in $TMPDIR): 4 GiB, about 40
 // years of a busy table. A longer standard input is refused; give it as a
 // FILE.
-const maxSpoolBytes = 4 << 30
+const maxSpoolBytes int64 = 4 << 30 // int64: 4 GiB overflows int on 32-bit ARM
 
 // openCheckInput opens FILE ("-": standard input). A directory is an
 // error naming it as one.

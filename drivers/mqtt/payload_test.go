@@ -3,6 +3,7 @@ package mqtt
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -124,7 +125,7 @@ func TestWorstCasePayloadSizes(t *testing.T) {
 		Alert: tableau.AlertEvent{Type: tableau.EventAlert, Code: tableau.AlertCode(long(40)), Card: ts}},
 		Alert: tableau.AlertInfo{Severity: SeverityError, Text: strings.Repeat("é", 2000), AwaitsAck: true}})
 	add(tableau.Output{Kind: tableau.OutputCard, Card: tableau.CardPlay{Card: ts, UID: long(128), Position: tableau.PositionPlayer, Index: 3}})
-	add(tableau.Output{Kind: tableau.OutputAck, Ack: tableau.AckInfo{AlertID: long(300), LastAlertID: long(300), Count: 1 << 62, Code: "x", Operator: long(64)}})
+	add(tableau.Output{Kind: tableau.OutputAck, Ack: tableau.AckInfo{AlertID: long(300), LastAlertID: long(300), Count: math.MaxInt, Code: "x", Operator: long(64)}})
 	var alerts []tableau.LatchedAlert
 	for range 50 {
 		alerts = append(alerts, tableau.LatchedAlert{ID: long(300), Code: tableau.AlertCode(long(40))})
