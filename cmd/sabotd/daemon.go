@@ -251,6 +251,16 @@ func (d *daemon) start(ctx context.Context) (err error) {
 	if err := d.waitForClock(callerCtx); err != nil {
 		return err
 	}
+	// Every local lock before the broker: the state directory's (the
+	// journal and the outbox, bbolt flocks, taken above and in startMQTT
+	// before it connects) and the shoe device's. A second sabotd for this
+	// shoe must stop here, before it connects under the table's client id
+	// and takes over the running daemon's session.
+	if !d.demo.Enabled {
+		if err := d.claimShoe(lastRef); err != nil {
+			return err
+		}
+	}
 	if err := d.startMQTT(ctx, republish); err != nil {
 		return err
 	}
@@ -512,7 +522,32 @@ func shoeInput(ev shoe.Event) (in tableau.Input, ok bool) {
 	return in, true
 }
 
-func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
+// errShoeBusy marks a shoe device another process holds: sabotd exits 2
+// (see runExitCode) before it has connected to the broker.
+var errShoeBusy = errors.New("the shoe device is held by another process")
+
+// claimShoe creates the shoe driver and takes the device's lock
+// (shoe.Claim) before anything else is started. A device another process
+// holds is fatal (errShoeBusy); a missing one is not: the driver waits for
+// it, and the table runs meanwhile with the shoe offline.
+func (d *daemon) claimShoe(lastRef string) error {
+	s, err := d.newShoe(lastRef)
+	if err != nil {
+		return err
+	}
+	d.shoe = s
+	err = s.Claim()
+	switch {
+	case errors.Is(err, shoe.ErrBusy):
+		return fmt.Errorf("shoe.device %q: %w (is another sabotd running for this shoe?); not connecting to the broker, so the running daemon keeps its session: %w",
+			d.cfg.Shoe.Device, errShoeBusy, err)
+	case err != nil:
+		d.log.Info("shoe device not available yet; waiting for it", "device", d.cfg.Shoe.Device, "err", err)
+	}
+	return nil
+}
+
+func (d *daemon) newShoe(lastRef string) (*shoe.Shoe, error) {
 	opts := shoe.Options{
 		Path:     d.cfg.Shoe.Device,
 		Protocol: d.cfg.Shoe.Protocol,
@@ -532,9 +567,22 @@ func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
 	opts.RS485.DE = d.rs485DE
 	s, err := shoe.New(opts)
 	if err != nil {
-		return fmt.Errorf("shoe.device %q: %w", d.cfg.Shoe.Device, err)
+		return nil, fmt.Errorf("shoe.device %q: %w", d.cfg.Shoe.Device, err)
 	}
-	d.shoe = s
+	return s, nil
+}
+
+// startShoe runs the shoe driver (created and claimed by claimShoe, or
+// created here in the demo, whose pty exists only now).
+func (d *daemon) startShoe(ctx context.Context, lastRef string) error {
+	s := d.shoe
+	if s == nil {
+		var err error
+		if s, err = d.newShoe(lastRef); err != nil {
+			return err
+		}
+		d.shoe = s
+	}
 	d.mu.Lock()
 	gate := d.view.GateLocked
 	d.mu.Unlock()

@@ -108,11 +108,19 @@ var errConfig = errors.New("configuration")
 
 // runExitCode is the exit status for an error from Run: 2 for
 // configuration errors (the config file's and the board's, an adapter
-// refusing [shoe] rs485 = "kernel") and a state
-// directory written by a newer sabotd, 1 otherwise (a device or the
-// network: restarting may help).
+// refusing [shoe] rs485 = "kernel"), a state directory written by a newer
+// sabotd, and a shoe device another process holds; 1 otherwise (a device
+// or the network: restarting may help).
+//
+// A held shoe is 2, not 1: under the unit (Restart=always, restarts wait
+// for the old process to be gone) the holder is another sabotd started with
+// another configuration, which a restart cannot fix; restarting every
+// second would only fill the log and, worse, grab the shoe the moment the
+// other daemon restarts, splitting the table between two daemons. A locked
+// state directory stays 1: `sabot` commands read the journal under a shared
+// lock for a while, and a restart then succeeds.
 func runExitCode(err error) int {
-	if errors.Is(err, errConfig) || errors.Is(err, board.ErrConfig) || errors.Is(err, shoe.ErrRS485) ||
+	if errors.Is(err, errConfig) || errors.Is(err, board.ErrConfig) || errors.Is(err, shoe.ErrRS485) || errors.Is(err, errShoeBusy) ||
 		errors.Is(err, journal.ErrNewerFormat) || errors.Is(err, mqtt.ErrNewerOutbox) {
 		return 2
 	}

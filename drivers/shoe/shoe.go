@@ -99,6 +99,9 @@ type Shoe struct {
 	closed  bool
 	running bool
 	done    chan struct{}
+	// claimed is the port Claim opened, for Run's first open (nil once
+	// Run has taken it, or without Claim).
+	claimed Port
 
 	// Reader goroutine only.
 	h      Handler
@@ -191,6 +194,40 @@ func New(opts Options) (*Shoe, error) {
 // Protocol returns the protocol in use.
 func (s *Shoe) Protocol() Protocol { return s.proto }
 
+// Claim opens the port now, before Run, so that a device another process
+// holds is reported before the caller starts anything that must not run
+// twice (sabotd connects to the broker under the table's client id only
+// after Claim). Run then uses the port Claim opened, and holds its lock
+// from here on. It returns an error wrapping ErrBusy when another process
+// (or opener) holds the device; any other open error (the device is
+// missing, unplugged) is returned too, but then Run opens the device
+// itself and waits for it as usual, so a caller may go on. Claim may be
+// called once, before Run; Close releases a claimed port Run never took.
+func (s *Shoe) Claim() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	if s.running || s.claimed != nil {
+		s.mu.Unlock()
+		return errors.New("shoe: Claim after Run or twice")
+	}
+	s.mu.Unlock()
+	port, err := s.open(s.cfg)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.running {
+		port.Close()
+		return ErrClosed
+	}
+	s.claimed = port
+	return nil
+}
+
 // Run opens the port and delivers events to h until Close is called or ctx
 // is done (then it returns nil), or h returns an error (then it returns
 // that error). The first open failing because another process holds the
@@ -237,7 +274,14 @@ func (s *Shoe) Run(ctx context.Context, h Handler) error {
 	first := true
 	var lastOpenErr string
 	for ctx.Err() == nil {
-		port, err := s.open(s.cfg)
+		s.mu.Lock()
+		port := s.claimed
+		s.claimed = nil
+		s.mu.Unlock()
+		var err error
+		if port == nil {
+			port, err = s.open(s.cfg)
+		}
 		if err != nil {
 			s.st.openErrors.Add(1)
 			if first && errors.Is(err, ErrBusy) || errors.Is(err, ErrRS485) {
@@ -410,7 +454,12 @@ func (s *Shoe) Close() error {
 	}
 	s.closed = true
 	cancel, running := s.cancel, s.running
+	claimed := s.claimed
+	s.claimed = nil
 	s.mu.Unlock()
+	if claimed != nil {
+		claimed.Close() // Run never took it
+	}
 	if !running {
 		return nil
 	}
