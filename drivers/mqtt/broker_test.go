@@ -171,3 +171,22 @@ func TestEmbeddedBrokerCloseWhileConnecting(t *testing.T) {
 		<-done
 	}
 }
+
+// statuses decodes every status message in msgs, in order.
+func statuses(t testing.TB, msgs []received) []StatusPayload {
+	t.Helper()
+	var out []StatusPayload
+	for _, m := range msgs {
+		if m.topic == TopicStatus {
+			if err := validatePayload(t, TopicStatus, m.payload); err != nil {
+				t.Fatalf("status %s: %v", m.payload, err)
+			}
+			var p StatusPayload
+			if err := json.Unmarshal(m.payload, &p); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -166,6 +166,13 @@ func TestMosquittoPublisherKill9(t *testing.T) {
 	// 1: broker up, killed mid-stream.
 	last := runHelper(t, state, m.url(), 0, n, n/4)
 	waitFor(t, "the last will", 10*time.Second, func() bool { return lastStatus(t, sub.got.snapshot()) == StatusOffline })
+	// The will is the killed connection's: the same conn and instance as
+	// its online, though its time is older (registered at connect).
+	st := statuses(t, sub.got.snapshot())
+	will, online := st[len(st)-1], st[len(st)-2]
+	if online.Status != StatusOnline || will.Conn != online.Conn || will.Instance != online.Instance || will.Conn == 0 {
+		t.Fatalf("online %+v then will %+v: want one connection's", online, will)
+	}
 
 	// 2: broker down: the second process only queues, then is killed.
 	m.stop()
@@ -180,6 +187,21 @@ func TestMosquittoPublisherKill9(t *testing.T) {
 	}
 	publishEvents(t, p, events[last+1:], 0)
 	assertDelivery(t, sub, expectedIDs(t, events), 60*time.Second)
+	// Every connection numbered above the one before, on one instance:
+	// the consumer's rule (highest conn, offline over online within one)
+	// makes the third publisher's online current.
+	st = statuses(t, sub.got.snapshot())
+	for i := 1; i < len(st); i++ {
+		if st[i].Instance != will.Instance {
+			t.Fatalf("status %d from instance %s, want %s", i, st[i].Instance, will.Instance)
+		}
+		if st[i].Conn < st[i-1].Conn || st[i].Conn == st[i-1].Conn && st[i-1].Status == StatusOffline {
+			t.Fatalf("status %d %+v does not supersede %+v", i, st[i], st[i-1])
+		}
+	}
+	if last := st[len(st)-1]; last.Status != StatusOnline || last.Conn <= will.Conn {
+		t.Fatalf("last status %+v, want an online above conn %d", last, will.Conn)
+	}
 }
 
 // MQTT over WebSocket (ws://) to Mosquitto's websockets listener.

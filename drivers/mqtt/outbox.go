@@ -2,6 +2,8 @@ package mqtt
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -32,6 +34,11 @@ var (
 	bucketLatest = []byte("latest") // topic → seq of its newest queued retained record
 	bucketMeta   = []byte("meta")   // "format" → OutboxFormat as decimal text
 	keyFormat    = []byte("format")
+	// keyInstance is the random id of the state directory's publisher
+	// (hex), made when the outbox is created; keyConn the last connection
+	// number (decimal), see outbox.nextConn.
+	keyInstance = []byte("instance")
+	keyConn     = []byte("conn")
 )
 
 // OutboxFormat is the version of the outbox's format this package writes
@@ -109,6 +116,10 @@ type outbox struct {
 	// batch's size just before it opens the batch's transaction.
 	beforeCommit func(n int)
 
+	// instance identifies this state directory's publisher in status
+	// payloads (StatusPayload.Instance).
+	instance string
+
 	mu    sync.Mutex
 	count int // records in bucketQueue
 	// onAppend is called (outside the lock) after each committed append.
@@ -175,6 +186,18 @@ func openOutbox(dir string, max int) (*outbox, error) {
 		if err := meta.Put(keyFormat, []byte(strconv.Itoa(OutboxFormat))); err != nil {
 			return err
 		}
+		if v := meta.Get(keyInstance); len(v) > 0 {
+			o.instance = string(v)
+		} else {
+			var b [8]byte
+			if _, err := rand.Read(b[:]); err != nil {
+				return err
+			}
+			o.instance = hex.EncodeToString(b[:])
+			if err := meta.Put(keyInstance, []byte(o.instance)); err != nil {
+				return err
+			}
+		}
 		q, err := tx.CreateBucketIfNotExists(bucketQueue)
 		if err != nil {
 			return err
@@ -196,6 +219,32 @@ func openOutbox(dir string, max int) (*outbox, error) {
 	o.wg.Add(1)
 	go o.writer()
 	return o, nil
+}
+
+// nextConn stores and returns the next connection number: more than the
+// last one stored (so it grows across restarts on this state directory
+// whatever the clock does), and at least floor (the publisher passes the
+// clock in Unix milliseconds, so that a new state directory for the same
+// table, with a set clock, still numbers its connections above the old
+// one's). One fsynced transaction per connection attempt.
+func (o *outbox) nextConn(floor uint64) (uint64, error) {
+	var n uint64
+	err := o.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		var last uint64
+		if v := meta.Get(keyConn); v != nil {
+			var err error
+			if last, err = strconv.ParseUint(string(v), 10, 64); err != nil {
+				return fmt.Errorf("connection number %q: %w", v, err)
+			}
+		}
+		n = max(last+1, floor)
+		return meta.Put(keyConn, []byte(strconv.FormatUint(n, 10)))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("mqtt: outbox %s: %w", o.path, err)
+	}
+	return n, nil
 }
 
 // Len returns the number of queued (unacknowledged) messages.

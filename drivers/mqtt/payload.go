@@ -279,6 +279,19 @@ type StatusPayload struct {
 	// JournalHead is the journal's hash-chain head when the status was
 	// built (Publisher.SetJournalHead); omitted before the first record.
 	JournalHead *JournalHead `json:"journal_head,omitempty"`
+	// Conn numbers the daemon's connection to the broker that this status
+	// belongs to: the online published on connecting, the last will
+	// registered with that connection and the offline of a clean stop all
+	// carry the same Conn, and a later connection (or a later run on the
+	// same state directory) has a higher one. The current status is the one
+	// with the highest Conn; within one Conn, offline supersedes online
+	// (README.md, "Which status is current"). Not a time: the will's Time
+	// is its connection's start.
+	Conn uint64 `json:"conn"`
+	// Instance identifies the publishing daemon's state directory (random,
+	// made with its outbox): two daemons publishing for one table have
+	// different instances.
+	Instance string `json:"instance"`
 }
 
 // JournalHead is the head of the journal's hash chain (drivers/journal's

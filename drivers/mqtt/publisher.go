@@ -49,6 +49,7 @@ type Publisher struct {
 	shoeState    string
 	head         *JournalHead // SetJournalHead; nil before the first
 	statusN      int
+	conn         uint64 // the current (or last attempted) connection's number
 	backlogAlert bool
 	started      bool
 	closed       bool
@@ -311,11 +312,15 @@ func (p *Publisher) signal() {
 	}
 }
 
-func (p *Publisher) statusPayload(status string) []byte {
+// statusPayload builds a status payload of the current connection (Conn)
+// and returns the shoe id and state it carries.
+func (p *Publisher) statusPayload(status string) (payload []byte, shoeID, state string) {
 	p.mu.Lock()
 	p.statusN++
 	n := p.statusN
-	shoeID, state, head := p.shoeID, p.shoeState, p.head
+	shoeID, state = p.shoeID, p.shoeState
+	head := p.head
+	conn := p.conn
 	p.mu.Unlock()
 	id := p.opts.Table + "/status/" + p.bootID + "/" + strconv.Itoa(n)
 	m, _ := Encode(TopicStatus, true, StatusPayload{
@@ -323,26 +328,29 @@ func (p *Publisher) statusPayload(status string) []byte {
 		Status:    status,
 		Version:   p.opts.Version,
 		ShoeState: state,
-
 		SoftwareSHA256: p.opts.Software,
 		JournalHead:    head,
+		Conn:           conn,
+		Instance:       p.box.instance,
 	})
-	return m.Payload
+	return m.Payload, shoeID, state
 }
 
 // publishStatus publishes the retained status and waits for its PUBACK up
 // to wait; failure is logged only (the status is refreshed on the next
-// connect).
-func (p *Publisher) publishStatus(ctx context.Context, c paho.Client, status string, wait time.Duration) {
+// connect). It returns the shoe id and state the status carried.
+func (p *Publisher) publishStatus(ctx context.Context, c paho.Client, status string, wait time.Duration) (shoeID, state string) {
 	// Built and handed to the client under statusMu: statuses published
 	// from several goroutines reach the broker in the order of their
 	// numbers, so the retained one is the newest.
 	p.statusMu.Lock()
-	tok := c.Publish(p.prefix+"/"+TopicStatus, 1, true, p.statusPayload(status))
+	payload, shoeID, state := p.statusPayload(status)
+	tok := c.Publish(p.prefix+"/"+TopicStatus, 1, true, payload)
 	p.statusMu.Unlock()
 	if err := waitToken(ctx, tok, wait); err != nil {
 		p.opts.Logger.Warn("mqtt: status not acknowledged", "status", status, "err", err)
 	}
+	return shoeID, state
 }
 
 // errNoAck is a token that did not complete in time: not delivered.
@@ -385,7 +393,10 @@ func (p *Publisher) clientOptions(lost chan<- error) *paho.ClientOptions {
 	if p.tls != nil {
 		o.SetTLSConfig(p.tls)
 	}
-	o.SetBinaryWill(p.prefix+"/"+TopicStatus, p.statusPayload(StatusOffline), 1, true)
+	// The will is the offline of this connection: same Conn as the online
+	// published once connected (its Time is now, before that online's).
+	will, _, _ := p.statusPayload(StatusOffline)
+	o.SetBinaryWill(p.prefix+"/"+TopicStatus, will, 1, true)
 	o.SetConnectionAttemptHandler(func(broker *url.URL, c *tls.Config) *tls.Config {
 		p.mu.Lock()
 		p.broker = broker.Redacted()
@@ -408,6 +419,7 @@ func (p *Publisher) connLoop(ctx context.Context) {
 	defer p.wg.Done()
 	delay := p.opts.ReconnectMin
 	for ctx.Err() == nil {
+		p.newConn()
 		lost := make(chan error, 1)
 		c := paho.NewClient(p.clientOptions(lost))
 		tok := c.Connect()
@@ -435,7 +447,7 @@ func (p *Publisher) connLoop(ctx context.Context) {
 			continue
 		}
 		delay = p.opts.ReconnectMin
-		p.publishStatus(ctx, c, StatusOnline, p.opts.AckTimeout)
+		sentID, sentState := p.publishStatus(ctx, c, StatusOnline, p.opts.AckTimeout)
 		if p.opts.Commands {
 			p.subscribeCommands(ctx, c)
 		}
@@ -444,7 +456,13 @@ func (p *Publisher) connLoop(ctx context.Context) {
 		p.lastErr = nil
 		p.attempts = 0
 		broker := p.broker
+		// SetShoe while the online was going out saw no connection:
+		// publish the newer shoe state now.
+		stale := p.shoeID != sentID || p.shoeState != sentState
 		p.mu.Unlock()
+		if stale {
+			p.publishStatus(ctx, c, StatusOnline, p.opts.AckTimeout)
+		}
 		p.opts.Logger.Info("mqtt: connected", "broker", broker, "client_id", p.opts.ClientID, "backlog", p.box.Len())
 		p.signal()
 		select {
@@ -463,6 +481,21 @@ func (p *Publisher) connLoop(ctx context.Context) {
 			return // Close publishes offline and disconnects
 		}
 	}
+}
+
+// newConn numbers the next connection (StatusPayload.Conn), durably in the
+// outbox. If the outbox cannot be written the number is still raised in
+// memory (the statuses stay ordered within this run) and the error logged.
+func (p *Publisher) newConn() {
+	floor := uint64(max(p.opts.Now().UnixMilli(), 0))
+	n, err := p.box.nextConn(floor)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		n = max(p.conn+1, floor)
+		p.opts.Logger.Error("mqtt: cannot store the connection number; status order across restarts may suffer", "err", err, "conn", n)
+	}
+	p.conn = n
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {
