@@ -89,6 +89,10 @@ const (
 	// than the daemon tolerates (NTP sync after a boot without RTC). It
 	// does not latch: it is expected after every boot of a Pi.
 	AlertClockJump AlertCode = "clock-jump"
+	// AlertSessionTakeover: another daemon publishes as this table on the
+	// MQTT broker (the same table name on two Pis, InputSessionTakeover);
+	// this daemon stays off the broker for a while, keeping its outbox.
+	AlertSessionTakeover AlertCode = "session-takeover"
 )
 
 // Alert severities, AlertInfo.Severity and the MQTT payload's "severity".
@@ -142,6 +146,7 @@ var alertTable = [...]AlertMeta{
 	{AlertArchivePruned, 17, SeverityWarning, true, "the journal archive is full: its oldest file was removed"},
 	{AlertShoeSequence, 18, SeverityWarning, true, "the shoe restarted its event sequence under the same boot id"},
 	{AlertClockJump, 19, SeverityWarning, false, "the wall clock jumped (journal order and ids are not affected)"},
+	{AlertSessionTakeover, 20, SeverityError, true, "another daemon publishes as this table on the MQTT broker"},
 }
 
 // AlertCodes lists every alert code, the Fold's six first, in the order of

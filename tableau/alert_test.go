@@ -87,6 +87,7 @@ func TestAlertTableFacts(t *testing.T) {
 		{tableau.AlertArchivePruned, 17, "warning", true},
 		{tableau.AlertShoeSequence, 18, "warning", true},
 		{tableau.AlertClockJump, 19, "warning", false},
+		{tableau.AlertSessionTakeover, 20, "error", true},
 	} {
 		m, ok := tableau.LookupAlert(tc.code)
 		if !ok || m.E != tc.e || m.Severity != tc.severity || m.Latches != tc.latches {

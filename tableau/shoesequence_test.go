@@ -56,3 +56,22 @@ func TestTableJournalFailedInput(t *testing.T) {
 		t.Fatalf("latched: %+v", l)
 	}
 }
+
+// The daemon journals InputSessionTakeover when its MQTT publisher sees
+// another daemon publishing as the table: session-takeover (E20, error)
+// latches until acknowledged, with the input's text.
+func TestTableSessionTakeoverInput(t *testing.T) {
+	tb, err := tableau.NewTable(tableau.TableConfig{Table: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := tb.Apply(1, time.Unix(1000, 0), tableau.Input{Kind: tableau.InputSessionTakeover, Source: "mqtt", Text: "instance 00ff"}, nil)
+	if len(outs) != 1 || outs[0].Kind != tableau.OutputAlert || outs[0].Event.Alert.Code != tableau.AlertSessionTakeover ||
+		!outs[0].Alert.AwaitsAck || outs[0].Alert.Severity != tableau.SeverityError ||
+		outs[0].Alert.Text != "another daemon publishes as this table on the MQTT broker: instance 00ff" {
+		t.Fatalf("session-takeover outputs: %+v", outs)
+	}
+	if l := tb.Latched(); len(l) != 1 || l[0].Code != tableau.AlertSessionTakeover {
+		t.Fatalf("latched: %+v", l)
+	}
+}

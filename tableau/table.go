@@ -40,6 +40,9 @@ const (
 	// as it can write again, so journal-failed latches and is published
 	// like every alert.
 	InputJournalFailed InputKind = "journal-failed"
+	// InputSessionTakeover: the MQTT publisher saw another daemon publish
+	// as this table (Text: which, and for how long this one stays away).
+	InputSessionTakeover InputKind = "session-takeover"
 	// InputRejected is a command refused before it reached the table (bad
 	// JSON, wrong table, unknown operator, ...): Code names the command,
 	// Text the reason, Operator and Ref who sent it. It is journaled for
@@ -545,6 +548,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		extra = append(extra, t.daemonAlert(AlertArchivePruned, Card{}, defaultText(AlertArchivePruned)+suffix(in.Text)))
 	case InputJournalFailed:
 		extra = append(extra, t.daemonAlert(AlertJournalFailed, Card{}, defaultText(AlertJournalFailed)+suffix(in.Text)))
+	case InputSessionTakeover:
+		extra = append(extra, t.daemonAlert(AlertSessionTakeover, Card{}, defaultText(AlertSessionTakeover)+suffix(in.Text)))
 	case InputRejected, InputEvent:
 		// Audit records only: they change nothing.
 	case InputBetsOpen:

@@ -361,6 +361,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		OnCommandRejected: d.onCommandRejected,
 		OnBacklog:         d.onBacklog,
 		OnAck:             d.onAck,
+		OnTakeover:        d.onTakeover,
 		Logger:            d.log.With("component", "mqtt"),
 	}
 	if d.cfg.MQTT.PasswordFile == "" && os.Getenv("SABOT_MQTT_PASSWORD") != "" {
@@ -433,6 +434,19 @@ func (d *daemon) onBacklog(b mqtt.BacklogAlert) {
 	select {
 	case d.backlogSig <- struct{}{}:
 	default: // already signalled; the loop reads the latest report
+	}
+}
+
+// onTakeover journals the publisher's report that another daemon publishes
+// as this table (the session-takeover alert: latched, displayed as E20 and
+// published once this daemon is back on the broker). Called from the
+// publisher's connection goroutine, which waits for it.
+func (d *daemon) onTakeover(tk mqtt.Takeover) {
+	in := tableau.Input{Kind: tableau.InputSessionTakeover, Source: "mqtt", Text: tk.Text}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.submit(ctx, in); err != nil {
+		d.log.Warn("session-takeover alert not journaled", "err", err)
 	}
 }
 
@@ -678,9 +692,10 @@ func (d *daemon) health() health {
 	d.mu.Lock()
 	h.ShoeOnline = d.shoeUp
 	d.mu.Unlock()
+	takenOver := false
 	if d.pub != nil {
 		st := d.pub.Status()
-		h.Broker, h.Backlog = st.Connected, st.Backlog
+		h.Broker, h.Backlog, takenOver = st.Connected, st.Backlog, st.TakenOver
 		d.metrics.backlog.Set(float64(st.Backlog))
 	}
 	switch {
@@ -692,6 +707,8 @@ func (d *daemon) health() health {
 		h.Problem = "MQTT outbox full too long: some outputs are only in the journal and are published after a restart"
 	case !h.ShoeOnline:
 		h.Problem = "shoe offline"
+	case !h.Broker && takenOver:
+		h.Problem = "another daemon publishes as this table on the MQTT broker (session-takeover); staying off the broker"
 	case !h.Broker:
 		h.Problem = "broker not connected"
 	}

@@ -171,3 +171,53 @@ func TestSecondDaemonNeverConnects(t *testing.T) {
 	default:
 	}
 }
+
+// Two sabotd for one table name on two "Pis" (other shoe device, other
+// state directory: no local lock can see it) on Mosquitto: the second
+// looks before it connects, sees the first's online, raises
+// session-takeover (journaled, logged) and stays off the broker; it never
+// connects under the table's client id, so the first keeps its session and
+// its retained online.
+func TestSameTableTwoDaemons(t *testing.T) {
+	broker := startMosquitto(t)
+	_, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tty2, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const table = "ONE-2"
+	topic := "sabot/" + table + "/status"
+	watch := watchStatus(t, broker.url(), topic)
+	first := startSabotd(t, e2eConfig(table, tty.Name(), "beetek", "off", broker.url(), t.TempDir(), ""))
+	waitFor(t, "the first daemon's online", 10*time.Second, func() bool {
+		m := watch.last()
+		return m != nil && m["status"] == "online" && m["shoe_state"] == "online"
+	})
+	online := watch.last()
+	before := len(watch.all())
+
+	second := startSabotd(t, e2eConfig(table, tty2.Name(), "beetek", "off", broker.url(), t.TempDir(), ""))
+	waitFor(t, "the second daemon's session-takeover alert", 15*time.Second, func() bool {
+		l := second.logs.String()
+		return strings.Contains(l, `"msg":"mqtt: session takeover: another daemon publishes as this table with the same client id; not reconnecting into a fight"`) &&
+			strings.Contains(l, `"msg":"alert","code":"session-takeover"`)
+	})
+	time.Sleep(time.Second) // a wrong connect would show by now
+	if strings.Contains(second.logs.String(), `"msg":"mqtt: connected"`) {
+		t.Fatalf("the second daemon connected:\n%s", second.logs.String())
+	}
+	if n := strings.Count(broker.log.String(), " as sabotd-"+table+" "); n != 1 || strings.Contains(broker.log.String(), "already connected") {
+		t.Fatalf("mosquitto saw %d connects as sabotd-%s, want 1:\n%s", n, table, broker.log.String())
+	}
+	if got := watch.all(); len(got) != before || got[len(got)-1]["id"] != online["id"] {
+		t.Fatalf("status messages %v, want only the first daemon's %d", got, before)
+	}
+	select {
+	case <-first.done:
+		t.Fatalf("the first sabotd exited: %v", first.err)
+	default:
+	}
+}

@@ -20,6 +20,9 @@ const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultReconnectMin   = 500 * time.Millisecond
 	DefaultReconnectMax   = 30 * time.Second
+	// DefaultTakeoverBackoff is how long the publisher stays away from the
+	// broker after another daemon took its session over (see Takeover).
+	DefaultTakeoverBackoff = 10 * time.Minute
 	DefaultAckTimeout     = 10 * time.Second
 	DefaultWindow         = 64
 	// DefaultMaxBacklog holds a week of a busy table with margin: 120 coups
@@ -120,6 +123,16 @@ type Options struct {
 	// the card → broker-acknowledged latency metric. Messages acknowledged
 	// before a crash and resent after it are reported again.
 	OnAck func(topic string, payload []byte)
+	// OnTakeover, if set, is called from the connection goroutine when
+	// another daemon publishes as this table (see Takeover), once per
+	// episode (again only after a normal connection in between). The daemon
+	// turns it into the session-takeover alert. It may block briefly (it
+	// delays the next probe), and must not call Close.
+	OnTakeover func(Takeover)
+	// TakeoverBackoff is how long the publisher stays away from the broker
+	// once it has seen a takeover, before it looks again (default
+	// DefaultTakeoverBackoff). The outbox keeps everything meanwhile.
+	TakeoverBackoff time.Duration
 
 	// Version is the sabotd version published in the status payload.
 	Version string
@@ -218,6 +231,9 @@ func (o *Options) normalize() (*tls.Config, error) {
 	}
 	if o.Window <= 0 {
 		o.Window = DefaultWindow
+	}
+	if o.TakeoverBackoff <= 0 {
+		o.TakeoverBackoff = DefaultTakeoverBackoff
 	}
 	if o.MaxBacklog <= 0 {
 		o.MaxBacklog = DefaultMaxBacklog

@@ -50,6 +50,7 @@ type Publisher struct {
 	head         *JournalHead // SetJournalHead; nil before the first
 	statusN      int
 	conn         uint64 // the current (or last attempted) connection's number
+	takenOver    bool   // a takeover was reported and no normal connection since
 	backlogAlert bool
 	started      bool
 	closed       bool
@@ -79,6 +80,9 @@ type Status struct {
 	// CommandsDropped counts commands dropped without a reply because the
 	// command queue and the busy-reply queue were both full (a flood).
 	CommandsDropped int
+	// TakenOver: another daemon publishes as this table, and this one
+	// stays off the broker (Takeover); false again once connected.
+	TakenOver bool
 }
 
 // New validates opts, reads the password, loads TLS files and opens the
@@ -260,7 +264,7 @@ func (p *Publisher) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := Status{Connected: p.cur != nil, Broker: p.broker, ConnectAttempts: p.attempts, Backlog: p.box.Len(), MaxBacklog: p.opts.MaxBacklog,
-		CommandsDropped: p.cmdsDropped}
+		CommandsDropped: p.cmdsDropped, TakenOver: p.takenOver}
 	if p.lastErr != nil {
 		s.LastError = p.lastErr.Error()
 	}
@@ -393,16 +397,20 @@ func (p *Publisher) clientOptions(lost chan<- error) *paho.ClientOptions {
 	if p.tls != nil {
 		o.SetTLSConfig(p.tls)
 	}
-	// The will is the offline of this connection: same Conn as the online
-	// published once connected (its Time is now, before that online's).
-	will, _, _ := p.statusPayload(StatusOffline)
-	o.SetBinaryWill(p.prefix+"/"+TopicStatus, will, 1, true)
+
 	o.SetConnectionAttemptHandler(func(broker *url.URL, c *tls.Config) *tls.Config {
 		p.mu.Lock()
 		p.broker = broker.Redacted()
 		p.mu.Unlock()
 		return c
 	})
+	if lost == nil {
+		return o // the takeover probe: no will, nobody to tell of a loss
+	}
+	// The will is the offline of this connection: same Conn as the online
+	// published once connected (its Time is now, before that online's).
+	will, _, _ := p.statusPayload(StatusOffline)
+	o.SetBinaryWill(p.prefix+"/"+TopicStatus, will, 1, true)
 	o.SetConnectionLostHandler(func(_ paho.Client, err error) {
 		select {
 		case lost <- err:
@@ -418,7 +426,15 @@ func (p *Publisher) clientOptions(lost chan<- error) *paho.ClientOptions {
 func (p *Publisher) connLoop(ctx context.Context) {
 	defer p.wg.Done()
 	delay := p.opts.ReconnectMin
+	afterLoss := false
 	for ctx.Err() == nil {
+		// Look before connecting under the table's client id: if another
+		// daemon is online as this table, connecting would take its
+		// session over (and it would take ours back): stay away instead.
+		if !p.awaitNoTakeover(ctx, afterLoss) {
+			return
+		}
+		afterLoss = false
 		p.newConn()
 		lost := make(chan error, 1)
 		c := paho.NewClient(p.clientOptions(lost))
@@ -455,6 +471,7 @@ func (p *Publisher) connLoop(ctx context.Context) {
 		p.cur = c
 		p.lastErr = nil
 		p.attempts = 0
+		p.takenOver = false
 		broker := p.broker
 		// SetShoe while the online was going out saw no connection:
 		// publish the newer shoe state now.
@@ -477,6 +494,10 @@ func (p *Publisher) connLoop(ctx context.Context) {
 			if !sleepCtx(ctx, delay) {
 				return
 			}
+			// The broker may have closed it because another client
+			// connected with our client id (MQTT 3.1.1 gives no reason):
+			// probe before reconnecting.
+			afterLoss = true
 		case <-ctx.Done():
 			return // Close publishes offline and disconnects
 		}
