@@ -23,8 +23,8 @@ const (
 	// DefaultTakeoverBackoff is how long the publisher stays away from the
 	// broker after another daemon took its session over (see Takeover).
 	DefaultTakeoverBackoff = 10 * time.Minute
-	DefaultAckTimeout     = 10 * time.Second
-	DefaultWindow         = 64
+	DefaultAckTimeout      = 10 * time.Second
+	DefaultWindow          = 64
 	// DefaultMaxBacklog holds a week of a busy table with margin: 120 coups
 	// an hour around the clock is 20,160 coups; at about 8 messages a coup
 	// (cards, coup, state, the odd alert) that is 161,280 messages.

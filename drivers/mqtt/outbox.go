@@ -3,8 +3,8 @@ package mqtt
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
