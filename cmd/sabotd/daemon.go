@@ -555,6 +555,8 @@ func (d *daemon) claimShoe(lastRef string) error {
 	case errors.Is(err, shoe.ErrBusy):
 		return fmt.Errorf("shoe.device %q: %w (is another sabotd running for this shoe?); not connecting to the broker, so the running daemon keeps its session: %w",
 			d.cfg.Shoe.Device, errShoeBusy, err)
+	case errors.Is(err, shoe.ErrRS485):
+		return fmt.Errorf("shoe.device %q: %w", d.cfg.Shoe.Device, err)
 	case err != nil:
 		d.log.Info("shoe device not available yet; waiting for it", "device", d.cfg.Shoe.Device, "err", err)
 	}
