@@ -362,7 +362,10 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		OnBacklog:         d.onBacklog,
 		OnAck:             d.onAck,
 		OnTakeover:        d.onTakeover,
-		Logger:            d.log.With("component", "mqtt"),
+		// The embedded broker listens on loopback only: no other
+		// daemon's session to look for (the shoe's lock covers this Pi).
+		NoTakeoverProbe: d.broker != nil,
+		Logger:          d.log.With("component", "mqtt"),
 	}
 	if d.cfg.MQTT.PasswordFile == "" && os.Getenv("SABOT_MQTT_PASSWORD") != "" {
 		opts.PasswordEnv = "SABOT_MQTT_PASSWORD"
@@ -556,7 +559,7 @@ func (d *daemon) claimShoe(lastRef string) error {
 		return fmt.Errorf("shoe.device %q: %w (is another sabotd running for this shoe?); not connecting to the broker, so the running daemon keeps its session: %w",
 			d.cfg.Shoe.Device, errShoeBusy, err)
 	case errors.Is(err, shoe.ErrRS485):
-		return fmt.Errorf("shoe.device %q: %w", d.cfg.Shoe.Device, err)
+		// Run opens it again and stops the daemon with this error.
 	case err != nil:
 		d.log.Info("shoe device not available yet; waiting for it", "device", d.cfg.Shoe.Device, "err", err)
 	}

@@ -133,6 +133,10 @@ type Options struct {
 	// once it has seen a takeover, before it looks again (default
 	// DefaultTakeoverBackoff). The outbox keeps everything meanwhile.
 	TakeoverBackoff time.Duration
+	// NoTakeoverProbe skips the look before each connection (Takeover), for
+	// a broker no other daemon can reach (sabotd's embedded broker on
+	// loopback).
+	NoTakeoverProbe bool
 
 	// Version is the sabotd version published in the status payload.
 	Version string
