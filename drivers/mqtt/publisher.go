@@ -328,10 +328,10 @@ func (p *Publisher) statusPayload(status string) (payload []byte, shoeID, state 
 	p.mu.Unlock()
 	id := p.opts.Table + "/status/" + p.bootID + "/" + strconv.Itoa(n)
 	m, _ := Encode(TopicStatus, true, StatusPayload{
-		Envelope:  NewEnvelope(p.opts.Table, id, shoeID, p.opts.Now()),
-		Status:    status,
-		Version:   p.opts.Version,
-		ShoeState: state,
+		Envelope:       NewEnvelope(p.opts.Table, id, shoeID, p.opts.Now()),
+		Status:         status,
+		Version:        p.opts.Version,
+		ShoeState:      state,
 		SoftwareSHA256: p.opts.Software,
 		JournalHead:    head,
 		Conn:           conn,

@@ -252,6 +252,7 @@ func TestStatusPayloadAudit(t *testing.T) {
 		Envelope: NewEnvelope("T1", "T1/status/1/1", "", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)),
 		Status:   StatusOnline, Version: "v0.1.0", SoftwareSHA256: sha,
 		JournalHead: &JournalHead{Seq: 42, SHA256: strings.Repeat("e1", 32)},
+		Conn:        1, Instance: "0123456789abcdef",
 	})
 	if err != nil {
 		t.Fatal(err)
