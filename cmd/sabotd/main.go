@@ -78,8 +78,14 @@ func main() {
 		os.Exit(0)
 	}
 	if err := m.Run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "sabotd:", err)
 		m.Close()
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			// SIGTERM or Ctrl-C while starting (during the clock wait,
+			// say): a clean stop, not a failure.
+			fmt.Fprintln(os.Stderr, "sabotd: stopped while starting")
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "sabotd:", err)
 		os.Exit(runExitCode(err))
 	}
 	select {

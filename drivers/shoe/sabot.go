@@ -314,7 +314,7 @@ func (s *Sabot) frameDone(now time.Time, emit Emit) error {
 		if s.waitSince.IsZero() {
 			s.waitSince = now
 			last, _ := s.rx.Last(f.Boot)
-			s.log.Warn("shoe: sabot: HELLO again for a boot already delivered up to an event; its events wait for the next heartbeat to tell a retransmission from a restarted sequence",
+			s.log.Debug("shoe: sabot: HELLO again for a boot already delivered up to an event; its events wait for the next heartbeat to tell a retransmission from a restarted sequence",
 				"device", s.path, "boot", fmt.Sprintf("%#08x", f.Boot), "last", last)
 		}
 	case fwproto.Restart:
