@@ -72,7 +72,10 @@ type daemon struct {
 	// outbox-backlog reports not yet taken by the main loop (signalled on
 	// backlogSig, cap 1), which turns a raised one into a
 	// tableau.InputBacklog.
-	backlogMu      sync.Mutex
+	backlogMu sync.Mutex
+	// shoePushMu serialises telling the publisher the shoe's state
+	// (pushShoe), so that it always ends with the newest.
+	shoePushMu     sync.Mutex
 	backlogRaised  *mqtt.BacklogAlert
 	backlogCleared *mqtt.BacklogAlert
 	backlogSig     chan struct{}
@@ -374,7 +377,10 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 	if err != nil {
 		return err // "mqtt: ..." names the option
 	}
+	d.shoePushMu.Lock()
 	d.pub = p
+	d.shoePushMu.Unlock()
+	d.pushShoe()
 	if len(republish) > 0 {
 		if err := p.Publish(ctx, republish...); err != nil {
 			// The outbox is full (or cannot be written): start anyway, and
@@ -659,13 +665,28 @@ func (d *daemon) setShoeUp(up bool) {
 	} else {
 		d.metrics.shoeOnline.Set(0)
 	}
-	if d.pub != nil {
-		state := "offline"
-		if up {
-			state = "online"
-		}
-		d.pub.SetShoe(d.currentShoeID(), state)
+	d.pushShoe()
+}
+
+// pushShoe tells the publisher the shoe's current id and state (for the
+// retained status). It runs when the shoe goes up or down and once when
+// the publisher is created: the shoe's device is claimed, and may come up,
+// before MQTT starts, and the status must not keep the publisher's initial
+// "offline" then.
+func (d *daemon) pushShoe() {
+	d.shoePushMu.Lock()
+	defer d.shoePushMu.Unlock()
+	if d.pub == nil {
+		return
 	}
+	d.mu.Lock()
+	up, id := d.shoeUp, d.view.ShoeID
+	d.mu.Unlock()
+	state := "offline"
+	if up {
+		state = "online"
+	}
+	d.pub.SetShoe(id, state)
 }
 
 func (d *daemon) currentShoeID() string {

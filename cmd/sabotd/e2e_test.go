@@ -99,7 +99,7 @@ type mosquitto struct {
 	conf string
 	port int
 	cmd  *exec.Cmd
-	log  *bytes.Buffer
+	log  *syncBuffer // read while the broker writes: not a bare bytes.Buffer
 	// persistent: the broker saves its sessions and retained messages in
 	// dir (mosquitto.db) when it stops and reads them back when it starts;
 	// it logs to dir/mosquitto.log.
@@ -157,7 +157,7 @@ func (m *mosquitto) url() string { return fmt.Sprintf("tcp://127.0.0.1:%d", m.po
 
 func (m *mosquitto) start() {
 	m.t.Helper()
-	m.log = &bytes.Buffer{}
+	m.log = &syncBuffer{}
 	m.cmd = exec.Command(m.bin, "-c", m.conf)
 	m.cmd.SysProcAttr = dieWithTest()
 	m.cmd.Stdout, m.cmd.Stderr = m.log, m.log

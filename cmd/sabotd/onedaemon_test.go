@@ -109,14 +109,20 @@ func runSabotdToExit(t *testing.T, conf string) (int, string) {
 // published online and offline, and left the retained status offline.
 func TestSecondDaemonNeverConnects(t *testing.T) {
 	broker := startMosquitto(t)
-	_, tty, err := openPTY(t)
+	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tty2, err := openPTY(t)
+	// Held to the end: a master the test drops is closed by the garbage
+	// collector, which hangs up the daemon's shoe at a random moment.
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	ptmx2, tty2, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Held to the end: a master the test drops is closed by the garbage
+	// collector, which hangs up the daemon's shoe at a random moment.
+	t.Cleanup(func() { ptmx2.Close(); tty2.Close() })
 	const table = "ONE-1"
 	topic := "sabot/" + table + "/status"
 	watch := watchStatus(t, broker.url(), topic)
@@ -180,14 +186,20 @@ func TestSecondDaemonNeverConnects(t *testing.T) {
 // its retained online.
 func TestSameTableTwoDaemons(t *testing.T) {
 	broker := startMosquitto(t)
-	_, tty, err := openPTY(t)
+	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tty2, err := openPTY(t)
+	// Held to the end: a master the test drops is closed by the garbage
+	// collector, which hangs up the daemon's shoe at a random moment.
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	ptmx2, tty2, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Held to the end: a master the test drops is closed by the garbage
+	// collector, which hangs up the daemon's shoe at a random moment.
+	t.Cleanup(func() { ptmx2.Close(); tty2.Close() })
 	const table = "ONE-2"
 	topic := "sabot/" + table + "/status"
 	watch := watchStatus(t, broker.url(), topic)
