@@ -689,12 +689,6 @@ func (d *daemon) pushShoe() {
 	d.pub.SetShoe(id, state)
 }
 
-func (d *daemon) currentShoeID() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.view.ShoeID
-}
-
 func (d *daemon) setGate(locked bool) {
 	if d.shoe == nil {
 		return
