@@ -581,17 +581,7 @@ func (j *Journal) Mark(name string) (uint64, error) {
 	if v, ok := j.pending[name]; ok {
 		return v, nil
 	}
-	if j.db == nil {
-		return 0, ErrClosed
-	}
-	var v uint64
-	err := j.db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(bucketMarks).Get([]byte(name)); len(b) == 8 {
-			v = binary.BigEndian.Uint64(b)
-		}
-		return nil
-	})
-	return v, err
+	return j.diskMark(name)
 }
 
 // DurableMark returns the value under name as written to disk: without a
@@ -599,6 +589,12 @@ func (j *Journal) Mark(name string) (uint64, error) {
 func (j *Journal) DurableMark(name string) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	return j.diskMark(name)
+}
+
+// diskMark reads the mark under name from the marks bucket (0 if absent
+// or not 8 bytes long). The caller holds j.mu.
+func (j *Journal) diskMark(name string) (uint64, error) {
 	if j.db == nil {
 		return 0, ErrClosed
 	}
