@@ -44,6 +44,7 @@ type Decoder struct {
 	indicator      Indicator
 	statusRequest  StatusRequest
 	timeSync       TimeSync
+	dealer         Dealer
 }
 
 // maxEmptyReads bounds the consecutive reads that return no bytes and no
@@ -233,6 +234,8 @@ func (d *Decoder) message(t Type) Message {
 		return &d.statusRequest
 	case TypeTimeSync:
 		return &d.timeSync
+	case TypeDealer:
+		return &d.dealer
 	}
 	return nil
 }
@@ -291,6 +294,10 @@ func cloneMessage(m Message) Message {
 	case *Heartbeat:
 		c := *v
 		c.Ext = cloneBytes(v.Ext)
+		return &c
+	case *Dealer:
+		c := *v
+		c.Badge, c.Ext = cloneBytes(v.Badge), cloneBytes(v.Ext)
 		return &c
 	case *Ack:
 		c := *v

@@ -22,6 +22,7 @@ const (
 	TypeShoeState      Type = 0x06 // shoe → host: loaded/empty, cover, jam, gate
 	TypeAlarm          Type = 0x07 // shoe → host: hardware fault
 	TypeHeartbeat      Type = 0x08 // shoe → host: alive, last sequence, clock
+	TypeDealer         Type = 0x09 // shoe → host: a dealer signed in or out (badge read); minor version 1
 	TypeAck            Type = 0x10 // both: acknowledge
 	TypeNak            Type = 0x11 // both: negative acknowledgement
 	TypeGate           Type = 0x20 // host → shoe: lock or unlock the card gate
@@ -33,7 +34,7 @@ const (
 var typeNames = map[Type]string{
 	TypeHello: "HELLO", TypeCard: "CARD", TypeCardUnreadable: "CARD_UNREADABLE",
 	TypeButton: "BUTTON", TypeCutCard: "CUT_CARD", TypeShoeState: "SHOE_STATE",
-	TypeAlarm: "ALARM", TypeHeartbeat: "HEARTBEAT", TypeAck: "ACK", TypeNak: "NAK",
+	TypeAlarm: "ALARM", TypeHeartbeat: "HEARTBEAT", TypeDealer: "DEALER", TypeAck: "ACK", TypeNak: "NAK",
 	TypeGate: "GATE", TypeIndicator: "INDICATOR", TypeStatusRequest: "STATUS_REQUEST",
 	TypeTimeSync: "TIME_SYNC",
 }
@@ -63,9 +64,15 @@ func ParseType(s string) (Type, bool) {
 // Sequenced reports whether frames of this type sent by a shoe are events
 // that carry a sequence number, are kept in the shoe's ring buffer and must
 // be acknowledged (HELLO, CARD, CARD_UNREADABLE, BUTTON, CUT_CARD,
-// SHOE_STATE, ALARM). A HELLO or SHOE_STATE sent with sequence 0 (a reply to
-// STATUS_REQUEST) is informational and not acknowledged.
-func (t Type) Sequenced() bool { return t >= TypeHello && t <= TypeAlarm }
+// SHOE_STATE, ALARM, DEALER). A HELLO or SHOE_STATE sent with sequence 0 (a
+// reply to STATUS_REQUEST) is informational and not acknowledged.
+func (t Type) Sequenced() bool { return t >= TypeHello && t <= TypeAlarm || t == TypeDealer }
+
+// Minor is the protocol minor version this package implements, sent in
+// HELLO: 1 added the DEALER event and CapDealer (PROTOCOL.md, "Versioning").
+// A shoe of minor 0 never sends DEALER; a host of minor 0 acknowledges and
+// skips it as an unknown event type.
+const Minor = 1
 
 // Timing and buffering of this version (PROTOCOL.md, "Reliability").
 const (
@@ -87,6 +94,7 @@ const (
 	MaxUID        = 16                              // longest card UID, bytes
 	MaxString     = 32                              // longest HELLO string (model, serial, firmware), bytes
 	MaxAlarmText  = 64                              // longest ALARM text, bytes
+	MaxDealerID   = 32                              // longest DEALER id, bytes
 )
 
 // HexBytes is a byte string that marshals to and from JSON as lower-case
@@ -152,13 +160,14 @@ const (
 	CapCutCard  Capabilities = 1 << 5 // detects the cut card
 	CapPersist  Capabilities = 1 << 6 // its ring buffer survives a reset (see PrevBoot)
 	CapTimeSync Capabilities = 1 << 7 // uses TIME_SYNC
+	CapDealer   Capabilities = 1 << 8 // reads dealer badges and sends DEALER (minor 1)
 )
 
 // Hello is sent by a shoe as the first event of every boot (sequence 1) and,
 // unsequenced (sequence 0), in reply to STATUS_REQUEST or to a NAK naming a
 // sequence the shoe no longer holds.
 type Hello struct {
-	Minor       uint8        `json:"minor"`         // protocol minor version (0 for this specification)
+	Minor       uint8        `json:"minor"`         // protocol minor version (Minor, 1, for this package; 0 from older shoes)
 	Caps        Capabilities `json:"caps"`          // capability bits
 	LastAcked   uint32       `json:"last_acked"`    // highest sequence of this boot the shoe has had acknowledged
 	PrevBoot    uint32       `json:"prev_boot"`     // boot id of the previous boot, 0 if unknown
@@ -261,6 +270,34 @@ type Heartbeat struct {
 	Ext     HexBytes  `json:"ext,omitempty"`
 }
 
+// DEALER actions.
+const (
+	DealerSignOut = 0 // the dealer leaves the table (Dealer.ID may be empty: whoever is signed in)
+	DealerSignIn  = 1 // the dealer named by Dealer.ID (or Dealer.Badge) takes the table
+)
+
+// Dealer reports a dealer signing in at the table (a badge held to the
+// shoe's reader) or out (PROTOCOL.md 3.15; protocol minor version 1, shoes
+// with CapDealer). Action values other than DealerSignOut and DealerSignIn
+// are reserved: hosts ignore such events (after acknowledging them).
+type Dealer struct {
+	Action uint8    `json:"action"` // DealerSignIn or DealerSignOut
+	Clock  uint32   `json:"clock"`
+	ID     string   `json:"id"`              // the dealer's id as the badge stores it, ≤ MaxDealerID bytes; may be empty
+	Badge  HexBytes `json:"badge,omitempty"` // the badge's RFID UID, ≤ MaxUID bytes; may be empty
+	Ext    HexBytes `json:"ext,omitempty"`
+}
+
+// DealerID is the dealer's id the host uses: ID when the badge stores
+// one, else the badge's UID in lower-case hex (at most 32 characters), else
+// "" (a sign-out naming no one).
+func (m *Dealer) DealerID() string {
+	if m.ID != "" {
+		return m.ID
+	}
+	return hex.EncodeToString(m.Badge)
+}
+
 // Ack acknowledges, cumulatively, every event up to and including Seq of
 // the boot named in the frame header (host → shoe), or one host command
 // (shoe → host).
@@ -335,6 +372,9 @@ func (*Alarm) Type() Type { return TypeAlarm }
 // Type returns TypeHeartbeat.
 func (*Heartbeat) Type() Type { return TypeHeartbeat }
 
+// Type returns TypeDealer.
+func (*Dealer) Type() Type { return TypeDealer }
+
 // Type returns TypeAck.
 func (*Ack) Type() Type { return TypeAck }
 
@@ -373,6 +413,8 @@ func NewMessage(t Type) Message {
 		return new(Alarm)
 	case TypeHeartbeat:
 		return new(Heartbeat)
+	case TypeDealer:
+		return new(Dealer)
 	case TypeAck:
 		return new(Ack)
 	case TypeNak:
@@ -646,6 +688,29 @@ func (m *Heartbeat) check() error { return nil }
 func (m *Heartbeat) decode(p []byte) error {
 	r := reader{p: p}
 	*m = Heartbeat{Clock: r.u32(), LastSeq: r.u32(), Unacked: r.u8(), Flags: ShoeFlags(r.u8())}
+	m.Ext = r.rest()
+	return r.err
+}
+
+// AppendPayload appends the DEALER payload (PROTOCOL.md 3.15) to b.
+func (m *Dealer) AppendPayload(b []byte) []byte {
+	b = append(b, m.Action)
+	b = app32(b, m.Clock)
+	b = appStr(b, m.ID)
+	b = appBytes(b, m.Badge)
+	return append(b, m.Ext...)
+}
+func (m *Dealer) check() error {
+	if err := checkLen("DEALER id", len(m.ID), MaxDealerID); err != nil {
+		return err
+	}
+	return checkLen("DEALER badge", len(m.Badge), MaxUID)
+}
+func (m *Dealer) decode(p []byte) error {
+	r := reader{p: p}
+	*m = Dealer{Action: r.u8(), Clock: r.u32()}
+	m.ID = string(r.bytes("dealer id", MaxDealerID))
+	m.Badge = r.bytes("badge", MaxUID)
 	m.Ext = r.rest()
 	return r.err
 }

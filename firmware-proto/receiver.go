@@ -197,6 +197,8 @@ func eventClock(m Message) (uint32, bool) {
 		return v.Clock, true
 	case *Alarm:
 		return v.Clock, true
+	case *Dealer:
+		return v.Clock, true
 	}
 	return 0, false
 }

@@ -71,8 +71,8 @@ func TestReceiverDamaged(t *testing.T) {
 		reply  string
 	}{
 		{&FrameError{Kind: ErrBadCRC}, Damaged, "NAK a/0 r2"},
-		{&FrameError{Kind: ErrUnknownType, HeaderValid: true, Type: 0x09, Boot: 0xA, Seq: 10}, Skip, "ACK a/10"},
-		{&FrameError{Kind: ErrUnknownType, HeaderValid: true, Type: 0x09, Boot: 0xA, Seq: 10}, Duplicate, "ACK a/10"},
+		{&FrameError{Kind: ErrUnknownType, HeaderValid: true, Type: 0x0e, Boot: 0xA, Seq: 10}, Skip, "ACK a/10"},
+		{&FrameError{Kind: ErrUnknownType, HeaderValid: true, Type: 0x0e, Boot: 0xA, Seq: 10}, Duplicate, "ACK a/10"},
 		{&FrameError{Kind: ErrBadPayload, HeaderValid: true, Type: TypeCard, Boot: 0xA, Seq: 11}, Damaged, "NAK a/11 r4"},
 		{fmt.Errorf("read: %w", ErrBadCRC), 0, "-"},
 	} {
@@ -288,5 +288,52 @@ func TestReceiverOldBootHelloRepeated(t *testing.T) {
 	}
 	if v := r.Receive(Frame{Boot: 0xC, Seq: 1, Msg: &Hello{PrevBoot: 0xA, PrevLastSeq: 2, Caps: CapPersist}}); v.Action != Deliver {
 		t.Fatalf("new boot's HELLO: %v", v.Action)
+	}
+}
+
+// TestDealerMinorVersions: the DEALER event of minor version 1 between
+// hosts and shoes of either minor version (PROTOCOL.md 5). A minor-1 host
+// delivers it; a minor-0 host, whose decoder does not know type 0x09,
+// sees ErrUnknownType with a valid header (what Decoder returns for any
+// type it does not know), acknowledges it and skips it, and delivers the
+// next event: the shoe's ring drains, no card is held up.
+func TestDealerMinorVersions(t *testing.T) {
+	var in Frame
+	for _, v := range loadVectors(t) {
+		if v.Name == "dealer-sign-in" {
+			in = v.frame(t)
+		}
+	}
+	d, ok := in.Msg.(*Dealer)
+	if !ok || d.DealerID() != "D1042" || in.Seq != 15 {
+		t.Fatalf("vector dealer-sign-in: %v", in)
+	}
+	card := Frame{Boot: in.Boot, Seq: 16, Msg: &Card{Rank: 9, Suit: SuitSpades, Clock: 11001}}
+
+	var newHost Receiver
+	newHost.Restore(in.Boot, 14)
+	if v := newHost.Receive(in); v.Action != Deliver || reply(v) != "ACK 5aaa7001/15" {
+		t.Fatalf("minor-1 host: %v %s", v.Action, reply(v))
+	}
+
+	var oldHost Receiver
+	oldHost.Restore(in.Boot, 14)
+	old := &FrameError{Kind: ErrUnknownType, HeaderValid: true, Type: in.Type(), Boot: in.Boot, Seq: in.Seq}
+	if v := oldHost.Damaged(old); v.Action != Skip || reply(v) != "ACK 5aaa7001/15" {
+		t.Fatalf("minor-0 host: %v %s, want Skip with ACK", v.Action, reply(v))
+	}
+	if v := oldHost.Receive(card); v.Action != Deliver || reply(v) != "ACK 5aaa7001/16" {
+		t.Fatalf("minor-0 host, card after DEALER: %v %s", v.Action, reply(v))
+	}
+	// A retransmitted DEALER (its ACK was lost) is a duplicate for both.
+	if v := oldHost.Damaged(old); v.Action != Duplicate {
+		t.Fatalf("minor-0 host, DEALER again: %v", v.Action)
+	}
+	if !TypeDealer.Sequenced() || TypeHeartbeat.Sequenced() {
+		t.Fatal("DEALER is an event, HEARTBEAT is not")
+	}
+	// The badge-only form: the UID in hex is the id.
+	if id := (&Dealer{Badge: HexBytes{0x04, 0xa2}}).DealerID(); id != "04a2" {
+		t.Fatalf("badge-only id %q", id)
 	}
 }

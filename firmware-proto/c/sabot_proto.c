@@ -82,7 +82,7 @@ void sp_decoder_init(sp_decoder *d)
 
 static int known_type(uint8_t t)
 {
-    return (t >= SP_HELLO && t <= SP_HEARTBEAT) || t == SP_ACK || t == SP_NAK ||
+    return (t >= SP_HELLO && t <= SP_DEALER) || t == SP_ACK || t == SP_NAK ||
            (t >= SP_GATE && t <= SP_TIME_SYNC);
 }
 
@@ -206,6 +206,10 @@ int sp_validate(const sp_frame *f)
         return (f->len >= at && !skip_str(f, &at, SP_MAX_ALARM)) ? SP_FRAME : SP_ERR_PAYLOAD;
     case SP_HEARTBEAT:
         return f->len >= 10 ? SP_FRAME : SP_ERR_PAYLOAD;
+    case SP_DEALER:
+        at = 5;
+        return (f->len >= at && !skip_str(f, &at, SP_MAX_DEALER) && !skip_str(f, &at, SP_MAX_UID)) ? SP_FRAME
+                                                                                                 : SP_ERR_PAYLOAD;
     case SP_ACK:
         return f->len >= 4 ? SP_FRAME : SP_ERR_PAYLOAD;
     case SP_NAK:
@@ -317,6 +321,17 @@ void sp_alarm(sp_frame *f, uint32_t boot, uint32_t seq, uint16_t code, uint32_t 
     put32(f->payload + 2, clock_ms);
     f->len = 6;
     add_cstr(f, text, SP_MAX_ALARM);
+}
+
+void sp_dealer(sp_frame *f, uint32_t boot, uint32_t seq, uint8_t action, uint32_t clock_ms,
+               const char *id, const uint8_t *badge, uint8_t badge_len)
+{
+    head(f, SP_DEALER, boot, seq);
+    f->payload[0] = action;
+    put32(f->payload + 1, clock_ms);
+    f->len = 5;
+    add_cstr(f, id, SP_MAX_DEALER);
+    add_str(f, badge, badge_len, SP_MAX_UID);
 }
 
 void sp_heartbeat(sp_frame *f, uint32_t boot, uint32_t clock_ms, uint32_t last_seq, uint8_t unacked, uint8_t flags)

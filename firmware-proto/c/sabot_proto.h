@@ -32,11 +32,14 @@
 #define SP_MAX_UID      16u
 #define SP_MAX_STRING   32u
 #define SP_MAX_ALARM    64u
+#define SP_MAX_DEALER   32u  /* DEALER id, bytes */
+#define SP_MINOR        1u   /* protocol minor version for HELLO: 1 added DEALER */
 
 /* Message types. */
 enum {
     SP_HELLO = 0x01, SP_CARD = 0x02, SP_CARD_UNREADABLE = 0x03, SP_BUTTON = 0x04,
     SP_CUT_CARD = 0x05, SP_SHOE_STATE = 0x06, SP_ALARM = 0x07, SP_HEARTBEAT = 0x08,
+    SP_DEALER = 0x09, /* minor version 1 */
     SP_ACK = 0x10, SP_NAK = 0x11,
     SP_GATE = 0x20, SP_INDICATOR = 0x21, SP_STATUS_REQUEST = 0x22, SP_TIME_SYNC = 0x23
 };
@@ -45,13 +48,16 @@ enum {
 enum { SP_SUIT_UNKNOWN = 0, SP_SUIT_SPADES = 1, SP_SUIT_HEARTS = 2, SP_SUIT_DIAMONDS = 3, SP_SUIT_CLUBS = 4 };
 /* Buttons (BUTTON). */
 enum { SP_BUTTON_COUP = 1, SP_BUTTON_BURN = 2, SP_BUTTON_SUPERVISOR = 3 };
+/* DEALER actions. */
+enum { SP_DEALER_SIGN_OUT = 0, SP_DEALER_SIGN_IN = 1 };
 /* NAK reasons. */
 enum { SP_NAK_GAP = 1, SP_NAK_BAD_FRAME = 2, SP_NAK_UNKNOWN_TYPE = 3, SP_NAK_BAD_PAYLOAD = 4, SP_NAK_BUSY = 5 };
 /* SHOE_STATE / HEARTBEAT flags. */
 enum { SP_SHOE_LOADED = 1, SP_SHOE_COVER_OPEN = 2, SP_SHOE_JAM = 4, SP_SHOE_GATE_LOCKED = 8, SP_SHOE_NEW = 16 };
 /* HELLO capabilities. */
 enum { SP_CAP_SUIT = 1, SP_CAP_UID = 2, SP_CAP_GATE = 4, SP_CAP_BUTTONS = 8, SP_CAP_DISPLAY = 16,
-       SP_CAP_CUT_CARD = 32, SP_CAP_PERSIST = 64, SP_CAP_TIME_SYNC = 128 };
+       SP_CAP_CUT_CARD = 32, SP_CAP_PERSIST = 64, SP_CAP_TIME_SYNC = 128,
+       SP_CAP_DEALER = 256 /* reads dealer badges, sends DEALER (minor 1) */ };
 
 /* Results of sp_decoder_push and sp_validate. */
 enum {
@@ -119,6 +125,11 @@ void sp_button(sp_frame *f, uint32_t boot, uint32_t seq, uint8_t button, uint8_t
 void sp_cut_card(sp_frame *f, uint32_t boot, uint32_t seq, uint32_t clock_ms);
 void sp_shoe_state(sp_frame *f, uint32_t boot, uint32_t seq, uint8_t flags, uint32_t clock_ms);
 void sp_alarm(sp_frame *f, uint32_t boot, uint32_t seq, uint16_t code, uint32_t clock_ms, const char *text);
+/* DEALER: action SP_DEALER_SIGN_IN or SP_DEALER_SIGN_OUT; id the dealer's id
+ * as text (may be NULL or "": a sign-out naming no one, or a badge known by
+ * its UID only); badge the badge's RFID UID (may be NULL with length 0). */
+void sp_dealer(sp_frame *f, uint32_t boot, uint32_t seq, uint8_t action, uint32_t clock_ms,
+               const char *id, const uint8_t *badge, uint8_t badge_len);
 void sp_heartbeat(sp_frame *f, uint32_t boot, uint32_t clock_ms, uint32_t last_seq, uint8_t unacked, uint8_t flags);
 void sp_ack(sp_frame *f, uint32_t boot, uint32_t acked_seq);
 void sp_nak(sp_frame *f, uint32_t boot, uint32_t seq, uint8_t reason);

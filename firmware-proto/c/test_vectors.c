@@ -69,6 +69,7 @@ int main(int argc, char **argv)
     const uint8_t uid[7] = {0x04, 0xa2, 0x24, 0xd2, 0xc3, 0x5e, 0x80};
     const uint8_t uid2[4] = {0xde, 0xad, 0xbe, 0xef};
     const uint8_t zeros[4] = {0, 0, 0, 0};
+    const uint8_t badge[4] = {0x04, 0x11, 0x22, 0x33};
 
     if (argc != 2 || (in = fopen(argv[1], "r")) == NULL) {
         fprintf(stderr, "usage: test_vectors FILE\n");
@@ -148,6 +149,15 @@ int main(int argc, char **argv)
     build("ack-all-ff", &f);
     sp_nak(&f, boot, 12, SP_NAK_GAP);
     build("nak-gap", &f);
+    sp_hello(&f, boot, 1, SP_MINOR, SP_CAP_SUIT | SP_CAP_UID | SP_CAP_GATE | SP_CAP_BUTTONS | SP_CAP_PERSIST | SP_CAP_DEALER,
+             0, 0, 0, "SABOT-SIM", "SN0002", "1.1.0");
+    build("hello-minor-1-dealer", &f);
+    sp_dealer(&f, boot, 15, SP_DEALER_SIGN_IN, 11000, "D1042", badge, sizeof badge);
+    build("dealer-sign-in", &f);
+    sp_dealer(&f, boot, 16, SP_DEALER_SIGN_IN, 11500, NULL, uid, sizeof uid);
+    build("dealer-sign-in-badge-only", &f);
+    sp_dealer(&f, boot, 17, SP_DEALER_SIGN_OUT, 12000, "", NULL, 0);
+    build("dealer-sign-out", &f);
     if (sp_crc16((const uint8_t *)"123456789", 9) != 0x29B1u) {
         printf("crc check value wrong\n");
         return 1;
