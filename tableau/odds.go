@@ -140,21 +140,44 @@ func (o *Odds) Prob(count uint64) float64 {
 	return float64(count) / float64(o.Sequences)
 }
 
-// AnalyzeOdds returns the exact odds of the next coup dealt from rc.
-// It fails (wrapping ErrOddsShoe) if a count is negative, more than
-// MaxOddsCards or fewer than six cards are left.
+// AnalyzeOdds returns the exact odds of the next punto banco coup dealt
+// from rc (the PuntoBanco table). It fails (wrapping ErrOddsShoe) if a
+// count is negative, more than MaxOddsCards or fewer than six cards are
+// left.
 func AnalyzeOdds(rc *RankCounts) (Odds, error) {
 	var o Odds
 	err := o.Analyze(rc)
 	return o, err
 }
 
-// Analyze sets o to the exact odds of the next coup dealt from rc. It does
-// not allocate, and its time and memory do not depend on the number of
-// cards (about 55 µs for 8 decks on a shared 2-core x86 machine; see
-// BenchmarkAnalyzeOdds). On error
-// (see AnalyzeOdds) o is zeroed.
+// Analyze sets o to the exact odds of the next punto banco coup dealt
+// from rc. It does not allocate, and its time and memory do not depend on
+// the number of cards (see BenchmarkAnalyzeOdds for the figures). On
+// error (see AnalyzeOdds) o is zeroed.
 func (o *Odds) Analyze(rc *RankCounts) error {
+	return o.analyze(rc, puntoBancoPlan)
+}
+
+// AnalyzeTable sets o to the exact odds of the next coup dealt from rc by
+// the drawing rules t, which must be fixed (no Option cell; the error
+// wraps ErrNotFixed): punto banco is PuntoBanco, chemin de fer with a
+// pure strategy for each side is CheminDeFer with every option chosen
+// (DrawTable.Choose). The fields are as for punto banco (Dragon7, Panda8
+// and Super6 are the same events under t). Errors as AnalyzeOdds; on
+// error o is zeroed. It does not allocate.
+func (o *Odds) AnalyzeTable(rc *RankCounts, t *DrawTable) error {
+	if *t == PuntoBanco {
+		return o.analyze(rc, puntoBancoPlan)
+	}
+	var p oddsPlan
+	if err := p.init(t); err != nil {
+		*o = Odds{}
+		return err
+	}
+	return o.analyze(rc, &p)
+}
+
+func (o *Odds) analyze(rc *RankCounts, plan *oddsPlan) error {
 	*o = Odds{}
 	n := 0
 	for i, v := range rc {
@@ -173,7 +196,7 @@ func (o *Odds) Analyze(rc *RankCounts) error {
 	for i, v := range rc {
 		cv[Rank(i+1).Value()] += uint64(v)
 	}
-	o.analyzeValues(&cv, uint64(n))
+	o.analyzeValues(&cv, uint64(n), plan)
 
 	// Pairs in closed form (exchangeability, see the file comment).
 	var same uint64
@@ -190,14 +213,6 @@ func (o *Odds) Analyze(rc *RankCounts) error {
 	o.Sequences = N * (N - 1) * (N - 2) * (N - 3) * (N - 4) * (N - 5)
 	return nil
 }
-
-// bankerDrawMax[p] is the highest banker total on which the banker draws
-// when the player drew a third card of value p: the tableau written by the
-// player's third card (0,1,9: 0–3; 2–3: 0–4; 4–5: 0–5; 6–7: 0–6; 8: 0–2).
-// It is the same rule as "banker 3 draws unless the player's third card is
-// an 8, 4 on 2–7, 5 on 4–7, 6 on 6–7, 0–2 always, 7 stands"; the tests
-// check both against the reference and the coup state machine.
-var bankerDrawMax = [10]uint64{3, 3, 4, 4, 5, 5, 6, 6, 2, 3}
 
 // mod10 avoids divisions in the inner loops: mod10[i] = i % 10 for i < 20.
 var mod10 = [20]uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
@@ -216,9 +231,9 @@ type levelCounts struct {
 	banker, player, tie, super6, dragon7, panda8, total uint64
 }
 
-// drawStep is the precomputed tableau for one value p3 of the player's
-// third card, given the two-card totals (see drawPlans). Fields other than
-// fp are 0 or 1.
+// drawStep is the tableau for one value p3 of the player's third card,
+// given the two-card totals (see oddsPlan). Fields other than fp are 0
+// or 1.
 type drawStep struct {
 	fp     uint8 // the player's final total
 	draw   uint8 // the banker draws
@@ -227,17 +242,48 @@ type drawStep struct {
 	d7, s6 uint8 // draw, and fp < 7 / fp < 6 (a banker 7 / 6 would win)
 }
 
-// drawPlans[pt][bt][p3] for player totals 0–5 and banker totals 0–7.
-var drawPlans [6][8][10]drawStep
+// oddsPlan is a fixed DrawTable unrolled for the engine: who draws on
+// which two-card totals, and for every player total on which the player
+// draws, banker total and player's third card, the drawStep.
+type oddsPlan struct {
+	playerDraws [8]bool // the player draws on this two-card total
+	bankerDraws [8]bool // the banker draws on this total when the player stood
+	steps       [8][8][10]drawStep
+}
 
-func init() {
-	for pt := range 6 {
+// puntoBancoPlan is PuntoBanco unrolled once, for Analyze.
+var puntoBancoPlan = mustPlan(&PuntoBanco)
+
+func mustPlan(t *DrawTable) *oddsPlan {
+	var p oddsPlan
+	if err := p.init(t); err != nil {
+		panic(err)
+	}
+	return &p
+}
+
+// ErrNotFixed is wrapped by the odds engine's error for a DrawTable with
+// an Option cell: choose every option first (DrawTable.Choose).
+var ErrNotFixed = errors.New("tableau: drawing table has options")
+
+// init unrolls t, which must be Fixed (the error wraps ErrNotFixed and
+// names the first option cell).
+func (p *oddsPlan) init(t *DrawTable) error {
+	if opts := t.Options(); len(opts) > 0 {
+		return fmt.Errorf("%w (%s, and %d more): the odds engine needs every decision fixed", ErrNotFixed, opts[0], len(opts)-1)
+	}
+	*p = oddsPlan{}
+	for pt := range 8 {
+		p.playerDraws[pt] = t.Punter[pt] == MustDraw
+		p.bankerDraws[pt] = t.Banker[pt][0] == MustDraw
+	}
+	for pt := range 8 {
 		for bt := range 8 {
 			for p3 := range 10 {
 				fp := (pt + p3) % 10
 				bq := (bt + p3) % 10
-				draw := uint64(bt) <= bankerDrawMax[p3]
-				drawPlans[pt][bt][p3] = drawStep{
+				draw := t.Banker[bt][p3+1] == MustDraw
+				p.steps[pt][bt][p3] = drawStep{
 					fp:   uint8(fp),
 					draw: uint8(b2u(draw)),
 					ltc:  uint8(b2u(draw && bq < fp)),
@@ -249,4 +295,5 @@ func init() {
 			}
 		}
 	}
+	return nil
 }

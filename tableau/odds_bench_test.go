@@ -9,6 +9,14 @@ import "testing"
 // counts every outcome in ordered six-card sequences, pairs included.
 // It shares no code with Odds.Analyze and takes tens of milliseconds.
 func referenceOdds(rc RankCounts) Odds {
+	return referenceOddsRules(rc, func(pt int) bool { return pt <= 5 }, refBankerDraws)
+}
+
+// referenceOddsRules is referenceOdds under other drawing rules: the
+// player draws on a two-card total pt (0–7) if playerDraws(pt); the banker
+// on bt (0–7) if bankerDraws(bt, p3), p3 the value of the player's third
+// card or -1 if the player stood.
+func referenceOddsRules(rc RankCounts, playerDraws func(pt int) bool, bankerDraws func(bt, p3 int) bool) Odds {
 	n := rc
 	N := uint64(rc.Total())
 	var o Odds
@@ -91,13 +99,13 @@ func referenceOdds(rc RankCounts) Odds {
 					switch {
 					case pt >= 8 || bt >= 8:
 						record(w4*k4, 4, p[:2], b[:2])
-					case pt <= 5: // player draws
+					case playerDraws(pt):
 						for p[2] = 0; p[2] < 13; p[2]++ {
 							w5 := w4 * uint64(n[p[2]])
 							if w5 == 0 {
 								continue
 							}
-							if !refBankerDraws(bt, val(p[2])) {
+							if !bankerDraws(bt, val(p[2])) {
 								record(w5*k5, 5, p[:3], b[:2])
 								continue
 							}
@@ -109,7 +117,7 @@ func referenceOdds(rc RankCounts) Odds {
 							}
 							n[p[2]]++
 						}
-					case bt <= 5: // player stands, banker draws
+					case bankerDraws(bt, -1): // player stands, banker draws
 						for b[2] = 0; b[2] < 13; b[2]++ {
 							if w5 := w4 * uint64(n[b[2]]); w5 != 0 {
 								record(w5*k5, 5, p[:2], b[:3])
@@ -129,11 +137,15 @@ func referenceOdds(rc RankCounts) Odds {
 	return o
 }
 
-// refBankerDraws is the banker's rule when the player drew a third card
-// of value p3, as printed by banker total: 0–2 always draws; 3 draws unless
+// refBankerDraws is the punto banco banker's rule: when the player stood
+// (p3 = -1) the banker draws on 0–5; when the player drew a third card of
+// value p3, as printed by banker total: 0–2 always draws; 3 draws unless
 // the player's third card is an 8; 4 draws on 2–7; 5 on 4–7; 6 on 6–7;
 // 7 stands.
 func refBankerDraws(bt, p3 int) bool {
+	if p3 < 0 {
+		return bt <= 5
+	}
 	switch bt {
 	case 0, 1, 2:
 		return true
@@ -200,4 +212,20 @@ func BenchmarkAdvantages(b *testing.B) {
 // lateShoe is an 8-deck shoe with 60 cards left, rich in 8s and 9s.
 func lateShoe() RankCounts {
 	return RankCounts{3, 4, 3, 2, 3, 4, 5, 9, 8, 5, 4, 5, 5}
+}
+
+// BenchmarkAnalyzeTable is the engine under a chemin de fer pure-strategy
+// table on a fresh 6-deck shoe (the table is unrolled on each call).
+func BenchmarkAnalyzeTable(b *testing.B) {
+	tab, _ := CheminDeFer(MustDraw, ScarneTable)
+	tab, _ = tab.Choose(Cell{Banker: true, Total: 3, Third: 9}, MustDraw)
+	tab, _ = tab.Choose(Cell{Banker: true, Total: 5, Third: 4}, MustStand)
+	rc := FullShoe(6)
+	b.ReportAllocs()
+	var o Odds
+	for b.Loop() {
+		if err := o.AnalyzeTable(&rc, &tab); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -1,13 +1,13 @@
 package tableau
 
-// drawGroup holds, for one player hand on 0–5 (pt) and one banker two-card
-// total bt (0–7), the third-card sums over the cards left after the
+// drawGroup holds, for one player hand on a total pt on which the player
+// draws and one banker two-card total bt (0–7), the third-card sums over the cards left after the
 // player's two cards (c1). Each banker hand with total bt then removes its
 // two cards d, e from c1; drawGroup.add corrects the sums for that removal
 // exactly in a constant number of operations (the sums are at most
 // quadratic in the counts), instead of recounting all third cards.
 type drawGroup struct {
-	plan   *[10]drawStep
+	plan   [10]drawStep // a copy: a pointer into the plan would move the plan to the heap
 	pt, bt uint64
 	R      [10]uint64 // R[k]: cards in c1 that would bring the banker from bt to k
 	L      [11]uint64 // L[k] = R[0] + … + R[k-1]
@@ -18,8 +18,8 @@ type drawGroup struct {
 }
 
 // init computes the sums over c1 for player total pt and banker total bt.
-func (g *drawGroup) init(c1 *[10]uint64, pt, bt uint64) {
-	*g = drawGroup{plan: &drawPlans[pt][bt], pt: pt, bt: bt}
+func (g *drawGroup) init(c1 *[10]uint64, plan *oddsPlan, pt, bt uint64) {
+	*g = drawGroup{plan: plan.steps[pt][bt], pt: pt, bt: bt}
 	for k := uint64(0); k < 10; k++ {
 		g.R[k] = c1[mod10[k+10-bt]]
 		g.L[k+1] = g.L[k] + g.R[k]
@@ -64,7 +64,7 @@ func (g *drawGroup) init(c1 *[10]uint64, pt, bt uint64) {
 // may wrap in intermediate steps; the results are exact because the true
 // values fit in a uint64. The reference enumeration checks every count.
 func (g *drawGroup) add(c1 *[10]uint64, d, e, w4, N4 uint64, l5, l6 *levelCounts) {
-	plan := g.plan
+	plan := &g.plan
 	bt := g.bt
 	sd, se := mod10[d+bt], mod10[e+bt] // where d and e would bring the banker
 	stD, stE := &plan[d], &plan[e]
@@ -122,13 +122,14 @@ func (g *drawGroup) add(c1 *[10]uint64, d, e, w4, N4 uint64, l5, l6 *levelCounts
 	l6.panda8 += w4 * pa6
 }
 
-// standGroup holds, for one player hand standing on pt (6 or 7) and one
-// banker total bt (0–5, so the banker draws), the banker's third cards in
-// c1 (the shoe after the player's two cards) that beat, tie, or make a
-// Dragon 7. add corrects them for the removal of the banker's two cards.
+// standGroup holds, for one player hand standing on pt (0–7) and one
+// banker total bt on which the banker draws, the banker's third cards in
+// c1 (the shoe after the player's two cards) that beat, tie, make a
+// Dragon 7 or a winning 6. add corrects them for the removal of the
+// banker's two cards.
 type standGroup struct {
-	pt, bt              uint64
-	banker, tie, dragon uint64
+	pt, bt                     uint64
+	banker, tie, dragon, super uint64
 }
 
 func (sg *standGroup) init(c1 *[10]uint64, pt, bt uint64) {
@@ -137,14 +138,16 @@ func (sg *standGroup) init(c1 *[10]uint64, pt, bt uint64) {
 		sg.banker += c1[b3] * b2u(mod10[bt+b3] > pt)
 	}
 	sg.tie = c1[mod10[pt+10-bt]]
-	if pt == 6 { // a three-card 7 beats a standing 6, never a 7
+	if pt < 7 { // a three-card 7 beats a standing 6 or less, never a 7
 		sg.dragon = c1[mod10[17-bt]]
+	}
+	if pt < 6 { // a three-card 6 wins against a standing 5 or less
+		sg.super = c1[mod10[16-bt]]
 	}
 }
 
 // add counts the banker hand {d, e} of total bt (weight w4; N4 cards left
-// after it): five-card coups. The banker cannot win with 6 against a
-// standing 6 or 7, so there is no Super 6 and no Panda 8 here.
+// after it): five-card coups. The player stood: no Panda 8 here.
 func (sg *standGroup) add(d, e, w4, N4 uint64, l5 *levelCounts) {
 	pt := sg.pt
 	sd, se := mod10[d+sg.bt], mod10[e+sg.bt] // where d and e would bring the banker
@@ -154,8 +157,11 @@ func (sg *standGroup) add(d, e, w4, N4 uint64, l5 *levelCounts) {
 	l5.banker += w4 * banker
 	l5.tie += w4 * tie
 	l5.player += w4 * (N4 - banker - tie)
-	if pt == 6 {
+	if pt < 7 {
 		l5.dragon7 += w4 * (sg.dragon - b2u(sd == 7) - b2u(se == 7))
+	}
+	if pt < 6 {
+		l5.super6 += w4 * (sg.super - b2u(sd == 6) - b2u(se == 6))
 	}
 }
 
@@ -184,7 +190,7 @@ func init() {
 // the counts per point value cv (N cards in all). Banker hands are grouped
 // by total so that the third-card sums are computed once per player hand
 // and banker total (drawGroup) and corrected per banker hand.
-func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
+func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 	c := *cv
 	var l4, l5, l6 levelCounts
 	var natural uint64
@@ -213,7 +219,7 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
 			// cards (a natural, or both stand), by weight.
 			var T [10]uint64
 			for bt := uint64(0); bt < 10; bt++ {
-				fourCards := pt >= 8 || bt >= 8 || (pt >= 6 && bt >= 6)
+				fourCards := pt >= 8 || bt >= 8 || (!plan.playerDraws[pt] && !plan.bankerDraws[bt])
 				ready := false
 				for _, h := range bankerHands[bankerStart[bt]:bankerStart[bt+1]] {
 					d, e := uint64(h[0]), uint64(h[1])
@@ -231,7 +237,7 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
 						continue
 					}
 					w4 := wP * wB
-					if pt >= 6 {
+					if !plan.playerDraws[pt] {
 						if !ready {
 							sg.init(&c, pt, bt)
 							ready = true
@@ -240,7 +246,7 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
 						continue
 					}
 					if !ready {
-						g.init(&c, pt, bt)
+						g.init(&c, plan, pt, bt)
 						ready = true
 					}
 					g.add(&c, d, e, w4, N4, &l5, &l6)
@@ -258,6 +264,9 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64) {
 				switch {
 				case uint64(bt) > pt:
 					l4.banker += w4
+					if bt == 6 {
+						l4.super6 += w4
+					}
 				case uint64(bt) < pt:
 					l4.player += w4
 				default:

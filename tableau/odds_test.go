@@ -195,14 +195,23 @@ func TestOddsReferenceKnownCounts(t *testing.T) {
 	}
 }
 
-// TestBankerDrawMaxCells checks every cell of the engine's banker table
-// (written by the player's third card) against the reference rule (written
-// by banker total) and a few cells spelled out.
-func TestBankerDrawMaxCells(t *testing.T) {
-	for bt := range 10 {
+// TestPuntoBancoPlanCells checks every cell of the engine's unrolled
+// punto banco table against the reference rule (written by banker total)
+// and a few cells spelled out.
+func TestPuntoBancoPlanCells(t *testing.T) {
+	planDraws := func(bt, p3 int) bool { return puntoBancoPlan.steps[0][bt][p3].draw == 1 }
+	for pt := range 8 {
+		if got, want := puntoBancoPlan.playerDraws[pt], pt <= 5; got != want {
+			t.Errorf("player %d: engine draws=%v, want %v", pt, got, want)
+		}
+		if got, want := puntoBancoPlan.bankerDraws[pt], pt <= 5; got != want {
+			t.Errorf("banker %d, player stood: engine draws=%v, want %v", pt, got, want)
+		}
+	}
+	for bt := range 8 {
 		for p3 := range 10 {
-			got := uint64(bt) <= bankerDrawMax[p3]
-			want := bt <= 7 && refBankerDraws(bt, p3)
+			got := planDraws(bt, p3)
+			want := refBankerDraws(bt, p3)
 			if got != want {
 				t.Errorf("banker %d, player third card %d: engine draws=%v, rule says %v", bt, p3, got, want)
 			}
@@ -215,7 +224,7 @@ func TestBankerDrawMaxCells(t *testing.T) {
 		{3, 8, false}, {3, 9, true}, {4, 1, false}, {4, 2, true}, {5, 3, false}, {5, 4, true},
 		{6, 5, false}, {6, 6, true}, {6, 7, true}, {7, 7, false}, {2, 8, true}, {5, 8, false},
 	} {
-		if got := uint64(c.bt) <= bankerDrawMax[c.p3]; got != c.draw {
+		if got := planDraws(c.bt, c.p3); got != c.draw {
 			t.Errorf("banker %d vs third card %d: draws=%v, want %v", c.bt, c.p3, got, c.draw)
 		}
 	}
@@ -419,7 +428,7 @@ func coupOdds(rc RankCounts) Odds {
 func TestOddsMatchesCoupStateMachine(t *testing.T) {
 	for bt := range 8 {
 		for p3 := range 10 {
-			if got, want := uint64(bt) <= bankerDrawMax[p3], BankerDraws(bt, p3); got != want {
+			if got, want := puntoBancoPlan.steps[3][bt][p3].draw == 1, BankerDraws(bt, p3); got != want {
 				t.Errorf("banker %d, third card %d: engine %v, BankerDraws %v", bt, p3, got, want)
 			}
 		}

@@ -451,6 +451,7 @@ func AnalyzeSideBets(cc *CardCounts, suitsKnown bool) (SideOdds, error) {
 // weights, then the third cards, each weight counting the cards left.
 func (so *SideOdds) analyzeValues(cv *[10]uint64, N uint64) {
 	c := *cv
+	tab := &PuntoBanco // the side bets are offered beside punto banco
 	k4, k5 := (N-4)*(N-5), N-5
 	record := func(w uint64, pt, bt uint64, pNat, bNat bool, bCards int) {
 		switch {
@@ -507,14 +508,14 @@ func (so *SideOdds) analyzeValues(cv *[10]uint64, N uint64) {
 					case pt >= 8 || bt >= 8:
 						record(w4*k4, pt, bt, pt >= 8, bt >= 8, 2)
 						so.Cards4 += w4 * k4
-					case pt <= 5:
+					case tab.Punter[pt] == MustDraw:
 						for p3 := uint64(0); p3 < 10; p3++ {
 							w5 := w4 * c[p3]
 							if w5 == 0 {
 								continue
 							}
 							fp := mod10[pt+p3]
-							if bt > bankerDrawMax[p3] {
+							if tab.Banker[bt][p3+1] != MustDraw {
 								record(w5*k5, fp, bt, false, false, 2)
 								so.Cards56 += w5 * k5
 								continue
@@ -528,7 +529,7 @@ func (so *SideOdds) analyzeValues(cv *[10]uint64, N uint64) {
 							}
 							c[p3]++
 						}
-					case bt <= 5:
+					case tab.Banker[bt][0] == MustDraw:
 						for b3 := uint64(0); b3 < 10; b3++ {
 							if w5 := w4 * c[b3]; w5 != 0 {
 								record(w5*k5, pt, mod10[bt+b3], false, false, 3)
