@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/mqtt"
+)
+
+func pitWait(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func pahoClient(t *testing.T, url, id string) paho.Client {
+	t.Helper()
+	c := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID(id).SetCleanSession(true))
+	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect %s: %v", url, tok.Error())
+	}
+	t.Cleanup(func() { c.Disconnect(50) })
+	return c
+}
+
+func pahoPublish(t *testing.T, c paho.Client, topic string, retained bool, payload []byte) {
+	t.Helper()
+	if tok := c.Publish(topic, 1, retained, payload); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("publish %s: %v", topic, tok.Error())
+	}
+}
+
+// The console subscribes to every table on the first broker, fails over
+// to the second when the first goes away (the retained messages come
+// again from it), and publishes the ack command with the operator, whose
+// reply reaches the tile.
+func TestPitSubscriberFailoverAndAck(t *testing.T) {
+	a, err := mqtt.StartEmbeddedBroker("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var closeA sync.Once
+	defer closeA.Do(func() { a.Close() })
+	b, err := mqtt.StartEmbeddedBroker("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	m := newPitModel(0, nil, nil)
+	s, err := newPitSubscriber(pitBrokerOptions{Brokers: []string{a.URL(), b.URL()}, ConnectTimeout: 2 * time.Second}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pitWait(t, "connected to the first broker", 10*time.Second, func() bool { c, br := s.Link(); return c && br == a.URL() })
+
+	pa := pahoClient(t, a.URL(), "table-a")
+	pahoPublish(t, pa, "sabot/T1/status", true, statusMsg("online", 3, "00000000000000aa", "online", ""))
+	pitWait(t, "T1 online", 5*time.Second, func() bool { return m.Has("T1") })
+
+	// The same table publishes on the second broker (a cluster shares
+	// retained messages; two embedded brokers do not, so the test puts
+	// them there).
+	pb := pahoClient(t, b.URL(), "table-b")
+	pahoPublish(t, pb, "sabot/T1/status", true, statusMsg("online", 3, "00000000000000aa", "online", ""))
+	pahoPublish(t, pb, "sabot/T2/status", true, statusMsg("online", 1, "00000000000000bb", "online", ""))
+	closeA.Do(func() { a.Close() })
+	pitWait(t, "failover to the second broker", 20*time.Second, func() bool { c, br := s.Link(); return c && br == b.URL() })
+	pitWait(t, "T2 from the second broker", 5*time.Second, func() bool { return m.Has("T2") })
+	pahoPublish(t, pb, "sabot/T1/alert", false, []byte(`{"schema":1,"id":"T1/s/1/alert/1","table":"T1","shoe_id":"s",`+
+		`"time":"2026-12-01T10:00:00Z","type":"alert","shoe":1,"coup":1,"code":"extra-card","severity":"error","text":"x","awaits_ack":true}`))
+	pitWait(t, "the alert", 5*time.Second, func() bool { return len(oneTile(t, m, "T1").Alerts) == 1 })
+
+	// The ack command, as a daemon with commands enabled receives it.
+	var mu sync.Mutex
+	var got []mqtt.Command
+	if tok := pb.Subscribe("sabot/T1/cmd/ack", 1, func(_ paho.Client, msg paho.Message) {
+		var c mqtt.Command
+		if err := json.Unmarshal(msg.Payload(), &c); err != nil {
+			t.Errorf("command %s: %v", msg.Payload(), err)
+		}
+		if msg.Retained() {
+			t.Error("the command is retained")
+		}
+		mu.Lock()
+		got = append(got, c)
+		mu.Unlock()
+	}); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	id, err := s.Ack(t.Context(), "T1", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pitWait(t, "the command", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
+	if c := got[0]; c.RequestID != id || c.Operator != "alice" || c.Table != "T1" {
+		t.Errorf("command %+v, request id %s", c, id)
+	}
+	pahoPublish(t, pb, "sabot/T1/cmd/ack/reply", false, []byte(fmt.Sprintf(`{"schema":1,"id":"T1/cmd/1","table":"T1","shoe_id":"s",`+
+		`"time":"2026-12-01T10:00:01Z","command":"ack","request_id":%q,"operator":"alice","accepted":true}`, id)))
+	pitWait(t, "the reply", 5*time.Second, func() bool { a := oneTile(t, m, "T1").Ack; return a != nil && a.State == "accepted" })
+
+	if _, err := s.Ack(t.Context(), "T9", "alice"); err == nil {
+		t.Error("ack to an unknown table sent")
+	}
+	if _, err := s.Ack(t.Context(), "T1/cmd", "alice"); err == nil {
+		t.Error("ack to a bad table name sent")
+	}
+}
+
+func TestPitSubscriberBadBrokers(t *testing.T) {
+	for _, b := range [][]string{nil, {"localhost:1883"}, {"http://x:1"}, {"tcp://"}} {
+		if _, err := newPitSubscriber(pitBrokerOptions{Brokers: b}, newPitModel(0, nil, nil)); err == nil {
+			t.Errorf("brokers %q accepted", b)
+		}
+	}
+}
