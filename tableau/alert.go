@@ -95,6 +95,20 @@ const (
 	AlertSessionTakeover AlertCode = "session-takeover"
 )
 
+// Alert codes raised only by the Macao and Victoria games (MacaoCoup, so
+// `sabot check --game macao|victoria`; the daemon does not run them).
+const (
+	// AlertMisplacedToken: a "stand" or "refuse" that does not fit the
+	// coup: "stand" during the deal or after every hand has had its turn,
+	// "refuse" after a card that is not a ten or a court card, with no card
+	// just drawn, or where refusing is off. The token changes nothing.
+	AlertMisplacedToken AlertCode = "misplaced-token"
+	// AlertHandLimit: a hand went past MaxMacaoHandCards cards (the card
+	// is set aside and the hand's turn ends) or MaxMacaoRefusals refusals
+	// (the refusal is ignored).
+	AlertHandLimit AlertCode = "hand-limit"
+)
+
 // Alert severities, AlertInfo.Severity and the MQTT payload's "severity".
 const (
 	SeverityError   = "error"   // a dealer error, tampering, or lost data
@@ -147,6 +161,8 @@ var alertTable = [...]AlertMeta{
 	{AlertShoeSequence, 18, SeverityWarning, true, "the shoe restarted its event sequence under the same boot id"},
 	{AlertClockJump, 19, SeverityWarning, false, "the wall clock jumped (journal order and ids are not affected)"},
 	{AlertSessionTakeover, 20, SeverityError, true, "another daemon publishes as this table on the MQTT broker"},
+	{AlertMisplacedToken, 21, SeverityError, true, "a stand or refuse where the rules allow none"},
+	{AlertHandLimit, 22, SeverityError, true, "a hand drew or refused more cards than the engine holds"},
 }
 
 // AlertCodes lists every alert code, the Fold's six first, in the order of

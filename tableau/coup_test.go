@@ -211,7 +211,7 @@ func TestAlertEventJSON(t *testing.T) {
 }
 
 func TestAlertCodes(t *testing.T) {
-	want := "extra-card missing-card burn-count composition after-cut incomplete-coup advantage shoe-offline shoe-online shoe-alarm unreadable-card duplicate-card card-mismatch early-draw outbox-backlog shoe-overrun journal-failed archive-pruned shoe-sequence clock-jump session-takeover"
+	want := "extra-card missing-card burn-count composition after-cut incomplete-coup advantage shoe-offline shoe-online shoe-alarm unreadable-card duplicate-card card-mismatch early-draw outbox-backlog shoe-overrun journal-failed archive-pruned shoe-sequence clock-jump session-takeover misplaced-token hand-limit"
 	var got []string
 	for _, a := range tableau.AlertCodes {
 		got = append(got, string(a))
