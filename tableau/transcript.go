@@ -379,6 +379,82 @@ func (l *Lexer) Next() (Token, error) {
 	return l.classify(l.tok[:n], start)
 }
 
+// AppendTokens appends up to n of the next tokens to dst and returns the
+// extended slice: the tokens Next would return, one by one, but scanned in
+// a tight loop over the read buffer (the hot path of `sabot check`'s second
+// pass). err is nil when n tokens were appended, io.EOF when the input
+// ended first, or the *ParseError (or read error) Next returns, after the
+// tokens before it. Anything but ASCII white space, comments and ASCII
+// tokens ending inside the buffer goes through Next, so the tokens,
+// positions and errors are exactly Next's.
+func (l *Lexer) AppendTokens(dst []Token, n int) ([]Token, error) {
+	for n > 0 {
+		if l.perr != nil {
+			return dst, l.perr
+		}
+		buf := l.buf[:l.w]
+		r, line, col, off := l.r, l.pos.Line, l.pos.Col, l.pos.Offset
+	scan:
+		for n > 0 && r < len(buf) {
+			switch b := buf[r]; {
+			case asciiSpace[b]:
+				r++
+				off++
+				col++
+				if b == '\n' {
+					line++
+					col = 1
+				}
+				continue
+			case b == '#':
+				j := bytes.IndexByte(buf[r:], '\n')
+				if j < 0 {
+					break scan // the comment goes on past the buffer
+				}
+				r += j + 1
+				off += j + 1
+				line++
+				col = 1
+				continue
+			case b >= utf8.RuneSelf:
+				break scan
+			}
+			i, end := r, min(len(buf), r+MaxTokenBytes+1)
+			for i < end && tokenByte[buf[i]] {
+				i++
+			}
+			if i == len(buf) || i-r > MaxTokenBytes || buf[i] >= utf8.RuneSelf {
+				break scan // it may go on in the next read, is too long or has a non-ASCII byte
+			}
+			kind, rank, suit := classifyWord(buf[r:i])
+			if kind == 0 {
+				break scan // Next reports it
+			}
+			// Filled in place, field by field: a Token literal built on
+			// the stack and copied costs twice as much.
+			dst = append(dst, Token{})
+			t := &dst[len(dst)-1]
+			t.Kind, t.Card.Rank, t.Card.Suit = kind, rank, suit
+			t.Pos.Line, t.Pos.Col, t.Pos.Offset = line, col, off
+			col += i - r
+			off += i - r
+			r = i
+			n--
+		}
+		l.r, l.pos = r, Pos{Line: line, Col: col, Offset: off}
+		if n == 0 {
+			break
+		}
+		t, err := l.Next()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, t)
+		n--
+	}
+	return dst, nil
+}
+
 // classify makes the token of word, found at start.
 func (l *Lexer) classify(word []byte, start Pos) (Token, error) {
 	kind, rank, suit := classifyWord(word)
@@ -392,6 +468,11 @@ func (l *Lexer) classify(word []byte, start Pos) (Token, error) {
 // classifyWord returns the kind of the token word (0 if unknown) and, for
 // a card, its rank and suit. Scalars only: cheap to return.
 func classifyWord(word []byte) (TokenKind, Rank, Suit) {
+	if len(word) == 2 { // the usual card, rank and suit: no keyword has two letters
+		if r, s := rankOfByte[word[0]], suitOfByte[word[1]]; r != 0 && s != SuitUnknown {
+			return TokCard, r, s
+		}
+	}
 	var first byte
 	if len(word) > 0 {
 		first = word[0] | 0x20 // ASCII lower case; '|' is unchanged
@@ -412,6 +493,14 @@ func classifyWord(word []byte) (TokenKind, Rank, Suit) {
 	}
 	return TokCard, c.Rank, c.Suit
 }
+
+// rankOfByte and suitOfByte are rankFromByte and suitFromByte as tables.
+var rankOfByte, suitOfByte = func() (r [256]Rank, s [256]Suit) {
+	for b := range 256 {
+		r[b], s[b] = rankFromByte(byte(b)), suitFromByte(byte(b))
+	}
+	return r, s
+}()
 
 // ParseTranscript reads a whole transcript. It returns every token, or the
 // first *ParseError (with File set to file) and no tokens, so that nothing

@@ -177,6 +177,98 @@ func TestLexerMatchesReference(t *testing.T) {
 	}
 }
 
+// lexBatches runs Lexer.AppendTokens over r, n tokens at a time, to the
+// end or the first error.
+func lexBatches(r io.Reader, file string, n int) (toks []tableau.Token, errMsg string) {
+	l := tableau.NewLexer(r, file)
+	for {
+		var err error
+		before := len(toks)
+		toks, err = l.AppendTokens(toks, n)
+		if err == nil && len(toks)-before != n {
+			return toks, fmt.Sprintf("appended %d tokens of %d without an error", len(toks)-before, n)
+		}
+		if err == io.EOF {
+			return toks, ""
+		}
+		if err != nil {
+			var pe *tableau.ParseError
+			if !errors.As(err, &pe) {
+				return toks, "not a *ParseError: " + err.Error()
+			}
+			return toks, pe.Located()
+		}
+	}
+}
+
+// TestLexerAppendTokensMatchesReference: AppendTokens (the batch fast
+// path of sabot check) gives Next's tokens, positions and first error (and
+// so refLex's, but for the length limit) —
+// on the samples, on random inputs of the syntax's pieces, and on inputs
+// padded so that their pieces straddle the 64 KiB read buffer's boundary,
+// read whole, a byte at a time and in random chunks, in batches of 1, 3
+// and 1000 tokens.
+func TestLexerAppendTokensMatchesReference(t *testing.T) {
+	var inputs [][]byte
+	paths, _ := filepath.Glob("testdata/*.shoe")
+	more, _ := filepath.Glob("testdata/contract/*.shoe")
+	for _, p := range append(paths, more...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, b)
+	}
+	pieces := []string{"AS", "10h", "td", "7", "Q", "shoe", "SHOE", "|", "cut", "Void", " ", "  ", "\t", "\n", "\r\n",
+		"# comment é\n", "#x", "\u00a0", "\u2028", "\u0085", "é", "ſ", "\xff", "\xe2\x82", "1H", "2H|", "#", "\uFEFF", "\u3000",
+		"ah", "2x", "x2", "10", "1", strings.Repeat("K", 64), strings.Repeat("K", 65)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for k := range 1500 {
+		var b strings.Builder
+		if rng.IntN(4) == 0 {
+			b.WriteString("\uFEFF")
+		}
+		if k%3 == 0 { // towards the 64 KiB boundary
+			if rng.IntN(2) == 0 {
+				b.WriteString(strings.Repeat(" ", 65536-rng.IntN(40)))
+			} else {
+				b.WriteString("#" + strings.Repeat("c", 65536-rng.IntN(40)-2) + "\n")
+			}
+		}
+		for range rng.IntN(30) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			if rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		inputs = append(inputs, []byte(b.String()))
+	}
+	for i, src := range inputs {
+		// Next, itself compared with refLex (which has no length limit).
+		wantToks, wantErr := lexAll(strings.NewReader(string(src)), "f")
+		if !strings.Contains(string(src), strings.Repeat("K", 64)) {
+			if refToks, refErr := refLex(src, "f"); refErr != wantErr || !samePositions(refToks, wantToks) {
+				t.Fatalf("input %d %.300q: Next and refLex disagree", i, src)
+			}
+		}
+		for _, n := range []int{1, 3, 1000} {
+			for name, r := range map[string]io.Reader{
+				"whole":  strings.NewReader(string(src)),
+				"bytes":  iotest.OneByteReader(strings.NewReader(string(src))),
+				"chunks": &chunkReader{data: src, rng: rand.New(rand.NewPCG(uint64(i), 9))},
+			} {
+				if name == "bytes" && len(src) > 1000 && n != 1000 {
+					continue // slow; the other readers cover it
+				}
+				toks, errMsg := lexBatches(r, "f", n)
+				if errMsg != wantErr || !samePositions(toks, wantToks) {
+					t.Fatalf("input %d %.300q read %s in batches of %d:\n got %.500v %q\nwant %.500v %q", i, src, name, n, toks, errMsg, wantToks, wantErr)
+				}
+			}
+		}
+	}
+}
+
 func samePositions(a, b []tableau.Token) bool {
 	if len(a) != len(b) {
 		return false
@@ -325,6 +417,33 @@ func BenchmarkLexer(b *testing.B) {
 		l := tableau.NewLexer(r, "x")
 		for {
 			if _, err := l.Next(); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkLexerAppendTokens is BenchmarkLexer through AppendTokens, in
+// batches of 1024 tokens (as sabot check reads them).
+func BenchmarkLexerAppendTokens(b *testing.B) {
+	one, err := os.ReadFile("testdata/clean-8deck.shoe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := strings.Repeat(string(one), 64)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	r := strings.NewReader(src)
+	toks := make([]tableau.Token, 0, 1024)
+	for b.Loop() {
+		r.Reset(src)
+		l := tableau.NewLexer(r, "x")
+		for {
+			toks, err = l.AppendTokens(toks[:0], cap(toks))
+			if err != nil {
 				if err != io.EOF {
 					b.Fatal(err)
 				}

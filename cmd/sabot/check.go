@@ -470,26 +470,41 @@ func scanTranscript(ctx context.Context, in *checkInput) (scanResult, error) {
 // as a JSON line, warns on stderr of every "void" that voids nothing, and
 // returns the number of alerts.
 //
-// Folding and encoding run in two goroutines, so that both cores work:
-// the fold fills batches of up to checkBatch events, the writer encodes
-// them, and checkBatches batches circulate between the two. Memory: the
-// fold's state (one shoe), checkBatches × checkBatch events, the output
-// buffer — whatever the input's size.
+// Three goroutines share the work, so that both cores stay busy: the
+// lexer fills batches of up to checkTokBatch tokens, the fold turns them
+// into batches of up to checkBatch events, and the writer (this goroutine)
+// encodes those; checkBatches batches of each kind circulate. Memory: the
+// fold's state (one shoe), checkBatches × (checkTokBatch tokens +
+// checkBatch events), the read and output buffers — whatever the input's
+// size.
 func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
 	f, err := tableau.NewFold(cfg.opts)
 	if err != nil {
 		return 0, err
 	}
+	stop := make(chan struct{}) // closed by the writer when it fails
+
+	tokFree := make(chan *checkTokBuf, checkBatches)
+	tokFull := make(chan *checkTokBuf, checkBatches)
+	for range checkBatches {
+		tokFree <- &checkTokBuf{toks: make([]tableau.Token, 0, checkTokBatch)}
+	}
+	lexDone := make(chan struct{})
+	go func() {
+		defer close(lexDone)
+		defer close(tokFull)
+		lexTokens(tableau.NewLexer(r, name), tokFree, tokFull, stop)
+	}()
+
 	free := make(chan *checkBatchBuf, checkBatches)
 	full := make(chan *checkBatchBuf, checkBatches)
 	for range checkBatches {
 		free <- &checkBatchBuf{evs: make([]tableau.Event, 0, checkBatch+16)}
 	}
-	stop := make(chan struct{}) // closed by the writer when it fails
 	foldErr := make(chan error, 1)
 	go func() {
 		defer close(full)
-		foldErr <- foldTokens(f, cfg, tableau.NewLexer(r, name), name, free, full, stop)
+		foldErr <- foldTokens(f, cfg, name, tokFree, tokFull, free, full, stop)
 	}()
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
@@ -504,11 +519,12 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 		b.evs, b.warns = b.evs[:0], b.warns[:0]
 		free <- b
 	}
+	err = <-foldErr
+	<-lexDone // r is not read after foldCheck returns
 	if werr != nil {
-		<-foldErr
 		return alerts, werr
 	}
-	if err := <-foldErr; err != nil {
+	if err != nil {
 		w.Flush() // the events before the error are good output
 		return alerts, err
 	}
@@ -518,11 +534,19 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 	return alerts, nil
 }
 
-// Batches between foldCheck's two goroutines.
+// Batches between foldCheck's three goroutines.
 const (
-	checkBatch   = 256 // events per batch (a batch may exceed it by one token's events)
-	checkBatches = 4   // batches in circulation
+	checkTokBatch = 1024 // tokens per batch
+	checkBatch    = 256  // events per batch (a batch may exceed it by one token's events)
+	checkBatches  = 4    // batches of each kind in circulation
 )
+
+// checkTokBuf is a batch of tokens; err, if not nil, comes after them
+// (io.EOF at the end of the input).
+type checkTokBuf struct {
+	toks []tableau.Token
+	err  error
+}
 
 // checkBatchBuf is a batch of events and the warnings to print among them.
 type checkBatchBuf struct {
@@ -536,9 +560,31 @@ type checkWarning struct {
 	text string
 }
 
-// foldTokens is foldCheck's fold: it feeds every token of l to f and
-// hands full batches over.
-func foldTokens(f *tableau.Fold, cfg checkConfig, l *tableau.Lexer, name string, free <-chan *checkBatchBuf, full chan<- *checkBatchBuf, stop <-chan struct{}) error {
+// lexTokens is foldCheck's lexer: it fills token batches from l until the
+// input ends or fails (the last batch carries the error) or stop closes.
+func lexTokens(l *tableau.Lexer, free chan *checkTokBuf, full chan<- *checkTokBuf, stop <-chan struct{}) {
+	for {
+		var tb *checkTokBuf
+		select {
+		case tb = <-free:
+		case <-stop:
+			return
+		}
+		tb.toks, tb.err = l.AppendTokens(tb.toks[:0], checkTokBatch)
+		select {
+		case full <- tb:
+		case <-stop:
+			return
+		}
+		if tb.err != nil {
+			return
+		}
+	}
+}
+
+// foldTokens is foldCheck's fold: it feeds every token of the token
+// batches to f and hands full event batches over.
+func foldTokens(f *tableau.Fold, cfg checkConfig, name string, tokFree chan<- *checkTokBuf, tokFull <-chan *checkTokBuf, free <-chan *checkBatchBuf, full chan<- *checkBatchBuf, stop <-chan struct{}) error {
 	var voided struct{ shoe, coup int } // the last coup voided
 	b := <-free
 	send := func() bool {
@@ -554,38 +600,42 @@ func foldTokens(f *tableau.Fold, cfg checkConfig, l *tableau.Lexer, name string,
 			return false
 		}
 	}
-	for {
-		t, err := l.Next()
-		if err == io.EOF {
-			break
+	for tb := range tokFull {
+		for i := range tb.toks {
+			t := &tb.toks[i]
+			n := len(b.evs)
+			if cfg.advantage.On() {
+				b.evs = f.FeedAdvantages(*t, cfg.advantage.Value(), b.evs)
+			} else {
+				b.evs = f.Feed(*t, b.evs)
+			}
+			if t.Kind == tableau.TokVoid {
+				if v := voidOf(b.evs[n:]); v != nil {
+					voided.shoe, voided.coup = v.Shoe, v.Coup
+				} else {
+					b.warns = append(b.warns, checkWarning{at: len(b.evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
+						name, t.Pos, voidIgnoredReason(f, cfg.opts.Markers, voided.shoe, voided.coup))})
+				}
+			}
+			if len(b.evs) >= checkBatch || len(b.warns) >= checkBatch {
+				if !send() {
+					return nil // the writer failed and says why
+				}
+			}
 		}
-		if err != nil {
+		err := tb.err
+		tokFree <- tb // never blocks: checkBatches token batches in all
+		switch {
+		case err == io.EOF:
+			b.evs = f.End(b.evs)
+			full <- b
+			return nil
+		case err != nil:
 			full <- b
 			return err // the file changed since the first pass
 		}
-		n := len(b.evs)
-		if cfg.advantage.On() {
-			b.evs = f.FeedAdvantages(t, cfg.advantage.Value(), b.evs)
-		} else {
-			b.evs = f.Feed(t, b.evs)
-		}
-		if t.Kind == tableau.TokVoid {
-			if v := voidOf(b.evs[n:]); v != nil {
-				voided.shoe, voided.coup = v.Shoe, v.Coup
-			} else {
-				b.warns = append(b.warns, checkWarning{at: len(b.evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
-					name, t.Pos, voidIgnoredReason(f, cfg.opts.Markers, voided.shoe, voided.coup))})
-			}
-		}
-		if len(b.evs) >= checkBatch || len(b.warns) >= checkBatch {
-			if !send() {
-				return nil // the writer failed and says why
-			}
-		}
 	}
-	b.evs = f.End(b.evs)
-	full <- b
-	return nil
+	return nil // stop closed: the writer failed and says why
 }
 
 // writeBatch writes a batch's events as JSON lines and its warnings, in

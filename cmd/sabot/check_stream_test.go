@@ -426,3 +426,47 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	r.n -= k
 	return int(k), nil
 }
+
+// failWriter accepts n bytes, then fails every write.
+type failWriter struct{ n int }
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, syscall.EPIPE
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestCheckOutputFails: standard output failing at the start, in the
+// middle or near the end of a long check exits 2 naming the write error,
+// and every goroutine of the second pass (lexer, fold, writer) has ended
+// when run returns.
+func TestCheckOutputFails(t *testing.T) {
+	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Repeat(string(one), 16)
+	p := filepath.Join(t.TempDir(), "year.shoe")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var full strings.Builder
+	if code := run(context.Background(), []string{"check", p}, nil, &full, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	before := runtime.NumGoroutine()
+	for _, n := range []int{0, 100, full.Len() / 2, full.Len() - 10} {
+		var errb strings.Builder
+		code := run(context.Background(), []string{"check", p}, nil, &failWriter{n: n}, &errb)
+		if code != 2 || !strings.Contains(errb.String(), "writing output: broken pipe") {
+			t.Errorf("output failing after %d of %d bytes: exit %d stderr %q", n, full.Len(), code, errb.String())
+		}
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines before, %d after", before, after)
+	}
+}
