@@ -391,7 +391,7 @@ var (
 	sabotdErr  error
 )
 
-// builtSabotd builds ../sabotd once for the tests.
+// builtSabotd builds ../sabotd once for the tests; TestMain removes it.
 func builtSabotd(t *testing.T) string {
 	t.Helper()
 	sabotdOnce.Do(func() {
@@ -417,7 +417,6 @@ func builtSabotd(t *testing.T) string {
 // then 1 with sabotd's error naming the key and line.
 func TestDoctorRun(t *testing.T) {
 	bin := builtSabotd(t)
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
 	f := newDocFixture(t)
 	os.Symlink("ttyUSB0", filepath.Join(f.dev, "sabot-shoe"))
 	writeFile(t, filepath.Join(f.dev, "ttyUSB0"), "", 0o660)

@@ -1,0 +1,740 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/firmware-proto/sim"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+func init() {
+	register(&command{
+		name:    "floor-sim",
+		summary: "run a floor of sabotd tables with virtual shoes against a broker and measure delivery",
+		run:     runFloorSim,
+	})
+}
+
+const floorSimUsage = `usage: sabot floor-sim --broker URL [--broker URL ...] [--tables N[,N...]] [--rate CARDS_PER_S]
+                      [--coups M] [--broker-pid PID ...] [--p99-max 100ms] [flags]
+
+Starts N sabotd daemons (tables FLOOR-1 … FLOOR-N), each reading its own
+virtual shoe (the Sabot protocol on a pseudo-terminal, dealt in this
+process at --rate cards per second) and publishing to the given broker or
+cluster (every --broker URL is given to every daemon, in order). A
+subscriber on the same brokers receives every table's cards, coups,
+alerts and voids. Each table deals M coups of seeded shoes; when every
+shoe's events have been acknowledged and delivered (or --drain has
+passed), it reports:
+
+  delivered coups and messages per second, for the whole floor;
+  card → subscriber latency p50/p99/max: from the "time" of the card
+    message (when the daemon received the card) to its arrival at the
+    subscriber;
+  CPU (percent of one core over the dealing) and RSS (now and peak) per
+    daemon, average and largest, and for each --broker-pid;
+  loss: cards and coups expected but not received, and duplicates.
+
+With a list (--tables 10,20,40) it runs each size in turn and stops at the
+first that fails. A run fails when anything is lost or p99 exceeds
+--p99-max. Exit status: 0 every run passed, 1 a run failed, 2 bad flags or
+the floor could not be started.
+
+Flags:
+`
+
+// floorSimConfig is floor-sim's flags.
+type floorSimConfig struct {
+	brokers    []string
+	tables     []int
+	rate       float64
+	coups      int
+	decks      int
+	sabotd     string
+	dir        string
+	brokerPIDs []int
+	p99Max     time.Duration
+	drain      time.Duration
+	seed       uint64
+	jsonOut    bool
+	keep       bool
+}
+
+// Bounds of floor-sim's flags: a floor larger than maxFloorTables would
+// need more processes and ptys than a test machine gives.
+const (
+	maxFloorTables = 2000
+	maxFloorCoups  = 100000
+)
+
+type listFlag struct{ vals *[]string }
+
+func (l listFlag) String() string     { return strings.Join(*l.vals, ",") }
+func (l listFlag) Set(s string) error { *l.vals = append(*l.vals, s); return nil }
+
+func parseFloorSimFlags(args []string, stderr io.Writer) (floorSimConfig, error) {
+	c := floorSimConfig{}
+	fs := flag.NewFlagSet("floor-sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, floorSimUsage); fs.PrintDefaults() }
+	var tables string
+	var pids []string
+	fs.Var(listFlag{&c.brokers}, "broker", "broker `URL` (tcp://host:port); repeat for a cluster's nodes")
+	fs.StringVar(&tables, "tables", "4", "tables on the floor; a comma-separated list runs each size in turn")
+	fs.Float64Var(&c.rate, "rate", 10, "cards per second per table (about 1 is real dealing speed)")
+	fs.IntVar(&c.coups, "coups", 30, "coups each table deals")
+	fs.IntVar(&c.decks, "decks", 8, "decks per shoe")
+	fs.StringVar(&c.sabotd, "sabotd", "", "the sabotd `binary` (default: sabotd beside this program, else in PATH)")
+	fs.StringVar(&c.dir, "dir", "", "working `directory` for the daemons' state and logs (default: a temporary one, removed)")
+	fs.Var(listFlag{&pids}, "broker-pid", "`PID` of a broker process to measure; repeat for a cluster")
+	fs.DurationVar(&c.p99Max, "p99-max", 100*time.Millisecond, "a run fails when the card latency p99 exceeds this")
+	fs.DurationVar(&c.drain, "drain", 30*time.Second, "how long to wait for delivery after the last shoe is done")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed of the first table's shoes (table i deals seed+i-1)")
+	fs.BoolVar(&c.jsonOut, "json", false, "print one JSON object per run instead of text")
+	fs.BoolVar(&c.keep, "keep", false, "keep the working directory")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("floor-sim: unexpected argument %q", fs.Arg(0))
+	}
+	if len(c.brokers) == 0 {
+		return c, errors.New("floor-sim: --broker is required (a broker or the nodes of a cluster)")
+	}
+	for _, f := range strings.Split(tables, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > maxFloorTables {
+			return c, fmt.Errorf("floor-sim: --tables %q: %q is not a number of tables 1..%d", tables, f, maxFloorTables)
+		}
+		c.tables = append(c.tables, n)
+	}
+	for _, p := range pids {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("floor-sim: --broker-pid %q is not a process id", p)
+		}
+		c.brokerPIDs = append(c.brokerPIDs, n)
+	}
+	switch {
+	case c.rate <= 0 || c.rate > 1000:
+		return c, fmt.Errorf("floor-sim: --rate %g out of range (0, 1000] cards per second", c.rate)
+	case c.coups < 1 || c.coups > maxFloorCoups:
+		return c, fmt.Errorf("floor-sim: --coups %d out of range 1..%d", c.coups, maxFloorCoups)
+	case c.decks < 1 || c.decks > tableau.MaxDecks:
+		return c, fmt.Errorf("floor-sim: --decks %d out of range 1..%d", c.decks, tableau.MaxDecks)
+	case c.drain <= 0:
+		return c, fmt.Errorf("floor-sim: --drain %v must be positive", c.drain)
+	}
+	if c.sabotd == "" {
+		c.sabotd = findSabotd()
+	}
+	if _, err := exec.LookPath(c.sabotd); err != nil {
+		return c, fmt.Errorf("floor-sim: sabotd binary: %w (give --sabotd PATH)", err)
+	}
+	return c, nil
+}
+
+func runFloorSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	c, err := parseFloorSimFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	status := 0
+	for i, n := range c.tables {
+		rep, err := runFloor(ctx, c, n, i)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		if c.jsonOut {
+			b, _ := json.Marshal(rep)
+			fmt.Fprintf(stdout, "%s\n", b)
+		} else {
+			rep.writeText(stdout)
+		}
+		if !rep.Pass {
+			status = 1
+			break
+		}
+	}
+	return status
+}
+
+// FloorReport is one floor-sim run's result; its JSON form is what --json
+// prints. Durations are in milliseconds, CPU in percent of one core over
+// the dealing, RSS in KiB.
+type FloorReport struct {
+	Tables        int     `json:"tables"`
+	Rate          float64 `json:"rate"`
+	CoupsPerTable int     `json:"coups_per_table"`
+	DealSeconds   float64 `json:"deal_s"`
+
+	CardsExpected int            `json:"cards_expected"`
+	CardsReceived int            `json:"cards_received"`
+	CoupsExpected int            `json:"coups_expected"`
+	CoupsReceived int            `json:"coups_received"`
+	Alerts        int            `json:"alerts"`
+	AlertCodes    map[string]int `json:"alert_codes,omitempty"`
+	AlertsAfter   int            `json:"alerts_after_shoe_stopped"`
+	Voids         int            `json:"voids"`
+	Duplicates    int            `json:"duplicates"`
+	Lost          int            `json:"lost"`
+
+	CoupsPerSecond    float64 `json:"coups_per_s"`
+	MessagesPerSecond float64 `json:"messages_per_s"`
+	LatencyP50        float64 `json:"latency_p50_ms"`
+	LatencyP99        float64 `json:"latency_p99_ms"`
+	LatencyMax        float64 `json:"latency_max_ms"`
+
+	DaemonCPUAvg  float64     `json:"daemon_cpu_avg_pct"`
+	DaemonCPUMax  float64     `json:"daemon_cpu_max_pct"`
+	DaemonRSSAvg  int         `json:"daemon_rss_avg_kib"`
+	DaemonRSSMax  int         `json:"daemon_rss_max_kib"`
+	DaemonPeakMax int         `json:"daemon_rss_peak_max_kib"`
+	Brokers       []ProcUsage `json:"brokers,omitempty"`
+
+	P99Max float64 `json:"p99_max_ms"`
+	Pass   bool    `json:"pass"`
+	Reason string  `json:"reason,omitempty"`
+}
+
+// ProcUsage is one process's CPU (percent of one core over the dealing)
+// and RSS (KiB, at the end and at its peak).
+type ProcUsage struct {
+	PID     int     `json:"pid"`
+	CPU     float64 `json:"cpu_pct"`
+	RSS     int     `json:"rss_kib"`
+	PeakRSS int     `json:"rss_peak_kib"`
+}
+
+func (r *FloorReport) writeText(w io.Writer) {
+	verdict := "PASS"
+	if !r.Pass {
+		verdict = "FAIL: " + r.Reason
+	}
+	fmt.Fprintf(w, "floor of %d tables at %g cards/s, %d coups each, dealt in %.1f s: %s\n", r.Tables, r.Rate, r.CoupsPerTable, r.DealSeconds, verdict)
+	fmt.Fprintf(w, "  delivered: %d/%d cards, %d/%d coups, %d alerts (and %d once the shoes stopped), %d voids; %d duplicates, %d lost\n",
+		r.CardsReceived, r.CardsExpected, r.CoupsReceived, r.CoupsExpected, r.Alerts, r.AlertsAfter, r.Voids, r.Duplicates, r.Lost)
+	if len(r.AlertCodes) > 0 {
+		codes := make([]string, 0, len(r.AlertCodes))
+		for k, v := range r.AlertCodes {
+			codes = append(codes, fmt.Sprintf("%s ×%d", k, v))
+		}
+		sort.Strings(codes)
+		fmt.Fprintf(w, "  alerts: %s\n", strings.Join(codes, ", "))
+	}
+	fmt.Fprintf(w, "  rate: %.1f coups/s, %.1f messages/s\n", r.CoupsPerSecond, r.MessagesPerSecond)
+	fmt.Fprintf(w, "  card → subscriber: p50 %.1f ms, p99 %.1f ms, max %.1f ms (p99 limit %.0f ms)\n", r.LatencyP50, r.LatencyP99, r.LatencyMax, r.P99Max)
+	fmt.Fprintf(w, "  per daemon: CPU %.1f%% average, %.1f%% largest; RSS %d KiB average, %d KiB largest (peak %d KiB)\n",
+		r.DaemonCPUAvg, r.DaemonCPUMax, r.DaemonRSSAvg, r.DaemonRSSMax, r.DaemonPeakMax)
+	for _, b := range r.Brokers {
+		fmt.Fprintf(w, "  broker pid %d: CPU %.1f%%, RSS %d KiB (peak %d KiB)\n", b.PID, b.CPU, b.RSS, b.PeakRSS)
+	}
+}
+
+// floorTable is one table of the floor: its shoe, its daemon and what the
+// subscriber received from it.
+type floorTable struct {
+	name     string
+	dir      string
+	tokens   []tableau.Token
+	cards    int // card tokens in tokens
+	coups    int
+	shoe     *sim.Shoe
+	pty      *sim.PTY
+	link     *preopenedLink
+	cmd      *exec.Cmd
+	log      *os.File
+	cpuStart uint64
+	exited   chan struct{} // closed when the daemon has exited
+}
+
+func (t *floorTable) hasExited() bool {
+	select {
+	case <-t.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// floorTokens deals seeded shoes and keeps the tokens up to the end of
+// the coups-th coup (folded by the tableau with markers), with the number
+// of cards among them.
+func floorTokens(seed uint64, decks, coups int) ([]tableau.Token, int, error) {
+	shoes := coups/40 + 1 // an 8-deck shoe deals about 80 coups; a 1-deck shoe about 8
+	if decks < 8 {
+		shoes = coups/(decks*7) + 1
+	}
+	toks, err := sim.DealShoes(seed, decks, shoes)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := tableau.NewFold(tableau.Options{Decks: decks, Markers: true})
+	if err != nil {
+		return nil, 0, err
+	}
+	var evs []tableau.Event
+	done, cards := 0, 0
+	for i, tok := range toks {
+		if tok.Kind == tableau.TokCard {
+			cards++
+		}
+		evs = f.Feed(tok, evs[:0])
+		for _, e := range evs {
+			if e.Kind == tableau.EventCoup {
+				done++
+			}
+		}
+		if done >= coups {
+			return toks[:i+1], cards, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("floor-sim: %d shoes of seed %d deal only %d coups, want %d", shoes, seed, done, coups)
+}
+
+// floorAlert is an alert the subscriber received.
+type floorAlert struct {
+	table, code string
+	time        time.Time
+}
+
+// maxFloorAlerts bounds the alerts a run keeps (a floor without dealer
+// errors raises a handful).
+const maxFloorAlerts = 100000
+
+// floorSub is the floor's subscriber: what it received, by table.
+type floorSub struct {
+	mu        sync.Mutex
+	seen      map[string]bool // ids (bounded by the messages the run deals)
+	cards     map[string]int
+	coups     map[string]int
+	online    map[string]bool
+	lastCard  map[string]time.Time // the time of each table's latest card
+	alertList []floorAlert         // at most maxFloorAlerts
+	voids     int
+	dups      int
+	messages  int
+	lat       []time.Duration
+	first     time.Time
+	last      time.Time
+}
+
+func (s *floorSub) handle(_ paho.Client, m paho.Message) {
+	now := time.Now()
+	parts := strings.Split(m.Topic(), "/")
+	if len(parts) < 3 {
+		return
+	}
+	table, kind := parts[len(parts)-2], parts[len(parts)-1]
+	var p struct {
+		ID     string `json:"id"`
+		Time   string `json:"time"`
+		Status string `json:"status"`
+		Code   string `json:"code"`
+	}
+	if json.Unmarshal(m.Payload(), &p) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if kind == "status" {
+		s.online[table] = p.Status == "online"
+		return
+	}
+	s.messages++
+	if s.first.IsZero() {
+		s.first = now
+	}
+	s.last = now
+	if s.seen[p.ID] {
+		s.dups++
+		return
+	}
+	s.seen[p.ID] = true
+	switch kind {
+	case "card":
+		s.cards[table]++
+		if at, err := time.Parse(time.RFC3339Nano, p.Time); err == nil {
+			s.lat = append(s.lat, now.Sub(at))
+			if at.After(s.lastCard[table]) {
+				s.lastCard[table] = at
+			}
+		}
+	case "coup":
+		s.coups[table]++
+	case "alert":
+		at, _ := time.Parse(time.RFC3339Nano, p.Time)
+		if len(s.alertList) < maxFloorAlerts {
+			s.alertList = append(s.alertList, floorAlert{table, p.Code, at})
+		}
+	case "void":
+		s.voids++
+	}
+}
+
+// runFloor runs one floor of n tables and measures it.
+func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, error) {
+	dir := c.dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "sabot-floor-")
+		if err != nil {
+			return nil, fmt.Errorf("floor-sim: %w", err)
+		}
+		dir = d
+		if !c.keep {
+			defer os.RemoveAll(d)
+		}
+	}
+	dir = filepath.Join(dir, fmt.Sprintf("run%d-%dtables", run+1, n))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("floor-sim: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{}, lastCard: map[string]time.Time{}}
+	opts := paho.NewClientOptions().SetClientID(fmt.Sprintf("sabot-floor-sim-%d-%d", os.Getpid(), run)).
+		SetCleanSession(true).SetAutoReconnect(true).SetConnectRetry(true).SetOrderMatters(false)
+	for _, b := range c.brokers {
+		opts.AddBroker(b)
+	}
+	topics := map[string]byte{}
+	for _, k := range []string{"card", "coup", "alert", "void", "status"} {
+		topics["sabot/+/"+k] = 1
+	}
+	opts.SetOnConnectHandler(func(cl paho.Client) { cl.SubscribeMultiple(topics, sub.handle) })
+	cl := paho.NewClient(opts)
+	if tok := cl.Connect(); !tok.WaitTimeout(30*time.Second) || tok.Error() != nil {
+		return nil, fmt.Errorf("floor-sim: subscriber cannot connect to %s: %v", strings.Join(c.brokers, ", "), tok.Error())
+	}
+	defer cl.Disconnect(250)
+
+	tables := make([]*floorTable, n)
+	rep := &FloorReport{Tables: n, Rate: c.rate, CoupsPerTable: c.coups, P99Max: float64(c.p99Max) / 1e6}
+	defer func() {
+		for _, t := range tables {
+			if t != nil {
+				t.stop()
+			}
+		}
+	}()
+	for i := range tables {
+		t := &floorTable{name: fmt.Sprintf("FLOOR-%d", i+1), dir: filepath.Join(dir, fmt.Sprintf("t%d", i+1))}
+		tables[i] = t
+		toks, cards, err := floorTokens(c.seed+uint64(i), c.decks, c.coups)
+		if err != nil {
+			return nil, err
+		}
+		t.tokens, t.cards, t.coups = toks, cards, c.coups
+		rep.CardsExpected += cards
+		rep.CoupsExpected += c.coups
+		if err := t.start(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	// The shoes start with their daemons (a daemon whose shoe says nothing
+	// raises shoe-offline); the measurement starts when every daemon is
+	// online (its retained status) — cards dealt meanwhile wait in the
+	// shoes' rings and their latency counts from the daemon's receipt.
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i, t := range tables {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = t.shoe.Run(ctx, t.link)
+		}()
+	}
+	defer func() { cancel(); wg.Wait() }()
+	deadline := time.Now().Add(30*time.Second + time.Duration(n)*200*time.Millisecond)
+	for {
+		sub.mu.Lock()
+		up := 0
+		for _, t := range tables {
+			if sub.online[t.name] {
+				up++
+			}
+		}
+		sub.mu.Unlock()
+		if up == n {
+			break
+		}
+		for _, t := range tables {
+			if t.hasExited() {
+				return nil, fmt.Errorf("floor-sim: sabotd of %s exited: see %s", t.name, t.log.Name())
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("floor-sim: only %d of %d daemons came online (logs in %s)", up, n, dir)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	brokerStart := make([]uint64, len(c.brokerPIDs))
+	for i, pid := range c.brokerPIDs {
+		brokerStart[i], _ = procCPUTicks(pid)
+	}
+	for _, t := range tables {
+		t.cpuStart, _ = procCPUTicks(t.cmd.Process.Pid)
+	}
+	measured := time.Now()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("floor-sim: virtual shoe of %s: %w", tables[i].name, err)
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("floor-sim: interrupted")
+	}
+	dealt := time.Since(start)
+	rep.DealSeconds = dealt.Seconds()
+
+	// Delivery: wait until every card and coup arrived, or the drain time.
+	drainEnd := time.Now().Add(c.drain)
+	for time.Now().Before(drainEnd) {
+		sub.mu.Lock()
+		complete := true
+		for _, t := range tables {
+			if sub.cards[t.name] < t.cards || sub.coups[t.name] < t.coups {
+				complete = false
+				break
+			}
+		}
+		sub.mu.Unlock()
+		if complete {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// CPU over the dealing and the delivery; RSS now and at the peak.
+	elapsed := time.Since(measured).Seconds()
+	var cpuSum, rssSum float64
+	for _, t := range tables {
+		end, _ := procCPUTicks(t.cmd.Process.Pid)
+		cpu := float64(end-t.cpuStart) / clockTicks / elapsed * 100
+		rss, peak := procRSS(t.cmd.Process.Pid)
+		cpuSum += cpu
+		rssSum += float64(rss)
+		rep.DaemonCPUMax = max(rep.DaemonCPUMax, cpu)
+		rep.DaemonRSSMax = max(rep.DaemonRSSMax, rss)
+		rep.DaemonPeakMax = max(rep.DaemonPeakMax, peak)
+	}
+	rep.DaemonCPUAvg = cpuSum / float64(n)
+	rep.DaemonRSSAvg = int(rssSum / float64(n))
+	for i, pid := range c.brokerPIDs {
+		end, _ := procCPUTicks(pid)
+		rss, peak := procRSS(pid)
+		rep.Brokers = append(rep.Brokers, ProcUsage{PID: pid, CPU: float64(end-brokerStart[i]) / clockTicks / elapsed * 100, RSS: rss, PeakRSS: peak})
+	}
+
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	for _, t := range tables {
+		got, gotCoups := sub.cards[t.name], sub.coups[t.name]
+		rep.CardsReceived += got
+		rep.CoupsReceived += gotCoups
+		rep.Lost += max(0, t.cards-got) + max(0, t.coups-gotCoups)
+	}
+	rep.Voids, rep.Duplicates = sub.voids, sub.dups
+	rep.AlertCodes = map[string]int{}
+	for _, a := range sub.alertList {
+		// After the table's last card its shoe has stopped (every event
+		// acknowledged, the link closed): the daemon says shoe-offline.
+		if end, ok := sub.lastCard[a.table]; ok && a.time.After(end) {
+			rep.AlertsAfter++ // the shoe stopped: shoe-offline, as it should
+			continue
+		}
+		rep.Alerts++
+		rep.AlertCodes[a.code]++
+	}
+	if span := sub.last.Sub(sub.first).Seconds(); span > 0 {
+		rep.CoupsPerSecond = float64(rep.CoupsReceived) / span
+		rep.MessagesPerSecond = float64(sub.messages) / span
+	}
+	if len(sub.lat) > 0 {
+		sort.Slice(sub.lat, func(i, j int) bool { return sub.lat[i] < sub.lat[j] })
+		q := func(p float64) float64 { return float64(sub.lat[int(p*float64(len(sub.lat)-1))]) / 1e6 }
+		rep.LatencyP50, rep.LatencyP99, rep.LatencyMax = q(0.50), q(0.99), q(1)
+	}
+	rep.Pass = true
+	switch {
+	case rep.Lost > 0:
+		rep.Pass, rep.Reason = false, fmt.Sprintf("%d cards and coups lost", rep.Lost)
+	case rep.LatencyP99 > rep.P99Max:
+		rep.Pass, rep.Reason = false, fmt.Sprintf("p99 %.1f ms over %.0f ms", rep.LatencyP99, rep.P99Max)
+	}
+	return rep, nil
+}
+
+// start writes the table's config, opens its virtual shoe's pty and starts
+// its sabotd.
+func (t *floorTable) start(ctx context.Context, c floorSimConfig) error {
+	if err := os.MkdirAll(filepath.Join(t.dir, "state"), 0o755); err != nil {
+		return fmt.Errorf("floor-sim: %w", err)
+	}
+	shoe, err := sim.New(sim.Options{Tokens: t.tokens, Rate: c.rate, Seed: c.seed})
+	if err != nil {
+		return fmt.Errorf("floor-sim: %s: %w", t.name, err)
+	}
+	t.shoe = shoe
+	link := filepath.Join(t.dir, "shoe")
+	t.pty = sim.NewPTY(link)
+	// The pty and its link exist before the daemon starts: the first
+	// Open is made here and handed to the shoe's Run.
+	pre, err := t.pty.Open(ctx)
+	if err != nil {
+		return fmt.Errorf("floor-sim: %s: pty: %w", t.name, err)
+	}
+	t.link = &preopenedLink{first: pre, pty: t.pty}
+	var quoted []string
+	for _, b := range c.brokers {
+		quoted = append(quoted, strconv.Quote(b))
+	}
+	conf := fmt.Sprintf(`table = %q
+[shoe]
+device = %q
+protocol = "sabot"
+[mqtt]
+brokers = [%s]
+[display]
+kind = "none"
+[state]
+dir = %q
+clock_wait = "0s"
+[http]
+addr = "127.0.0.1:0"
+[log]
+format = "json"
+level = "warn"
+`, t.name, link, strings.Join(quoted, ", "), filepath.Join(t.dir, "state"))
+	confPath := filepath.Join(t.dir, "sabotd.toml")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		return fmt.Errorf("floor-sim: %w", err)
+	}
+	if t.log, err = os.Create(filepath.Join(t.dir, "sabotd.log")); err != nil {
+		return fmt.Errorf("floor-sim: %w", err)
+	}
+	t.cmd = exec.Command(c.sabotd, "--config", confPath)
+	t.cmd.Stdout, t.cmd.Stderr = t.log, t.log
+	t.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := t.cmd.Start(); err != nil {
+		return fmt.Errorf("floor-sim: start %s for %s: %w", c.sabotd, t.name, err)
+	}
+	t.exited = make(chan struct{})
+	go func() { t.cmd.Wait(); close(t.exited) }()
+	return nil
+}
+
+// stop ends the table's daemon (SIGTERM, then SIGKILL after 5 s) and
+// removes the shoe's link.
+func (t *floorTable) stop() {
+	if t.cmd != nil && t.cmd.Process != nil {
+		t.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-t.exited:
+		case <-time.After(5 * time.Second):
+			t.cmd.Process.Kill()
+			<-t.exited
+		}
+	}
+	if t.link != nil && t.link.first != nil {
+		t.link.first.Close()
+	}
+	if t.pty != nil {
+		t.pty.Remove()
+	}
+	if t.log != nil {
+		t.log.Close()
+	}
+}
+
+// preopenedLink hands the shoe's Run a pseudo-terminal opened before the
+// daemon started (so the daemon finds its device), then opens new ones as
+// a sim.PTY does.
+type preopenedLink struct {
+	first io.ReadWriteCloser
+	pty   *sim.PTY
+}
+
+func (l *preopenedLink) Open(ctx context.Context) (io.ReadWriteCloser, error) {
+	if c := l.first; c != nil {
+		l.first = nil
+		return c, nil
+	}
+	return l.pty.Open(ctx)
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat's CPU
+// times: 100 on every Linux architecture Sabot runs on.
+const clockTicks = 100
+
+// procCPUTicks returns a process's user + system CPU time in clock ticks
+// (fields 14 and 15 of /proc/PID/stat, after the parenthesised name).
+func procCPUTicks(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("floor-sim: /proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("floor-sim: /proc/%d/stat: %d fields", pid, len(f))
+	}
+	u, err1 := strconv.ParseUint(f[11], 10, 64)
+	s, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("floor-sim: /proc/%d/stat: bad CPU times", pid)
+	}
+	return u + s, nil
+}
+
+// procRSS returns a process's resident set now and at its peak, in KiB
+// (VmRSS and VmHWM of /proc/PID/status); 0 when unreadable.
+func procRSS(pid int) (rss, peak int) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.Atoi(f[1])
+		switch f[0] {
+		case "VmRSS:":
+			rss = n
+		case "VmHWM:":
+			peak = n
+		}
+	}
+	return rss, peak
+}
