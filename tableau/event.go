@@ -77,6 +77,10 @@ type CoupEvent struct {
 	BankerWinsOn6 bool       `json:"banker_wins_on_6"` // banker won with a total of 6
 	Cards         int        `json:"cards"`            // cards in the coup, 4–6
 	Settlement    Settlement `json:"settlement,omitzero"`
+	// Dealer is the id of the dealer signed in when the coup's result
+	// was decided ("dealer ID" in a transcript; see ValidateDealerID);
+	// empty, and the key omitted, when no dealer is signed in.
+	Dealer string `json:"dealer,omitempty"`
 }
 
 // AlertEvent is an alert: the "alert" line of `sabot check` and the MQTT
@@ -92,6 +96,9 @@ type AlertEvent struct {
 	// AdvantageBet is set on advantage alerts only (nil otherwise); its
 	// fields appear in the alert's JSON as "bet" and "ev".
 	*AdvantageBet
+	// Dealer is the id of the dealer signed in when the alert was
+	// raised; empty (omitted) when none is.
+	Dealer string `json:"dealer,omitempty"`
 }
 
 // VoidEvent is the supervisor voiding a coup: the "void" line of
@@ -101,6 +108,9 @@ type VoidEvent struct {
 	Type EventKind `json:"type"` // always EventVoid
 	Shoe int       `json:"shoe"`
 	Coup int       `json:"coup"`
+	// Dealer is the id of the dealer signed in when the coup was voided;
+	// empty (omitted) when none is.
+	Dealer string `json:"dealer,omitempty"`
 }
 
 // Event is one output event of the shoe fold: exactly one of Coup, Alert or

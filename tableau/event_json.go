@@ -48,7 +48,21 @@ func appendVoidJSON(dst []byte, v *VoidEvent) ([]byte, bool) {
 	if v.Type != EventVoid {
 		return dst, false
 	}
-	return append(appendHead(dst, "void", v.Shoe, v.Coup), '}'), true
+	return appendDealerJSON(appendHead(dst, "void", v.Shoe, v.Coup), v.Dealer)
+}
+
+// appendDealerJSON appends ,"dealer":"ID" when id is set, and the closing
+// brace; false when id needs escaping (never for a valid id).
+func appendDealerJSON(dst []byte, id string) ([]byte, bool) {
+	if id != "" {
+		if !plainJSONString(id) {
+			return dst, false
+		}
+		dst = append(dst, `,"dealer":"`...)
+		dst = append(dst, id...)
+		dst = append(dst, '"')
+	}
+	return append(dst, '}'), true
 }
 
 // plainJSONString reports whether json.Marshal writes s as `"` + s + `"`:
@@ -91,7 +105,7 @@ func appendAlertJSON(dst []byte, a *AlertEvent) ([]byte, bool) {
 			return dst, false
 		}
 	}
-	return append(dst, '}'), true
+	return appendDealerJSON(dst, a.Dealer)
 }
 
 func appendHandJSON(dst []byte, h *Hand) ([]byte, bool) {
@@ -180,7 +194,7 @@ func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
 		}
 		dst = append(dst, '}')
 	}
-	return append(dst, '}'), true
+	return appendDealerJSON(dst, c.Dealer)
 }
 
 // appendJSONFloat appends f as encoding/json writes a float64: the

@@ -167,6 +167,8 @@ type Fold struct {
 
 	cut      bool // the cut card came out in this shoe
 	lastCoup int  // the shoe's last coup per the cut rule; 0 until the cut card
+
+	dealer string // the dealer signed in ("" none): kept across shoes (dealer.go)
 }
 
 // NewFold returns a Fold for opts. Errors: deck count outside 1–8
@@ -227,21 +229,25 @@ func (f *Fold) CutCard() bool { return f.cut }
 // while the cut card has not come out.
 func (f *Fold) LastCoup() int { return f.lastCoup }
 
-// Feed folds one transcript token.
+// Feed folds one transcript token. The events it gives carry the dealer
+// signed in (Dealer).
 func (f *Fold) Feed(tok Token, out []Event) []Event {
+	n := len(out)
 	switch tok.Kind {
 	case TokCard:
-		return f.Card(tok.Card, out)
+		out = f.Card(tok.Card, out)
 	case TokShoe:
-		return f.NewShoe(out)
+		out = f.NewShoe(out)
 	case TokMarker:
-		return f.Marker(out)
+		out = f.Marker(out)
 	case TokCut:
-		return f.Cut(out)
+		out = f.Cut(out)
 	case TokVoid:
-		return f.Void(out)
+		out = f.Void(out)
+	case TokDealer:
+		f.SetDealer(tok.Dealer)
 	}
-	return out
+	return f.stampDealer(out, n)
 }
 
 // FoldTokens folds a whole transcript with opts and returns its events,
@@ -270,7 +276,7 @@ func (f *Fold) open() {
 // begin starts a new shoe (the caller has finished the previous one).
 func (f *Fold) begin() {
 	comp, _ := NewComposition(f.opts.Decks) // Decks validated by NewFold
-	*f = Fold{opts: f.opts, shoe: f.shoe + 1, phase: PhaseBurn, comp: comp}
+	*f = Fold{opts: f.opts, shoe: f.shoe + 1, phase: PhaseBurn, comp: comp, dealer: f.dealer}
 }
 
 // finish raises what an unfinished burn or coup leaves behind.
@@ -300,7 +306,7 @@ func (f *Fold) NewShoe(out []Event) []Event {
 
 // End is the end of input. It raises incomplete-coup or burn-count if a
 // coup or the burn is unfinished; afterwards the shoe is between coups.
-func (f *Fold) End(out []Event) []Event { return f.finish(out) }
+func (f *Fold) End(out []Event) []Event { return f.stampDealer(f.finish(out), len(out)) }
 
 // draw records card in the composition and raises composition, attributed
 // to coup number coup, if the shoe cannot contain it.

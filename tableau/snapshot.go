@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // SnapshotVersion is the version of the snapshot format Snapshot writes
@@ -109,6 +110,14 @@ type tableSnap struct {
 	PrevID      string         `json:"prev_id"`
 	Overrun     bool           `json:"overrun,omitempty"`        // shoe-overrun raised in this shoe
 	Dropped     ResultsSummary `json:"results_dropped,omitzero"` // results dropped past MaxShoeResults
+
+	// Dealers (dealer.go): the dealer signed in (Fold.dealer), the
+	// shift's start and counts. Omitted when empty, so snapshots of
+	// tables without dealers read as before.
+	Dealer      string         `json:"dealer,omitempty"`
+	ShiftStart  *time.Time     `json:"shift_start,omitempty"`
+	Shift       []DealerCounts `json:"shift,omitempty"`
+	ShiftOthers *DealerCounts  `json:"shift_others,omitempty"`
 }
 
 // Snapshot encodes the table's state (not its configuration) so that
@@ -133,6 +142,14 @@ func (t *Table) Snapshot() ([]byte, error) {
 		ShownPlayer: toSnapHand(t.lastCoup.Player), ShownBanker: toSnapHand(t.lastCoup.Banker),
 		LastVoided: t.lastVoided, LastSeq: t.lastSeq, PrevShoe: t.prevShoe, PrevID: t.prevID,
 		Overrun: t.overrun, Dropped: t.dropped,
+		Dealer: f.dealer, Shift: t.shift,
+	}
+	if !t.shiftStart.IsZero() {
+		st := t.shiftStart.UTC()
+		s.ShiftStart = &st
+	}
+	if o := t.shiftOthers; o.Coups != 0 || o.Voids != 0 || len(o.Alerts) > 0 {
+		s.ShiftOthers = &o
 	}
 	s.Rank = append([]int16{}, f.comp.rank[1:]...)
 	for r := 1; r <= NumRanks; r++ {
@@ -280,5 +297,8 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		return nil, err
 	}
 	t.lastVoided, t.lastSeq, t.prevShoe, t.prevID = s.LastVoided, s.LastSeq, s.PrevShoe, s.PrevID
+	if err := t.restoreDealers(s); err != nil {
+		return nil, bad("%v", err)
+	}
 	return t, nil
 }

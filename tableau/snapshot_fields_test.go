@@ -14,8 +14,9 @@ import (
 func TestSnapshotCoversEveryField(t *testing.T) {
 	saved := map[string][]string{
 		"Table": {"fold", "shoeID", "curShoe", "inShoe", "uids", "counts", "prevCounts", "latched", "offline", "betsOpen",
-			"gate", "results", "lastCoup", "lastVoided", "lastSeq", "prevShoe", "prevID", "overrun", "dropped"},
-		"Fold": {"shoe", "phase", "comp", "burnN", "burnWant", "coupNum", "coup", "voided", "cut", "lastCoup"},
+			"gate", "results", "lastCoup", "lastVoided", "lastSeq", "prevShoe", "prevID", "overrun", "dropped",
+			"shiftStart", "shift", "shiftOthers"},
+		"Fold": {"shoe", "phase", "comp", "burnN", "burnWant", "coupNum", "coup", "voided", "cut", "lastCoup", "dealer"},
 	}
 	derived := map[string][]string{
 		// cfg and opts: configuration, given to RestoreTable. scratch: a

@@ -36,13 +36,16 @@ func genInput(t *rapid.T) tableau.Input {
 	default:
 		kinds := []tableau.InputKind{tableau.InputCut, tableau.InputVoid, tableau.InputShoe, tableau.InputUnreadable,
 			tableau.InputAlarm, tableau.InputOffline, tableau.InputOnline, tableau.InputAck, tableau.InputBetsOpen,
-			tableau.InputBetsClosed, tableau.InputBacklog, tableau.InputRejected, tableau.InputClockJump, tableau.InputArchivePruned}
+			tableau.InputBetsClosed, tableau.InputBacklog, tableau.InputRejected, tableau.InputClockJump, tableau.InputArchivePruned,
+			tableau.InputDealer}
 		in := tableau.Input{Kind: rapid.SampledFrom(kinds).Draw(t, "other")}
 		switch in.Kind {
 		case tableau.InputAlarm:
 			in.Code, in.Text = "E3", rapid.SampledFrom([]string{"", "jam", "lid open"}).Draw(t, "text")
 		case tableau.InputAck:
 			in.Operator = "sup"
+		case tableau.InputDealer: // sign-outs, a few dealers, now and then an invalid id (ignored)
+			in.Dealer = rapid.SampledFrom([]string{"", "D1", "D2", "D3", "bad id"}).Draw(t, "dealer")
 		}
 		return in
 	}
@@ -60,6 +63,9 @@ func genTableConfig(t *rapid.T) tableau.TableConfig {
 		Misdeal:           tableau.MisdealPolicy(rapid.IntRange(0, 1).Draw(t, "misdeal")),
 		RequireBetsClosed: rapid.Bool().Draw(t, "betsClosed"),
 		Gate:              rapid.Bool().Draw(t, "gate"),
+	}
+	if rapid.Bool().Draw(t, "shifts") {
+		cfg.Shifts = tableau.ShiftSchedule{Starts: []int{6 * 60, 14 * 60, 22 * 60}, Location: time.FixedZone("X", 5*3600)}
 	}
 	if rapid.Bool().Draw(t, "registry") {
 		cfg.Registry = map[string]tableau.Card{"u1": {Rank: tableau.RankAce, Suit: tableau.Spades}, "u2": {Rank: tableau.Rank9}}

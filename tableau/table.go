@@ -54,6 +54,11 @@ const (
 	// the audit trail and published as an event message; the table
 	// ignores it.
 	InputEvent InputKind = "event"
+	// InputDealer: a dealer signs in (Dealer, a valid id: ValidateDealerID)
+	// or, with Dealer empty, signs out; Source says how (the shoe's badge
+	// reader, the pit's command, the table's keys). The transcript's
+	// "dealer ID" and "dealer -".
+	InputDealer InputKind = "dealer"
 )
 
 // Input is one input event. Its JSON form is what the daemon's journal
@@ -74,6 +79,8 @@ type Input struct {
 	// Ref is the source's own reference (the shoe's boot id and sequence
 	// number), kept so that a restarted daemon can drop a redelivered event.
 	Ref string `json:"ref,omitempty"`
+	// Dealer is the dealer signing in (InputDealer); empty signs out.
+	Dealer string `json:"dealer,omitempty"`
 }
 
 // TokenInput converts a transcript token to the equivalent input.
@@ -89,6 +96,8 @@ func TokenInput(t Token) Input {
 		return Input{Kind: InputCut}
 	case TokVoid:
 		return Input{Kind: InputVoid}
+	case TokDealer:
+		return Input{Kind: InputDealer, Dealer: t.Dealer}
 	}
 	return Input{}
 }
@@ -107,6 +116,8 @@ func (in Input) Token() (Token, bool) {
 		return Token{Kind: TokCut}, true
 	case InputVoid:
 		return Token{Kind: TokVoid}, true
+	case InputDealer:
+		return Token{Kind: TokDealer, Dealer: in.Dealer}, true
 	}
 	return Token{}, false
 }
@@ -165,6 +176,10 @@ type TableConfig struct {
 	// new-shoe event; the key was never pressed). 0 means
 	// DefaultOverrunCards; negative is an error (ErrOverrunCards).
 	OverrunCards int
+	// Shifts says when the dealers' shifts begin, for the per-dealer
+	// counts of TableView.Shift. The zero value: one shift a day, from
+	// midnight UTC.
+	Shifts ShiftSchedule
 }
 
 // DefaultOverrunCards is TableConfig.OverrunCards when none is configured:
@@ -421,6 +436,13 @@ type Table struct {
 	adv      []AdvantageBet
 	advAt    [2]int // shoe, cards drawn in it
 	advValid bool
+
+	// The current shift's per-dealer counts (dealer.go): shiftStart is its
+	// start (zero before the first input), shift the dealers seen in it
+	// (≤ MaxShiftDealers), shiftOthers the sum of those past the bound.
+	shiftStart  time.Time
+	shift       []DealerCounts
+	shiftOthers DealerCounts
 }
 
 // coupCounts counts one coup's outputs per kind.
@@ -459,6 +481,9 @@ func NewTable(cfg TableConfig) (*Table, error) {
 	if cfg.OverrunCards == 0 {
 		cfg.OverrunCards = DefaultOverrunCards
 	}
+	if err := cfg.Shifts.Validate(); err != nil {
+		return nil, err
+	}
 	return &Table{
 		cfg:      cfg,
 		fold:     f,
@@ -488,6 +513,8 @@ func shoeIDFor(seq uint64, at time.Time) string {
 // nothing panics on any input.
 func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output {
 	t.lastSeq = seq
+	t.rollShift(at)
+	first := len(out)
 	evs := t.scratch[:0]
 	extra := t.extra[:0] // daemon alerts to put after the fold's alerts, before coups
 	switch in.Kind {
@@ -552,6 +579,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		extra = append(extra, t.daemonAlert(AlertSessionTakeover, Card{}, defaultText(AlertSessionTakeover)+suffix(in.Text)))
 	case InputRejected, InputEvent:
 		// Audit records only: they change nothing.
+	case InputDealer:
+		t.signIn(in.Dealer)
 	case InputBetsOpen:
 		t.betsOpen = true
 	case InputBetsClosed:
@@ -589,6 +618,7 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 	clear(extra) // drop references to the texts
 	t.extra = extra[:0]
 	t.afterInput(in, seq, at, &out)
+	t.attribute(out[first:])
 	return out
 }
 
@@ -962,6 +992,11 @@ type TableView struct {
 	// player, tie, player pair, banker pair, Dragon 7, Panda 8. Empty when
 	// the check is off, no bet qualifies, or fewer than six cards remain.
 	Advantage []AdvantageBet `json:"advantage,omitempty"`
+	// Dealer is the dealer signed in, "" when none is.
+	Dealer string `json:"dealer"`
+	// Shift is the current shift's per-dealer counts (zero, and
+	// omitted, before the first input): at most MaxShiftDealers dealers.
+	Shift ShiftView `json:"shift,omitzero"`
 }
 
 // MaxViewAlerts bounds TableView.Alerts, so a view costs the same however
@@ -980,6 +1015,8 @@ func (t *Table) View() TableView {
 		AlertCount:     t.latchedCount(),
 		Results:        append([]CoupResult{}, t.results...),
 		ResultsDropped: t.dropped,
+		Dealer:         f.Dealer(),
+		Shift:          t.shiftView(),
 	}
 	v.BurnDrawn, v.BurnWant = f.Burn()
 	c := t.lastCoup

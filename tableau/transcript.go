@@ -22,6 +22,7 @@ const (
 	TokMarker                      // "|": the dealer's coup button
 	TokCut                         // "cut": the cut card came out
 	TokVoid                        // "void": the supervisor voids the current coup
+	TokDealer                      // "dealer ID": a dealer signs in (Token.Dealer), "dealer -": signs out
 )
 
 // String returns the token kind's transcript spelling ("card" for cards).
@@ -37,6 +38,8 @@ func (k TokenKind) String() string {
 		return "cut"
 	case TokVoid:
 		return "void"
+	case TokDealer:
+		return "dealer"
 	}
 	return fmt.Sprintf("TokenKind(%d)", uint8(k))
 }
@@ -50,24 +53,32 @@ type Pos struct {
 // String formats the position as "line:col".
 func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 
-// Token is one transcript token with its position. Card is set for TokCard.
+// Token is one transcript token with its position. Card is set for
+// TokCard, Dealer for TokDealer (the id signing in; "" signs out).
 type Token struct {
-	Kind TokenKind
-	Card Card
-	Pos  Pos
+	Kind   TokenKind
+	Card   Card
+	Pos    Pos
+	Dealer string
 }
 
 // String returns the token's canonical transcript spelling.
 func (t Token) String() string {
-	if t.Kind == TokCard {
+	switch t.Kind {
+	case TokCard:
 		return t.Card.String()
+	case TokDealer:
+		if t.Dealer == "" {
+			return "dealer " + DealerSignOut
+		}
+		return "dealer " + t.Dealer
 	}
 	return t.Kind.String()
 }
 
 // MaxTokenBytes is the longest transcript token accepted, in bytes of
-// input. A card is 1–3 bytes ("7", "AS", "10h") and the longest keyword
-// ("shoe", "void") 4, so anything longer is a mistake (a binary file, a
+// input. A card is 1–3 bytes ("7", "AS", "10h"), the longest keyword
+// ("dealer") 6 and a dealer id at most MaxDealerIDBytes, so anything longer is a mistake (a binary file, a
 // missing separator). The Lexer refuses such a token with a *ParseError
 // wrapping ErrTokenTooLong as soon as its byte MaxTokenBytes+1 is read: it
 // never holds more than MaxTokenBytes bytes of a token, and the error quotes
@@ -123,6 +134,13 @@ func (e *ParseError) Located() string {
 	switch {
 	case errors.Is(e.Err, ErrTokenTooLong):
 		fmt.Fprintf(&b, "token longer than %d bytes: %q…", MaxTokenBytes, e.Token)
+	case errors.Is(e.Err, ErrDealerID):
+		detail := strings.TrimPrefix(e.Err.Error(), ErrDealerID.Error()+": ")
+		if e.Token == "" {
+			b.WriteString(detail)
+		} else {
+			fmt.Fprintf(&b, "bad dealer id %q: %s", e.Token, detail)
+		}
 	case e.Err != nil:
 		fmt.Fprintf(&b, "read error: %v", e.Err)
 	default:
@@ -158,6 +176,10 @@ type Lexer struct {
 	pos  Pos   // position of buf[r]
 	tok  [MaxTokenBytes]byte
 	file string
+	// word: the next token is a dealer id, read as it is into arg
+	// (kindOf).
+	word bool
+	arg  string
 }
 
 // NewLexer returns a Lexer reading r. file names the input in errors; it may
@@ -269,7 +291,17 @@ func (l *Lexer) skipComment() {
 // Next returns the next token. At the end of input it returns io.EOF. A
 // token the grammar does not know or longer than MaxTokenBytes, or a read
 // error, gives a *ParseError; every later call returns the same error.
+// "dealer" takes the next word as its id (dealerToken).
 func (l *Lexer) Next() (Token, error) {
+	t, err := l.next()
+	if t.Kind == TokDealer && err == nil {
+		return l.dealerToken(t)
+	}
+	return t, err
+}
+
+// next is Next without the dealer id.
+func (l *Lexer) next() (Token, error) {
 	if l.perr != nil {
 		return Token{}, l.perr
 	}
@@ -325,7 +357,7 @@ func (l *Lexer) Next() (Token, error) {
 		}
 		if i < len(buf) && i-l.r <= MaxTokenBytes && buf[i] < utf8.RuneSelf {
 			word := buf[l.r:i]
-			if kind, rank, suit := classifyWord(word); kind != 0 {
+			if kind, rank, suit := l.kindOf(word); kind != 0 {
 				l.pos.Offset += i - l.r
 				l.pos.Col += i - l.r
 				l.r = i
@@ -457,7 +489,7 @@ func (l *Lexer) AppendTokens(dst []Token, n int) ([]Token, error) {
 
 // classify makes the token of word, found at start.
 func (l *Lexer) classify(word []byte, start Pos) (Token, error) {
-	kind, rank, suit := classifyWord(word)
+	kind, rank, suit := l.kindOf(word)
 	if kind == 0 {
 		l.perr = &ParseError{File: l.file, Pos: start, Token: string(word)}
 		return Token{}, l.perr
@@ -486,6 +518,8 @@ func classifyWord(word []byte) (TokenKind, Rank, Suit) {
 		return TokCut, 0, 0
 	case first == 'v' && keyword(word, "void"):
 		return TokVoid, 0, 0
+	case first == 'd' && keyword(word, "dealer"): // no rank starts with d
+		return TokDealer, 0, 0
 	}
 	c, ok := parseCard(word)
 	if !ok {
@@ -674,7 +708,7 @@ func (s *Summary) count(word []byte) bool {
 		return false
 	}
 	switch kind, _, _ := classifyWord(word); kind {
-	case 0:
+	case 0, TokDealer: // the Lexer reads "dealer ID" (an id may look like a card)
 		return false
 	case TokCard:
 		s.Cards++
