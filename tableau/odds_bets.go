@@ -29,7 +29,8 @@ func OddsKey(b Bet) string {
 // house edge). ok is false if r is invalid, does not offer the bet, or the
 // odds are empty.
 //
-// Payouts: player 1:1 and punto banco banker 19:20, both pushing on a tie;
+// Payouts: player 1:1 and punto banco banker 1 − the commission (19:20 at
+// the usual 5%), both pushing on a tie;
 // Super 6 banker 1:1 except 1:2 on a banker 6; EZ banker 1:1 except a push
 // on a banker three-card 7; tie 8:1 or 9:1; each pair PairPays:1 (11:1); Dragon 7 40:1;
 // Panda 8 25:1. These give the published 8-deck house edges (Wizard of
@@ -50,7 +51,7 @@ func (o *Odds) EV(bet Bet, r Rules) (ev float64, ok bool) {
 		case GameEZ:
 			return (b - float64(o.Dragon7) - p) / t, true
 		}
-		return (0.95*b - p) / t, true
+		return (r.bankerNet()*b - p) / t, true
 	case BetPlayer:
 		return (p - b) / t, true
 	case BetTie:

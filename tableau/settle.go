@@ -70,12 +70,16 @@ func (g *Game) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Rules is a table's rule profile: the game, the tie payout and the side
-// bets offered with their pay tables. The zero value is punto banco with
-// ties paying 8:1 and no side bet.
+// Rules is a table's rule profile: the game, the commission, the tie and
+// pair payouts and the side bets offered with their pay tables (the house
+// rules: see houserules.go). The zero value is punto banco with a 5%
+// commission, ties paying 8:1, pairs 11:1 and no side bet.
 type Rules struct {
-	Game    Game
-	TiePays int // tie pays TiePays:1; 8 or 9; 0 means 8
+	Game Game
+	// Commission is the house's share of a banker win (zero value: the
+	// game's usual, 5% under punto banco; see Commission).
+	Commission Commission
+	TiePays    int // tie pays TiePays:1; 8 or 9; 0 means 8
 	// PairPays is what player pair and banker pair pay, to 1: 0 means 11
 	// (the usual table); some houses pay 12. 1–MaxSidePay.
 	PairPays int
@@ -105,28 +109,21 @@ func (r Rules) pairPays() int {
 	return r.PairPays
 }
 
-// Validate checks the profile: a known game and a tie payout of 8 or 9.
-// Errors wrap ErrRules.
+// Validate checks the profile: a known game, a commission the game takes,
+// a tie payout of 8 or 9, pair and side-bet payouts in range. It returns
+// the first finding of Problems (an *ErrRule, wrapping ErrRules), or nil.
 func (r Rules) Validate() error {
-	if r.Game > GameEZ {
-		return fmt.Errorf("%w: invalid game %d", ErrRules, uint8(r.Game))
-	}
-	if t := r.tiePays(); t != 8 && t != 9 {
-		return fmt.Errorf("%w: tie pays %d:1 (want 8 or 9)", ErrRules, t)
-	}
-	if p := r.pairPays(); p < 1 || p > MaxSidePay {
-		return fmt.Errorf("%w: pair pays %d:1 (want 1–%d, usually 11)", ErrRules, p, MaxSidePay)
-	}
-	if r.Side.Offered>>len(SideBets) != 0 {
-		return fmt.Errorf("%w: invalid side-bet set %#x", ErrRules, uint8(r.Side.Offered))
-	}
-	return r.Side.Pays.Validate()
+	return r.firstProblem()
 }
 
-// String formats the profile as "punto-banco tie 8:1", followed by
+// String formats the profile as "punto-banco tie 8:1", with
+// " commission 4%" when a commission other than 5% is set, followed by
 // " side dragon-player,lucky6" when side bets are offered.
 func (r Rules) String() string {
 	s := fmt.Sprintf("%s tie %d:1", r.Game, r.tiePays())
+	if r.Commission.set && r.CommissionBP() != DefaultCommissionBP {
+		s += " commission " + formatBP(r.CommissionBP())
+	}
 	if p := r.pairPays(); p != 11 {
 		s += fmt.Sprintf(" pair %d:1", p)
 	}
@@ -258,7 +255,7 @@ var (
 // does not offer b (wrapped), ErrRules for an invalid profile.
 //
 // Payouts (net per unit): player wins 1:1 (+1). Banker wins: punto banco
-// 19:20 (+0.95, the 5% commission); Super 6 1:1, but 1:2 (+0.5) on a total
+// less the commission (+0.95 at the usual 5%, +0.96 at 4%); Super 6 1:1, but 1:2 (+0.5) on a total
 // of 6; EZ 1:1, but a push on a Dragon 7. Player and banker bets push on a
 // tie. Tie pays TiePays:1. Player pair and banker pair pay PairPays:1 (11:1). Dragon 7
 // pays 40:1, Panda 8 25:1. Every losing bet is -1.
@@ -313,7 +310,7 @@ func (r Rules) settle(f *coupFacts, b Bet) Payout {
 			}
 			return win(1)
 		}
-		return win(0.95)
+		return win(r.bankerNet()) // 1 − the commission
 	case BetTie:
 		if w == WinnerTie {
 			return win(float64(r.tiePays()))

@@ -164,20 +164,8 @@ func (p SidePays) effective() SidePays {
 // Validate checks every figure: finite, positive (after defaults) and at
 // most MaxSidePay. Errors wrap ErrRules and name the figure.
 func (p SidePays) Validate() error {
-	e := p.effective()
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{
-		{"perfect pair", e.PerfectPair}, {"perfect pair both", e.PerfectPairBoth}, {"either pair", e.EitherPair},
-		{"big", e.Big}, {"small", e.Small}, {"dragon natural", e.DragonNatural},
-		{"dragon by 9", e.Dragon[0]}, {"dragon by 8", e.Dragon[1]}, {"dragon by 7", e.Dragon[2]},
-		{"dragon by 6", e.Dragon[3]}, {"dragon by 5", e.Dragon[4]}, {"dragon by 4", e.Dragon[5]},
-		{"lucky 6 two cards", e.Lucky6Two}, {"lucky 6 three cards", e.Lucky6Three},
-	} {
-		if !(f.v > 0 && f.v <= MaxSidePay) { // also refuses NaN
-			return fmt.Errorf("%w: %s pays %v: want more than 0, at most %d", ErrRules, f.name, f.v, MaxSidePay)
-		}
+	if ps := p.problems(); len(ps) > 0 {
+		return ps[0]
 	}
 	return nil
 }

@@ -384,7 +384,7 @@ func TestSideRulesParseValidate(t *testing.T) {
 	if s, _ := ParseSideSet("all"); s.String() != "perfect-pair,either-pair,big,small,dragon-player,dragon-banker,lucky6" {
 		t.Errorf("all = %v", s)
 	}
-	if err := (SidePays{Big: -1}).Validate(); err == nil || err.Error() != "tableau: bad rules: big pays -1: want more than 0, at most 1000" {
+	if err := (SidePays{Big: -1}).Validate(); err == nil || err.Error() != "tableau: bad rules: pays_big: -1: want more than 0, at most 1000" {
 		t.Errorf("negative big: %v", err)
 	}
 	if err := (Rules{Side: SideRules{Pays: SidePays{Lucky6Three: 5000}}}).Validate(); !errors.Is(err, ErrRules) {

@@ -24,6 +24,7 @@ func init() {
 }
 
 const checkUsage = `usage: sabot check [--decks N] [--rules punto-banco|super6|ez] [--tie-pays 8|9]
+                   [--commission RATE] [--pair-pays N]
                    [--cut-rule last-coup|one-more] [--markers auto|on|off]
                    [--advantage THRESHOLD] [--side-bets LIST] [--pays-... TABLE] [FILE|-]
 
@@ -45,6 +46,10 @@ dragon-banker, lucky6, dragon, all), each coup's settlement also settles those
 side bets under the --pays-* tables (keys perfect_pair, either_pair, big,
 small, dragon_player, dragon_banker, lucky6; perfect_pair is left out when a
 rank-only read leaves its suit unknown), and --advantage covers them too.
+
+The house rules --commission (a banker win pays 1 − RATE: "5%", the default
+under punto banco, "4%", "2.5%" or 0), --tie-pays, --pair-pays, --side-bets
+and --pays-* are sabotd's [rules] keys, and sabot odds takes the same flags.
 
 A transcript without any card exits 1 ("FILE: no cards"). A "void" that voids
 nothing (its coup already closed by "|", or no coup yet) is reported on
@@ -82,9 +87,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	}
 	decks := fs.Int("decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez")
-	tie := fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)")
 	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
-	side := addSideFlags(fs)
+	house := addHouseFlags(fs)
 	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
 	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD`, a fraction of the stake 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%), or off", func(s string) error {
 		a, err := tableau.ParseAdvantageThreshold(s)
@@ -126,11 +130,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
 	}
-	cfg.opts.Rules = tableau.Rules{Game: g, TiePays: *tie}
-	errs = append(errs, side.apply(&cfg.opts.Rules)...)
-	if *tie != 8 && *tie != 9 {
-		errs = append(errs, fmt.Errorf("--tie-pays %d: want 8 or 9", *tie))
-	}
+	cfg.opts.Rules = tableau.Rules{Game: g}
+	errs = append(errs, house.apply(&cfg.opts.Rules)...)
 	cfg.opts.CutRule, err = tableau.ParseCutRule(*cut)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--cut-rule %q: want last-coup or one-more", *cut))

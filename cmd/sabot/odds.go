@@ -23,7 +23,8 @@ func init() {
 }
 
 const oddsUsage = `usage: sabot odds [--decks N] [--removed CARDS] [--rules punto-banco|super6|ez]
-                  [--tie-pays 8|9] [--batch] [--side-bets LIST] [--pays-... TABLE]
+                  [--commission RATE] [--tie-pays 8|9] [--pair-pays N] [--batch]
+                  [--side-bets LIST] [--pays-... TABLE]
 
 Computes, by exact enumeration with card removal, the probabilities of the
 next coup dealt from a shoe of N decks less the cards removed, and the house
@@ -66,8 +67,7 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	fs.IntVar(&cfg.decks, "decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
 	fs.StringVar(&cfg.removed, "removed", "", "cards already out of the shoe, e.g. \"5H 5 9C KD\"")
 	rules := fs.String("rules", "punto-banco", "rule profile: punto-banco, super6 or ez")
-	tie := fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)")
-	side := addSideFlags(fs)
+	house := addHouseFlags(fs)
 	fs.BoolVar(&cfg.batch, "batch", false, "read one CARDS list per standard input line; one JSON object per line")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -80,11 +80,8 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
 	}
-	if *tie != 8 && *tie != 9 {
-		errs = append(errs, fmt.Errorf("--tie-pays %d: want 8 or 9", *tie))
-	}
-	cfg.rules = tableau.Rules{Game: g, TiePays: *tie}
-	errs = append(errs, side.apply(&cfg.rules)...)
+	cfg.rules = tableau.Rules{Game: g}
+	errs = append(errs, house.apply(&cfg.rules)...)
 	if cfg.batch && cfg.removed != "" {
 		errs = append(errs, errors.New("--removed and --batch exclude each other (with --batch, stdin gives the cards)"))
 	}
@@ -96,22 +93,25 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 
 // oddsOutput is the JSON object `sabot odds` prints.
 type oddsOutput struct {
-	Banker     float64        `json:"banker"`
-	Player     float64        `json:"player"`
-	Tie        float64        `json:"tie"`
-	Natural    float64        `json:"natural"`
-	PlayerPair float64        `json:"player_pair"`
-	BankerPair float64        `json:"banker_pair"`
-	Dragon7    float64        `json:"dragon7"`
-	Panda8     float64        `json:"panda8"`
-	Super6     float64        `json:"super6"`
-	Cards4     float64        `json:"cards4"`
-	Cards5     float64        `json:"cards5"`
-	Cards6     float64        `json:"cards6"`
-	HouseEdge  houseEdgeJSON  `json:"house_edge"`
-	CardsLeft  int            `json:"cards_left"`
-	Rules      tableau.Game   `json:"rules"`
-	TiePays    int            `json:"tie_pays"`
+	Banker     float64       `json:"banker"`
+	Player     float64       `json:"player"`
+	Tie        float64       `json:"tie"`
+	Natural    float64       `json:"natural"`
+	PlayerPair float64       `json:"player_pair"`
+	BankerPair float64       `json:"banker_pair"`
+	Dragon7    float64       `json:"dragon7"`
+	Panda8     float64       `json:"panda8"`
+	Super6     float64       `json:"super6"`
+	Cards4     float64       `json:"cards4"`
+	Cards5     float64       `json:"cards5"`
+	Cards6     float64       `json:"cards6"`
+	HouseEdge  houseEdgeJSON `json:"house_edge"`
+	CardsLeft  int           `json:"cards_left"`
+	Rules      tableau.Game  `json:"rules"`
+	TiePays    int           `json:"tie_pays"`
+	// Commission is the commission in force on a banker win, a fraction
+	// (0.05 for 5%; 0 under super6 and ez).
+	Commission float64        `json:"commission"`
 	Decks      int            `json:"decks"`
 	Counts     oddsCountsJSON `json:"counts"`
 	// SideBets has one entry per side bet offered (--side-bets), keyed
@@ -155,7 +155,8 @@ func newOddsOutput(o *tableau.Odds, cfg *oddsConfig, left int) oddsOutput {
 			PlayerPair: edge(tableau.BetPlayerPair), BankerPair: edge(tableau.BetBankerPair),
 		},
 		CardsLeft: left, Rules: cfg.rules.Game, TiePays: cfg.rules.TiePays, Decks: cfg.decks,
-		Counts: oddsCountsJSON{Sequences: o.Sequences, Banker: o.Banker, Player: o.Player, Tie: o.Tie},
+		Commission: float64(cfg.rules.CommissionBP()) / 10000,
+		Counts:     oddsCountsJSON{Sequences: o.Sequences, Banker: o.Banker, Player: o.Player, Tie: o.Tie},
 	}
 	if cfg.rules.Offers(tableau.BetDragon7) {
 		d7, p8 := edge(tableau.BetDragon7), edge(tableau.BetPanda8)

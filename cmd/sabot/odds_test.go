@@ -154,7 +154,7 @@ func TestOddsCommandErrors(t *testing.T) {
 		{"", []string{"--removed", "AS 1H"}, `column 4: card 2 "1H": not a card`},
 		{"", []string{"--decks", "9"}, "--decks 9: want 1–8"},
 		{"", []string{"--rules", "chemin-de-fer"}, `--rules "chemin-de-fer"`},
-		{"", []string{"--tie-pays", "7"}, "--tie-pays 7: want 8 or 9"},
+		{"", []string{"--tie-pays", "7"}, "--tie-pays 7: a tie pays 8 or 9 to 1"},
 		{"", []string{"--batch", "--removed", "AS"}, "exclude each other"},
 		{"", []string{"extra"}, `unexpected argument "extra"`},
 		{"AS\nAS AS AS AS AS\n", []string{"--batch", "--decks", "1"}, `<stdin>:2: column 4: card 2 "AS": removes more than a 1-deck shoe holds (1 of AS, 4 of rank A)`},

@@ -54,7 +54,7 @@ func TestSideBetFlagErrors(t *testing.T) {
 		{[]string{"odds", "--pays-dragon", "30,10,6"}, `--pays-dragon "30,10,6": "30,10,6" has 3 figures, want 6`},
 		{[]string{"odds", "--pays-big", "-1"}, `--pays-big "-1": figure 1 "-1": want a number more than 0, at most 1000`},
 		{[]string{"check", "--pays-perfect-pair", "25,x"}, `--pays-perfect-pair "25,x": figure 2 "x"`},
-		{[]string{"check", "--pair-pays", "0"}, `--pair-pays 0: want 1–1000 (usually 11)`},
+		{[]string{"check", "--pair-pays", "0"}, `--pair-pays 0: want 1 to 1000 (usually 11, some houses 12)`},
 	} {
 		_, errs, code := runSabot(t, "", c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {

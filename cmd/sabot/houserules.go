@@ -1,0 +1,101 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// houseFlags are the house-rule flags shared by `sabot check` and
+// `sabot odds` (one helper, so both commands take the same flags with the
+// same defaults and the same errors): --commission, --tie-pays,
+// --pair-pays, which side bets are offered (--side-bets) and each pay
+// table (--pays-*). They are sabotd's [rules] keys with '-' for '_'.
+type houseFlags struct {
+	commission                                                          tableau.Commission
+	tie, pair                                                           *int
+	offered, perfect, either, big, small, dragon, dragonNatural, lucky6 *string
+	errs                                                                []error // from --commission, reported by apply
+}
+
+const sideBetsHelp = "side bets offered, comma-separated: perfect-pair, either-pair, big, small, dragon-player, dragon-banker, lucky6, dragon (both), all, or none"
+
+// addHouseFlags registers the house-rule flags on fs.
+func addHouseFlags(fs *flag.FlagSet) *houseFlags {
+	h := &houseFlags{
+		tie:           fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)"),
+		pair:          fs.Int("pair-pays", 11, "player pair and banker pair pay `N` to 1 (11, some houses 12)"),
+		offered:       fs.String("side-bets", "none", sideBetsHelp),
+		perfect:       fs.String("pays-perfect-pair", "25,200", "Perfect Pair pays `ONE,BOTH` to 1 (one hand, both hands)"),
+		either:        fs.String("pays-either-pair", "5", "Either Pair pays `N` to 1"),
+		big:           fs.String("pays-big", "0.54", "Big (5 or 6 cards) pays `N` to 1"),
+		small:         fs.String("pays-small", "1.5", "Small (4 cards) pays `N` to 1"),
+		dragon:        fs.String("pays-dragon", "30,10,6,4,2,1", "Dragon Bonus pays for a non-natural win by `9,8,7,6,5,4`"),
+		dragonNatural: fs.String("pays-dragon-natural", "1", "Dragon Bonus pays `N` to 1 on a natural win (a natural tie pushes)"),
+		lucky6:        fs.String("pays-lucky6", "12,20", "Lucky 6 pays `TWO,THREE` to 1 (banker wins with a two-card / three-card 6)"),
+	}
+	fs.Func("commission", "the house's share of a banker win, as a `RATE` \"5%\", \"4%\", \"2.5%\" or 0, or a fraction 0.05 (default: the game's, 5% under punto banco, none under super6 and ez)", func(s string) error {
+		c, err := tableau.ParseCommission(s)
+		if err != nil {
+			h.errs = append(h.errs, fmt.Errorf("--commission %q: %s", s, strings.TrimPrefix(trimRules(err), "commission "+fmt.Sprintf("%q", s)+": ")))
+			return nil // reported by apply, with the other rule errors
+		}
+		h.commission = c
+		return nil
+	})
+	return h
+}
+
+// apply sets r's house rules from the flags (r.Game is the caller's) and
+// returns one error per bad flag, naming the flag and the value. The
+// values are checked by tableau's one validation (Rules.ProblemsGiven).
+func (h *houseFlags) apply(r *tableau.Rules) []error {
+	errs := append([]error(nil), h.errs...)
+	sr, serrs := h.sideRules()
+	errs = append(errs, serrs...)
+	r.Side = sr
+	r.Commission = h.commission
+	r.TiePays = *h.tie
+	r.PairPays = *h.pair
+	for _, p := range r.ProblemsGiven() {
+		if p.Key == "game" {
+			continue // the caller's flag
+		}
+		errs = append(errs, fmt.Errorf("--%s %s", strings.ReplaceAll(p.Key, "_", "-"), p.Msg))
+	}
+	return errs
+}
+
+// sideRules returns the side rules the flags give, or one error per bad
+// flag naming the flag and the value.
+func (h *houseFlags) sideRules() (tableau.SideRules, []error) {
+	var sr tableau.SideRules
+	var errs []error
+	set, err := tableau.ParseSideSet(*h.offered)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--side-bets %q: %s", *h.offered, trimRules(err)))
+	}
+	sr.Offered = set
+	list := func(name, s string, n int, dst ...*float64) {
+		v, err := tableau.ParsePayList(s, n)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--%s %q: %s", name, s, trimRules(err)))
+			return
+		}
+		for i, d := range dst {
+			*d = v[i]
+		}
+	}
+	p := &sr.Pays
+	list("pays-perfect-pair", *h.perfect, 2, &p.PerfectPair, &p.PerfectPairBoth)
+	list("pays-either-pair", *h.either, 1, &p.EitherPair)
+	list("pays-big", *h.big, 1, &p.Big)
+	list("pays-small", *h.small, 1, &p.Small)
+	d := &p.Dragon
+	list("pays-dragon", *h.dragon, 6, &d[0], &d[1], &d[2], &d[3], &d[4], &d[5])
+	list("pays-dragon-natural", *h.dragonNatural, 1, &p.DragonNatural)
+	list("pays-lucky6", *h.lucky6, 2, &p.Lucky6Two, &p.Lucky6Three)
+	return sr, errs
+}
