@@ -614,10 +614,24 @@ type Summary struct {
 // input the Lexer refuses. A read error is returned as it is. Memory: one
 // readBufSize buffer.
 func QuickScan(r io.Reader) (s Summary, ok bool, err error) {
+	return quickScan(r, true)
+}
+
+// QuickScanRest is QuickScan for a part of a transcript that starts just
+// after a newline ("\n": no token or comment goes on across it), so that
+// the parts of a large file can be scanned at once on several cores: it
+// skips no byte order mark (U+FEFF there is a token's byte, so it gives
+// up). The transcript is accepted if every part is; the Summaries add up.
+func QuickScanRest(r io.Reader) (s Summary, ok bool, err error) {
+	return quickScan(r, false)
+}
+
+// quickScan is QuickScan, skipping a leading byte order mark if bom.
+func quickScan(r io.Reader, bom bool) (s Summary, ok bool, err error) {
 	buf := make([]byte, readBufSize)
 	var tok [MaxTokenBytes]byte
 	n := 0 // bytes of a token carried over from the previous read
-	inComment, first := false, true
+	inComment, first := false, bom
 	for {
 		m, rerr := fill(r, buf)
 		if rerr != nil && rerr != io.EOF {

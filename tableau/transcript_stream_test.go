@@ -496,7 +496,8 @@ func asciiOutsideComments(src string) bool {
 
 // TestQuickScanAgreesWithLexer: QuickScan never accepts what the Lexer
 // refuses, gives the Lexer's counts when it accepts, and accepts every
-// valid transcript that is ASCII outside comments — on random inputs
+// valid transcript that is ASCII outside comments; so do QuickScan and
+// QuickScanRest on two parts split after a newline — on random inputs
 // placed so that their pieces straddle the read buffer's boundary, and on
 // the samples.
 func TestQuickScanAgreesWithLexer(t *testing.T) {
@@ -544,6 +545,27 @@ func TestQuickScanAgreesWithLexer(t *testing.T) {
 		if ok {
 			accepted++
 		}
+		// Split after a newline, the two parts scanned apart (QuickScan,
+		// QuickScanRest) give the same verdict and summary as the whole.
+		if cut := rng.IntN(len(src) + 1); strings.IndexByte(src[cut:], '\n') >= 0 {
+			cut += strings.IndexByte(src[cut:], '\n') + 1
+			a, okA, errA := tableau.QuickScan(strings.NewReader(src[:cut]))
+			b, okB, errB := tableau.QuickScanRest(strings.NewReader(src[cut:]))
+			if errA != nil || errB != nil {
+				t.Fatal(errA, errB)
+			}
+			sum := tableau.Summary{Bytes: a.Bytes + b.Bytes, Cards: a.Cards + b.Cards, Markers: a.Markers + b.Markers}
+			if okA && okB && (!wantOK || sum != want) {
+				t.Fatalf("input %d split at %d (%q|%q): parts accept %+v, Lexer %v %+v", i, cut, src[max(0, cut-40):cut], src[cut:min(len(src), cut+40)], sum, wantOK, want)
+			}
+			if !(okA && okB) && wantOK && asciiOutsideComments(src) && !strings.HasPrefix(src[cut:], "\uFEFF") {
+				t.Fatalf("input %d split at %d (%q|%q): the parts gave up on a valid ASCII transcript", i, cut, src[max(0, cut-40):cut], src[cut:min(len(src), cut+40)])
+			}
+		}
+	}
+	// A byte order mark after a newline is a token's byte, not skipped.
+	if _, ok, _ := tableau.QuickScanRest(strings.NewReader("\uFEFF2H 3C\n")); ok {
+		t.Error("QuickScanRest skips a byte order mark")
 	}
 	if accepted < 300 {
 		t.Errorf("only %d inputs accepted", accepted)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -10,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -206,8 +209,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "sabot check: %s: %v\n", in.name, err)
 		return 2
 	}
-	sum := &summer{r: second}
-	alerts, err := foldCheck(cfg, ctxReader{ctx, sum}, in.name, stdout, stderr)
+	alerts, err := foldCheck(cfg, ctxReader{ctx, second}, in.name, stdout, stderr)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "sabot check: interrupted")
 		return 2
@@ -220,10 +222,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return 2
 	}
-	if sum.n != int64(sc.size) || sum.crc != in.sum.crc {
+	if n, same := in.same(second, sc.size); !same {
 		// Truncated or rewritten between the passes (bytes appended are
 		// not read: the first pass stopped before them).
-		fmt.Fprintf(stderr, "sabot check: %s: changed while it was being checked (%d of %d bytes read again, or other bytes): the output does not match it\n", in.name, sum.n, sc.size)
+		fmt.Fprintf(stderr, "sabot check: %s: changed while it was being checked (%d of %d bytes read again, or other bytes): the output does not match it\n", in.name, n, sc.size)
 		return 2
 	}
 	if alerts > 0 {
@@ -255,8 +257,9 @@ type checkInput struct {
 	orig  *os.File  // a FILE being spooled, closed by close
 	// spooled is how many bytes of src are in the spool.
 	spooled int64
-	// sum checksums what the first pass read.
-	sum *summer
+	// sums checksum what the first pass read, part by part (consecutive
+	// byte ranges from start): one part, or two scanned at once.
+	sums []*summer
 }
 
 // maxSpoolBytes bounds the spool (disk, in $TMPDIR): 4 GiB, about 40
@@ -333,8 +336,52 @@ func (in *checkInput) first() io.Reader {
 	if in.src == nil {
 		r = io.NewSectionReader(in.f, in.start, math.MaxInt64-in.start)
 	}
-	in.sum = &summer{r: r}
-	return in.sum
+	in.sums = []*summer{{r: r}}
+	return in.sums[0]
+}
+
+// splitScanMin is the size from which the first pass over a regular file
+// is split in two parts, scanned at once on two cores (a variable for the
+// tests).
+var splitScanMin int64 = 1 << 20
+
+// maxSplitSearch bounds the search, from the middle of the file, for the
+// newline after which the second part starts; without one the file is
+// scanned in one part.
+const maxSplitSearch = 64 << 10
+
+// firstParts are the readers of the first pass: first() as one part, or,
+// for a regular file of at least splitScanMin bytes on two or more cores,
+// two parts split just after a newline near its middle (QuickScan the
+// first, QuickScanRest the second).
+// With two parts, firstSize is the first part's size.
+func (in *checkInput) firstParts() (parts []io.Reader, firstSize int64) {
+	if in.src != nil || runtime.GOMAXPROCS(0) < 2 {
+		return []io.Reader{in.first()}, 0
+	}
+	st, err := in.f.Stat()
+	if err != nil || st.Size()-in.start < splitScanMin {
+		return []io.Reader{in.first()}, 0
+	}
+	mid := in.start + (st.Size()-in.start)/2
+	var win [4 << 10]byte
+	cut := int64(-1)
+	for off := mid; off < mid+maxSplitSearch && cut < 0; off += int64(len(win)) {
+		n, _ := in.f.ReadAt(win[:], off)
+		if i := bytes.IndexByte(win[:n], '\n'); i >= 0 {
+			cut = off + int64(i) + 1
+		} else if n < len(win) {
+			break
+		}
+	}
+	if cut < 0 {
+		return []io.Reader{in.first()}, 0
+	}
+	in.sums = []*summer{
+		{r: io.NewSectionReader(in.f, in.start, cut-in.start)},
+		{r: io.NewSectionReader(in.f, cut, math.MaxInt64-cut)},
+	}
+	return []io.Reader{in.sums[0], in.sums[1]}, cut - in.start
 }
 
 // again reads the input from its start once more during the first pass:
@@ -344,19 +391,50 @@ func (in *checkInput) again() io.Reader {
 	if in.src == nil {
 		return in.first()
 	}
-	in.sum = &summer{r: io.MultiReader(io.NewSectionReader(in.f, 0, in.spooled), &spoolReader{in: in})}
-	return in.sum
+	in.sums = []*summer{{r: io.MultiReader(io.NewSectionReader(in.f, 0, in.spooled), &spoolReader{in: in})}}
+	return in.sums[0]
+}
+
+// secondPass reads the second pass's bytes, checksummed in the first
+// pass's parts.
+type secondPass struct {
+	io.Reader
+	parts []*summer
 }
 
 // second is the reader of the second pass: the size bytes the first pass
 // tokenized (bytes appended to a growing file since are not read).
-func (in *checkInput) second(size int) (io.Reader, error) {
+func (in *checkInput) second(size int) (*secondPass, error) {
 	if in.src != nil {
 		if _, err := in.f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
 	}
-	return io.NewSectionReader(in.f, in.start, int64(size)), nil
+	p := &secondPass{}
+	rs := make([]io.Reader, len(in.sums))
+	off, left := in.start, int64(size)
+	for i, s := range in.sums {
+		n := min(s.n, left)
+		if i == len(in.sums)-1 {
+			n = left
+		}
+		p.parts = append(p.parts, &summer{r: io.NewSectionReader(in.f, off, n)})
+		rs[i] = p.parts[i]
+		off, left = off+n, left-n
+	}
+	p.Reader = io.MultiReader(rs...)
+	return p, nil
+}
+
+// same reports whether the second pass read exactly the size bytes the
+// first pass read, part by part, and how many it read.
+func (in *checkInput) same(p *secondPass, size int) (n int64, ok bool) {
+	ok = true
+	for i, s := range p.parts {
+		n += s.n
+		ok = ok && s.n == in.sums[i].n && s.crc == in.sums[i].crc
+	}
+	return n, ok && n == int64(size)
 }
 
 func (in *checkInput) close() {
@@ -435,11 +513,22 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// scanTranscript is the first pass: tableau.QuickScan, and only if it
-// gives up (an error to report, or Unicode white space) the Lexer over the
-// input from its start, which positions and explains the error.
+// scanTranscript is the first pass: tableau.QuickScan (on a regular file
+// of splitScanMin bytes or more, QuickScan and QuickScanRest on its two
+// halves at once), and only if it gives up (an error to report, or Unicode
+// white space) the Lexer over the input from its start, which positions
+// and explains the error.
 func scanTranscript(ctx context.Context, in *checkInput) (scanResult, error) {
-	sum, ok, err := tableau.QuickScan(ctxReader{ctx, in.first()})
+	var (
+		sum tableau.Summary
+		ok  bool
+		err error
+	)
+	if parts, firstSize := in.firstParts(); len(parts) == 1 {
+		sum, ok, err = tableau.QuickScan(ctxReader{ctx, parts[0]})
+	} else {
+		sum, ok, err = quickScanParts(ctx, parts, firstSize)
+	}
 	if err != nil {
 		return scanResult{}, fmt.Errorf("read error: %w", err)
 	}
@@ -464,6 +553,33 @@ func scanTranscript(ctx context.Context, in *checkInput) (scanResult, error) {
 			res.markers = true
 		}
 	}
+}
+
+// quickScanParts scans the two parts of the first pass at once, the first
+// (of firstSize bytes) on another goroutine, and adds up their summaries.
+// It gives up (ok false) if either part does or if the first part was cut
+// short (the file shrank).
+func quickScanParts(ctx context.Context, parts []io.Reader, firstSize int64) (tableau.Summary, bool, error) {
+	var (
+		a        tableau.Summary
+		okA      bool
+		errA     error
+		finished = make(chan struct{})
+	)
+	go func() {
+		defer close(finished)
+		a, okA, errA = tableau.QuickScan(ctxReader{ctx, parts[0]})
+	}()
+	b, okB, errB := tableau.QuickScanRest(ctxReader{ctx, parts[1]})
+	<-finished
+	if err := cmp.Or(errA, errB); err != nil {
+		return tableau.Summary{}, false, err
+	}
+	if int64(a.Bytes)+int64(b.Bytes) > math.MaxInt {
+		return tableau.Summary{}, false, tableau.ErrTooLarge
+	}
+	sum := tableau.Summary{Bytes: a.Bytes + b.Bytes, Cards: a.Cards + b.Cards, Markers: a.Markers + b.Markers}
+	return sum, okA && okB && int64(a.Bytes) == firstSize, nil
 }
 
 // foldCheck is the second pass: it folds r token by token (with the

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -352,7 +354,10 @@ func TestCheckFileChangedBetweenPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := strings.Repeat(string(one), 64)
+	// 800 KB: the second pass reads at most a few hundred KB ahead of
+	// the first write (its read buffer and batches), so a change near the
+	// end of the first half is read after it.
+	src := strings.Repeat(string(one), 256)
 	p := filepath.Join(t.TempDir(), "live.shoe")
 	for _, tc := range []struct {
 		name    string
@@ -372,20 +377,92 @@ func TestCheckFileChangedBetweenPasses(t *testing.T) {
 			f.WriteAt([]byte("ZZ"), int64(len(src)-len(one)+strings.Index(string(one), "\nshoe\n")+1)) // "ZZoe"
 			f.Close()
 		}, 2, "unknown token \"ZZoe\"\nsabot check: " + p + ": changed while it was being checked", false},
+		{"rewritten in the first half", func() {
+			f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+			f.WriteAt([]byte("x"), int64(100*len(one)+4)) // inside the first comment of shoe 101 of 256
+			f.Close()
+		}, 2, "changed while it was being checked", false},
 		{"appended", func() {
 			f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 			f.WriteString("shoe 2H 3C 4D |\n9S 1H |\n") // not read: no parse error either
 			f.Close()
 		}, 0, "", true},
 	} {
+		for _, split := range []bool{false, true} { // the first pass in one part, or two
+			withSplitScan(t, split)
+			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var errb strings.Builder
+			w := &actWriter{act: tc.act}
+			code := run(context.Background(), []string{"check", p}, nil, w, &errb)
+			if code != tc.code || !strings.Contains(errb.String(), tc.errHas) || (tc.errHas == "") != (errb.String() == "") {
+				t.Errorf("%s (split first pass %v): exit %d stderr %q", tc.name, split, code, errb.String())
+			}
+		}
+	}
+}
+
+// withSplitScan makes the first pass split every regular file in two
+// parts (split) or none, until the test ends.
+func withSplitScan(t *testing.T, split bool) {
+	old := splitScanMin
+	t.Cleanup(func() { splitScanMin = old })
+	splitScanMin = math.MaxInt64
+	if split {
+		splitScanMin = 0
+	}
+}
+
+// TestCheckSplitFirstPass: the first pass in two parts scanned at once
+// (QuickScan and QuickScanRest, split after a newline near the middle)
+// gives what the one-part pass gives — exit status, standard output and
+// standard error, positions of errors included — on the samples and on
+// inputs whose error, Unicode white space, byte order mark or lack of any
+// newline sits in either half.
+func TestCheckSplitFirstPass(t *testing.T) {
+	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := strings.Repeat(string(one), 4)
+	half := len(clean) / 2
+	inputs := map[string]string{
+		"clean":                          clean,
+		"bom":                            "\uFEFF" + clean,
+		"error in the first half":        clean[:100] + " ZZ " + clean[100:],
+		"error in the second half":       clean[:half+200] + " ZZ " + clean[half+200:],
+		"error at the end":               clean + "ZZ",
+		"unicode space in second half":   clean[:half+200] + "\u00a0" + clean[half+200:],
+		"bom after the middle newline":   clean[:half+strings.IndexByte(clean[half:], '\n')+1] + "\uFEFF" + clean[half+strings.IndexByte(clean[half:], '\n')+1:],
+		"no newline":                     strings.ReplaceAll(strings.ReplaceAll(clean, "#", " "), "\n", " "),
+		"one long comment at the middle": clean[:half-10] + "#" + strings.Repeat("c", 70<<10) + "\n" + clean[half-10:],
+		"void ignored":                   clean[:half+200] + " void void " + clean[half+200:],
+	}
+	paths, _ := filepath.Glob("../../tableau/testdata/*.shoe")
+	more, _ := filepath.Glob("testdata/*.shoe")
+	for _, q := range append(paths, more...) {
+		b, err := os.ReadFile(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[q] = string(b)
+	}
+	dir := t.TempDir()
+	for name, src := range inputs {
+		p := filepath.Join(dir, "in.shoe")
 		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var errb strings.Builder
-		w := &actWriter{act: tc.act}
-		code := run(context.Background(), []string{"check", p}, nil, w, &errb)
-		if code != tc.code || !strings.Contains(errb.String(), tc.errHas) || (tc.errHas == "") != (errb.String() == "") {
-			t.Errorf("%s: exit %d stderr %q", tc.name, code, errb.String())
+		var got [2]string
+		for i, split := range []bool{false, true} {
+			withSplitScan(t, split)
+			var out, errb strings.Builder
+			code := run(context.Background(), []string{"check", p}, nil, &out, &errb)
+			got[i] = fmt.Sprintf("exit %d\nstderr %s\nstdout %d bytes %x", code, errb.String(), out.Len(), crc32.Checksum([]byte(out.String()), castagnoli))
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: one part:\n%s\ntwo parts:\n%s", name, got[0], got[1])
 		}
 	}
 }
