@@ -24,6 +24,7 @@ import (
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/ledchip"
+	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -33,7 +34,7 @@ import (
 // value is not valid: start from DefaultConfig.
 type Config struct {
 	// Table is the table's name: used in MQTT topics and message ids, so
-	// letters, digits, '-', '_' and '.' only. Required.
+	// letters, digits, '-' and '_' only (mqtt.TableProblem). Required.
 	Table string `toml:"table"`
 	// Rules is the rule profile: "punto-banco", "super6" or "ez".
 	Rules string `toml:"rules"`
@@ -569,9 +570,6 @@ func keyHint(key string) string {
 	return "; " + strings.Join(homes, ", or ")
 }
 
-var tableName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-var topicLevel = regexp.MustCompile(`^[^#+\x00]+$`)
-
 func oneOf(v string, allowed ...string) bool {
 	for _, a := range allowed {
 		if v == a {
@@ -586,8 +584,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	switch {
 	case c.Table == "":
 		bad("table", "required (the table's name, e.g. table = \"BAC-01\")")
-	case !tableName.MatchString(c.Table):
-		bad("table", "%q: use letters, digits, '.', '_' and '-' (at most 64), it becomes an MQTT topic level", c.Table)
+	case mqtt.TableProblem(c.Table) != "":
+		bad("table", "%q: %s", c.Table, mqtt.TableProblem(c.Table))
 	}
 	if !oneOf(c.Rules, "punto-banco", "super6", "ez") {
 		bad("rules", "%q: must be \"punto-banco\", \"super6\" or \"ez\"", c.Rules)
@@ -631,8 +629,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 			bad("mqtt.embedded_addr", "%q: want host:port with a port 0–65535", c.MQTT.EmbeddedAddr)
 		}
 	}
-	if c.MQTT.TopicPrefix == "" || !topicLevel.MatchString(c.MQTT.TopicPrefix) || strings.HasPrefix(c.MQTT.TopicPrefix, "/") || strings.HasSuffix(c.MQTT.TopicPrefix, "/") {
-		bad("mqtt.topic_prefix", "%q: must be a non-empty topic without '+', '#' or a leading/trailing '/'", c.MQTT.TopicPrefix)
+	if why := mqtt.TopicPrefixProblem(c.MQTT.TopicPrefix); why != "" {
+		bad("mqtt.topic_prefix", "%q: %s", c.MQTT.TopicPrefix, why)
 	}
 	if (c.MQTT.TLSCert == "") != (c.MQTT.TLSKey == "") {
 		bad("mqtt.tls_cert", "tls_cert and tls_key go together")

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -69,8 +68,8 @@ type BacklogAlert struct {
 // Options configures a Publisher. Table and StateDir are required; every
 // other zero field takes the default named beside it.
 type Options struct {
-	// Table names the table: letters, digits, '-', '_' and '.'. It is part
-	// of topics, ids and the client id.
+	// Table names the table: letters, digits, '-' and '_' (TableProblem).
+	// It is part of topics, ids and the client id.
 	Table string
 	// TopicPrefix is the first topic level (default "sabot"): topics are
 	// <TopicPrefix>/<Table>/<suffix>.
@@ -177,8 +176,6 @@ func redactURLs(urls []string) []string {
 	return out
 }
 
-var tableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-
 // LogValue implements slog.LogValuer, so logging Options never shows the
 // password.
 func (o Options) LogValue() slog.Value {
@@ -203,14 +200,14 @@ func (o Options) LogValue() slog.Value {
 // normalize validates o and fills defaults. It reads the password file and
 // environment and builds the TLS configuration.
 func (o *Options) normalize() (*tls.Config, error) {
-	if !tableRE.MatchString(o.Table) {
-		return nil, fmt.Errorf("mqtt: table %q: want 1–64 letters, digits, '-', '_' or '.'", o.Table)
+	if why := TableProblem(o.Table); why != "" {
+		return nil, fmt.Errorf("mqtt: table %q: %s", o.Table, why)
 	}
 	if o.TopicPrefix == "" {
 		o.TopicPrefix = DefaultTopicPrefix
 	}
-	if strings.ContainsAny(o.TopicPrefix, "+#") || strings.HasPrefix(o.TopicPrefix, "/") || strings.HasSuffix(o.TopicPrefix, "/") {
-		return nil, fmt.Errorf("mqtt: topic_prefix %q: no wildcards (+ #) and no leading or trailing '/'", o.TopicPrefix)
+	if why := TopicPrefixProblem(o.TopicPrefix); why != "" {
+		return nil, fmt.Errorf("mqtt: topic_prefix %q: %s", o.TopicPrefix, why)
 	}
 	if o.ClientID == "" {
 		o.ClientID = "sabotd-" + o.Table
