@@ -417,8 +417,9 @@ func (l *Lexer) next() (Token, error) {
 // pass). err is nil when n tokens were appended, io.EOF when the input
 // ended first, or the *ParseError (or read error) Next returns, after the
 // tokens before it. Anything but ASCII white space, comments and ASCII
-// tokens ending inside the buffer goes through Next, so the tokens,
-// positions and errors are exactly Next's.
+// tokens ending inside the buffer (other than "dealer", which takes the
+// next word as its id) goes through Next, so the tokens, positions and
+// errors are exactly Next's.
 func (l *Lexer) AppendTokens(dst []Token, n int) ([]Token, error) {
 	for n > 0 {
 		if l.perr != nil {
@@ -459,8 +460,8 @@ func (l *Lexer) AppendTokens(dst []Token, n int) ([]Token, error) {
 				break scan // it may go on in the next read, is too long or has a non-ASCII byte
 			}
 			kind, rank, suit := classifyWord(buf[r:i])
-			if kind == 0 {
-				break scan // Next reports it
+			if kind == 0 || kind == TokDealer {
+				break scan // Next reports it, or reads the dealer's id
 			}
 			// Filled in place, field by field: a Token literal built on
 			// the stack and copied costs twice as much.

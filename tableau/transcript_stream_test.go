@@ -203,7 +203,7 @@ func lexBatches(r io.Reader, file string, n int) (toks []tableau.Token, errMsg s
 
 // TestLexerAppendTokensMatchesReference: AppendTokens (the batch fast
 // path of sabot check) gives Next's tokens, positions and first error (and
-// so refLex's, but for the length limit) —
+// so refLex's, but for the length limit and "dealer ID") —
 // on the samples, on random inputs of the syntax's pieces, and on inputs
 // padded so that their pieces straddle the 64 KiB read buffer's boundary,
 // read whole, a byte at a time and in random chunks, in batches of 1, 3
@@ -221,7 +221,8 @@ func TestLexerAppendTokensMatchesReference(t *testing.T) {
 	}
 	pieces := []string{"AS", "10h", "td", "7", "Q", "shoe", "SHOE", "|", "cut", "Void", " ", "  ", "\t", "\n", "\r\n",
 		"# comment é\n", "#x", "\u00a0", "\u2028", "\u0085", "é", "ſ", "\xff", "\xe2\x82", "1H", "2H|", "#", "\uFEFF", "\u3000",
-		"ah", "2x", "x2", "10", "1", strings.Repeat("K", 64), strings.Repeat("K", 65)}
+		"ah", "2x", "x2", "10", "1", strings.Repeat("K", 64), strings.Repeat("K", 65),
+		"dealer AS", "DEALER d-7", "dealer -", "dealer", "dealer #c\n2H", "dealer \u00a0 x"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for k := range 1500 {
 		var b strings.Builder
@@ -246,7 +247,7 @@ func TestLexerAppendTokensMatchesReference(t *testing.T) {
 	for i, src := range inputs {
 		// Next, itself compared with refLex (which has no length limit).
 		wantToks, wantErr := lexAll(strings.NewReader(string(src)), "f")
-		if !strings.Contains(string(src), strings.Repeat("K", 64)) {
+		if !strings.Contains(string(src), strings.Repeat("K", 64)) && !strings.Contains(strings.ToLower(string(src)), "dealer") {
 			if refToks, refErr := refLex(src, "f"); refErr != wantErr || !samePositions(refToks, wantToks) {
 				t.Fatalf("input %d %.300q: Next and refLex disagree", i, src)
 			}
