@@ -122,12 +122,18 @@ type Event struct {
 	Coup  CoupEvent
 	Alert AlertEvent
 	Void  VoidEvent
+	// Macao is a Macao or Victoria coup line (Kind EventCoup; Coup is
+	// then unused), nil otherwise. See MacaoCoupEvent.
+	Macao *MacaoCoupEvent
 }
 
 // Shoe returns the shoe number of the selected event.
 func (e *Event) Shoe() int {
 	switch e.Kind {
 	case EventCoup:
+		if e.Macao != nil {
+			return e.Macao.Shoe
+		}
 		return e.Coup.Shoe
 	case EventAlert:
 		return e.Alert.Shoe
@@ -141,6 +147,9 @@ func (e *Event) Shoe() int {
 func (e *Event) CoupNumber() int {
 	switch e.Kind {
 	case EventCoup:
+		if e.Macao != nil {
+			return e.Macao.Coup
+		}
 		return e.Coup.Coup
 	case EventAlert:
 		return e.Alert.Coup
@@ -154,6 +163,9 @@ func (e *Event) CoupNumber() int {
 func (e Event) MarshalJSON() ([]byte, error) {
 	switch e.Kind {
 	case EventCoup:
+		if e.Macao != nil {
+			return json.Marshal(e.Macao)
+		}
 		return json.Marshal(e.Coup)
 	case EventAlert:
 		return json.Marshal(e.Alert)
@@ -166,7 +178,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes any of the three event shapes, selected by "type".
 func (e *Event) UnmarshalJSON(b []byte) error {
 	var head struct {
-		Type EventKind `json:"type"`
+		Type  EventKind       `json:"type"`
+		Seats json.RawMessage `json:"seats"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return fmt.Errorf("tableau: event: %w", err)
@@ -175,6 +188,11 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	var err error
 	switch head.Type {
 	case EventCoup:
+		if head.Seats != nil { // a Macao or Victoria coup line
+			e.Macao = new(MacaoCoupEvent)
+			err = json.Unmarshal(b, e.Macao)
+			break
+		}
 		err = json.Unmarshal(b, &e.Coup)
 	case EventAlert:
 		err = json.Unmarshal(b, &e.Alert)

@@ -18,7 +18,9 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 	var ok bool
 	switch e.Kind {
 	case EventCoup:
-		dst, ok = appendCoupJSON(dst, &e.Coup)
+		if e.Macao == nil { // a Macao coup line goes through json.Marshal
+			dst, ok = appendCoupJSON(dst, &e.Coup)
+		}
 	case EventAlert:
 		dst, ok = appendAlertJSON(dst, &e.Alert)
 	case EventVoid:

@@ -345,6 +345,12 @@ const (
 	// MacaoCardComplete: a card after the coup is complete: it belongs to
 	// no hand (extra-card).
 	MacaoCardComplete
+	// MacaoStandNoCoup: "stand" with no coup in progress (during the burn,
+	// between coups); raised by MacaoFold.
+	MacaoStandNoCoup
+	// MacaoRefuseNoCoup: "refuse" with no coup in progress; raised by
+	// MacaoFold.
+	MacaoRefuseNoCoup
 )
 
 var macaoMisfitText = [...]string{
@@ -357,6 +363,8 @@ var macaoMisfitText = [...]string{
 	MacaoRefuseLimit:   fmt.Sprintf("refuse: the hand has already refused %d cards, the most allowed", MaxMacaoRefusals),
 	MacaoHandLimit:     fmt.Sprintf("card past the %d a hand may hold: set aside, the hand's turn ends", MaxMacaoHandCards),
 	MacaoCardComplete:  "card after the coup is complete: it belongs to no hand",
+	MacaoStandNoCoup:   "stand with no coup in progress (during the burn or between coups)",
+	MacaoRefuseNoCoup:  "refuse with no coup in progress (during the burn or between coups)",
 }
 
 // String explains the misfit in a few words ("" for MacaoFits).

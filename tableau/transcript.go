@@ -23,6 +23,8 @@ const (
 	TokCut                         // "cut": the cut card came out
 	TokVoid                        // "void": the supervisor voids the current coup
 	TokDealer                      // "dealer ID": a dealer signs in (Token.Dealer), "dealer -": signs out
+	TokStand                       // "stand" or "non": the hand whose turn it is declines a card
+	TokRefuse                      // "refuse": Macao and Victoria: the ten or court card just drawn is set aside
 )
 
 // String returns the token kind's transcript spelling ("card" for cards).
@@ -40,6 +42,10 @@ func (k TokenKind) String() string {
 		return "void"
 	case TokDealer:
 		return "dealer"
+	case TokStand:
+		return "stand"
+	case TokRefuse:
+		return "refuse"
 	}
 	return fmt.Sprintf("TokenKind(%d)", uint8(k))
 }
@@ -78,7 +84,7 @@ func (t Token) String() string {
 
 // MaxTokenBytes is the longest transcript token accepted, in bytes of
 // input. A card is 1–3 bytes ("7", "AS", "10h"), the longest keyword
-// ("dealer") 6 and a dealer id at most MaxDealerIDBytes, so anything longer is a mistake (a binary file, a
+// ("dealer", "refuse") 6 and a dealer id at most MaxDealerIDBytes, so anything longer is a mistake (a binary file, a
 // missing separator). The Lexer refuses such a token with a *ParseError
 // wrapping ErrTokenTooLong as soon as its byte MaxTokenBytes+1 is read: it
 // never holds more than MaxTokenBytes bytes of a token, and the error quotes
@@ -165,8 +171,8 @@ func (e *ParseError) Unwrap() error {
 // The transcript syntax: UTF-8 text (a leading byte order mark is
 // skipped); "#" starts a comment to the end of the line; tokens are
 // separated by any white space (unicode.IsSpace); case is ignored. Tokens
-// are cards (see ParseCard), "shoe", "|", "cut" and "void", each at most
-// MaxTokenBytes bytes.
+// are cards (see ParseCard), "shoe", "|", "cut", "void", "dealer ID", "stand" (or
+// "non") and "refuse", each at most MaxTokenBytes bytes.
 type Lexer struct {
 	rd   io.Reader
 	buf  []byte // read buffer; buf[r:w] is unread
@@ -521,6 +527,10 @@ func classifyWord(word []byte) (TokenKind, Rank, Suit) {
 		return TokVoid, 0, 0
 	case first == 'd' && keyword(word, "dealer"): // no rank starts with d
 		return TokDealer, 0, 0
+	case first == 's' && keyword(word, "stand"), first == 'n' && keyword(word, "non"): // no rank starts with n
+		return TokStand, 0, 0
+	case first == 'r' && keyword(word, "refuse"): // no rank starts with r
+		return TokRefuse, 0, 0
 	}
 	c, ok := parseCard(word)
 	if !ok {

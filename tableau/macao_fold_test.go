@@ -1,0 +1,234 @@
+package tableau_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// macaoOptionsFromName derives Macao fold options from a transcript's
+// file name: ".victoria.", ".seatsN.", ".decksN.", ".bust.", ".push.",
+// ".pays21.", ".norefuse.", ".one-more."; markers as `sabot check
+// --markers auto`.
+func macaoOptionsFromName(t *testing.T, name string, toks []tableau.Token) tableau.MacaoOptions {
+	t.Helper()
+	opts := tableau.MacaoOptions{Markers: tableau.HasMarkers(toks)}
+	for _, part := range strings.Split(filepath.Base(name), ".") {
+		switch {
+		case strings.HasPrefix(part, "seats"):
+			opts.Rules.Seats, _ = strconv.Atoi(part[len("seats"):])
+		case strings.HasPrefix(part, "decks"):
+			opts.Decks, _ = strconv.Atoi(part[len("decks"):])
+		case part == "victoria":
+			opts.Rules.Victoria = true
+		case part == "bust":
+			opts.Rules.Count = tableau.MacaoBust
+		case part == "push":
+			opts.Rules.Equal = tableau.MacaoEqualPush
+		case part == "pays21":
+			opts.Rules.Pays = tableau.MacaoPays21
+		case part == "norefuse":
+			opts.Rules.NoRefuse = true
+		case part == "one-more":
+			opts.CutRule = tableau.CutOneMore
+		}
+	}
+	return opts
+}
+
+func foldMacaoFile(t *testing.T, path string) []tableau.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	toks, err := tableau.ParseTranscript(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := tableau.FoldMacaoTokens(macaoOptionsFromName(t, path, toks), toks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// TestMacaoContract folds the shared Macao example (testdata/macao/contract,
+// copied from the team's contract: extra keys allowed).
+func TestMacaoContract(t *testing.T) {
+	shoes, _ := filepath.Glob("testdata/macao/contract/*.shoe")
+	if len(shoes) == 0 {
+		t.Fatal("no Macao contract transcript")
+	}
+	for _, shoe := range shoes {
+		want := readJSONLines(t, strings.TrimSuffix(shoe, ".shoe")+".expected.jsonl")
+		matchContract(t, eventsAsJSON(t, foldMacaoFile(t, shoe)), want)
+	}
+}
+
+// TestMacaoGolden folds the hand-worked transcripts of testdata/macao and
+// compares every line, every key, with the expectations written beside
+// them (the comments in each transcript say why).
+func TestMacaoGolden(t *testing.T) {
+	shoes, _ := filepath.Glob("testdata/macao/*.shoe")
+	if len(shoes) < 3 {
+		t.Fatalf("found %d Macao transcripts, want at least 3", len(shoes))
+	}
+	for _, shoe := range shoes {
+		t.Run(filepath.Base(shoe), func(t *testing.T) {
+			want := readJSONLines(t, strings.TrimSuffix(shoe, ".shoe")+".expected.jsonl")
+			got := eventsAsJSON(t, foldMacaoFile(t, shoe))
+			for i := 0; i < len(got) || i < len(want); i++ {
+				switch {
+				case i >= len(got):
+					t.Errorf("line %d missing: %v", i+1, want[i])
+				case i >= len(want):
+					t.Errorf("line %d unexpected: %v", i+1, got[i])
+				case !reflect.DeepEqual(got[i], want[i]):
+					t.Errorf("line %d:\n got %v\nwant %v", i+1, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// macaoFoldInvariants checks the events of one token: coup lines carry
+// every seat, coup numbers never go back within a shoe, the fold's coup
+// stays within its bounds.
+func macaoFoldInvariants(t interface{ Fatalf(string, ...any) }, f *tableau.MacaoFold, evs []tableau.Event, last *[2]int) {
+	for _, e := range evs {
+		if e.Kind == tableau.EventCoup {
+			m := e.Macao
+			if m == nil {
+				t.Fatalf("a coup line without its Macao coup: %v", e)
+			}
+			if len(m.Seats) != f.Options().Rules.Seats {
+				t.Fatalf("%d seats in %v", len(m.Seats), e)
+			}
+			if m.Game != f.Options().Rules.Name() {
+				t.Fatalf("game %q, want %q", m.Game, f.Options().Rules.Name())
+			}
+		}
+		s, c := e.Shoe(), e.CoupNumber()
+		if s < last[0] || s == last[0] && c < last[1] {
+			t.Fatalf("event %v after shoe %d coup %d", e, last[0], last[1])
+		}
+		if _, err := e.AppendJSON(nil); err != nil {
+			t.Fatalf("encoding %v: %v", e, err)
+		}
+		last[0], last[1] = s, c
+	}
+	if c := f.Coup(); c != nil && c.Cards() > tableau.MaxMacaoCoupCards {
+		t.Fatalf("coup holds %d cards", c.Cards())
+	}
+}
+
+// TestMacaoFoldProperties: random tokens of every kind never panic and
+// keep the fold's invariants.
+func TestMacaoFoldProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := tableau.MacaoOptions{
+			Rules: tableau.MacaoRules{
+				Victoria: rapid.Bool().Draw(t, "victoria"),
+				Seats:    rapid.IntRange(1, tableau.MaxMacaoSeats).Draw(t, "seats"),
+				Count:    tableau.MacaoCount(rapid.IntRange(0, 1).Draw(t, "count")),
+				NoRefuse: rapid.Bool().Draw(t, "norefuse"),
+			},
+			Decks:   rapid.IntRange(1, 8).Draw(t, "decks"),
+			Markers: rapid.Bool().Draw(t, "markers"),
+			CutRule: tableau.CutRule(rapid.IntRange(0, 1).Draw(t, "cut")),
+		}
+		f, err := tableau.NewMacaoFold(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := []tableau.TokenKind{tableau.TokCard, tableau.TokCard, tableau.TokCard, tableau.TokCard, tableau.TokStand, tableau.TokStand, tableau.TokRefuse, tableau.TokMarker, tableau.TokCut, tableau.TokVoid, tableau.TokShoe}
+		var last [2]int
+		var out []tableau.Event
+		for range rapid.IntRange(0, 300).Draw(t, "n") {
+			tok := tableau.Token{Kind: rapid.SampledFrom(kinds).Draw(t, "kind")}
+			if tok.Kind == tableau.TokCard {
+				tok.Card = tableau.Card{Rank: tableau.Rank(rapid.IntRange(0, 13).Draw(t, "rank")), Suit: tableau.Suit(rapid.IntRange(0, 4).Draw(t, "suit"))}
+			}
+			out = f.Feed(tok, out[:0])
+			macaoFoldInvariants(t, f, out, &last)
+		}
+		macaoFoldInvariants(t, f, f.End(out[:0]), &last)
+	})
+}
+
+// FuzzMacaoFold: any token bytes (each byte one token of any kind) under
+// any rules byte never panic and keep the fold's invariants.
+func FuzzMacaoFold(f *testing.F) {
+	f.Add(byte(2), []byte("\x10\x33\x44\x55\x61\x07\x20\x07\x09\x01\x0b"))
+	f.Fuzz(func(t *testing.T, rb byte, toks []byte) {
+		opts := tableau.MacaoOptions{
+			Rules: tableau.MacaoRules{
+				Victoria: rb&1 != 0,
+				Seats:    1 + int(rb>>1&7),
+				Count:    tableau.MacaoCount(rb >> 4 & 1),
+				NoRefuse: rb&0x20 != 0,
+			},
+			Decks:   1 + int(rb>>6),
+			Markers: rb&0x80 != 0,
+		}
+		fo, err := tableau.NewMacaoFold(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last [2]int
+		var out []tableau.Event
+		for _, b := range toks {
+			var tok tableau.Token
+			switch k := b & 15; k {
+			case 0:
+				tok.Kind = tableau.TokStand
+			case 14:
+				tok.Kind = tableau.TokRefuse
+			case 15:
+				tok.Kind = []tableau.TokenKind{tableau.TokMarker, tableau.TokMarker, tableau.TokCut, tableau.TokVoid, tableau.TokShoe, 0, 99, tableau.TokStand}[b>>4&7]
+			default:
+				tok = tableau.Token{Kind: tableau.TokCard, Card: tableau.Card{Rank: tableau.Rank(k), Suit: tableau.Suit(b >> 4 % 5)}}
+			}
+			out = fo.Feed(tok, out[:0])
+			macaoFoldInvariants(t, fo, out, &last)
+		}
+		macaoFoldInvariants(t, fo, fo.End(out[:0]), &last)
+	})
+}
+
+// TestMacaoTokens: "stand" (also "non") and "refuse" are tokens, in any
+// case, with their positions.
+func TestMacaoTokens(t *testing.T) {
+	toks, err := tableau.ParseTranscript(strings.NewReader("7H stand\n NON Refuse refused"), "x")
+	if err == nil {
+		t.Fatalf("refused accepted: %v", toks)
+	}
+	toks, err = tableau.ParseTranscript(strings.NewReader("7H stand\n NON Refuse"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		kind tableau.TokenKind
+		pos  string
+	}{{tableau.TokCard, "1:1"}, {tableau.TokStand, "1:4"}, {tableau.TokStand, "2:2"}, {tableau.TokRefuse, "2:6"}}
+	if len(toks) != len(want) {
+		t.Fatalf("%v", toks)
+	}
+	for i, w := range want {
+		if toks[i].Kind != w.kind || toks[i].Pos.String() != w.pos {
+			t.Errorf("token %d: %v at %v, want %v at %s", i, toks[i].Kind, toks[i].Pos, w.kind, w.pos)
+		}
+	}
+	if s := tableau.TokRefuse.String() + " " + tableau.TokStand.String(); s != "refuse stand" {
+		t.Errorf("kinds: %s", s)
+	}
+}
