@@ -68,9 +68,10 @@ type CheminGame struct {
 	// put back (Kemeny and Snell's model); otherwise cards are dealt
 	// without replacement.
 	Replacement bool
-	// Commission is the fraction of the bank's wins the house takes
-	// (0.05 for 5%), 0 ≤ Commission < 1. With 0 the game is zero-sum.
-	Commission float64
+	// Commission is the house's share of the bank's wins; the zero value
+	// is chemin de fer's usual 5% (CheminCommissionBP). With a rate of 0
+	// the game is zero-sum.
+	Commission Commission
 }
 
 // CheminCell is one of the banker's information sets: his total (and,
@@ -340,15 +341,27 @@ var ErrCheminSolve = errors.New("tableau: chemin de fer solve")
 // and takes a few milliseconds. Errors wrap ErrOddsShoe (the shoe) or
 // ErrCheminSolve (the game).
 func SolveChemin(rc *RankCounts, g *CheminGame) (CheminSolution, error) {
-	if g.Commission < 0 || g.Commission >= 1 || g.Commission != g.Commission {
-		return CheminSolution{}, fmt.Errorf("%w: commission %v out of range 0 ≤ c < 1", ErrCheminSolve, g.Commission)
-	}
 	cc, err := countChemin(rc, g)
 	if err != nil {
 		return CheminSolution{}, err
 	}
-	alpha, _ := new(big.Rat).SetString(strconv.FormatFloat(g.Commission, 'g', -1, 64))
-	return cc.solve(alpha, g.Table.Punter[5] == Option, g.Table.Punter[5] == MustDraw), nil
+	return cc.solve(g.commission(), g.Table.Punter[5] == Option, g.Table.Punter[5] == MustDraw), nil
+}
+
+// CheminCommissionBP is chemin de fer's usual commission on the bank's
+// wins, in basis points: 5%.
+const CheminCommissionBP = 500
+
+// CommissionBP returns the commission in force, in basis points.
+func (g *CheminGame) CommissionBP() int {
+	if g.Commission.IsSet() {
+		return g.Commission.BasisPoints()
+	}
+	return CheminCommissionBP
+}
+
+func (g *CheminGame) commission() *big.Rat {
+	return big.NewRat(int64(g.CommissionBP()), 10000)
 }
 
 func bigU(u uint64) *big.Int { return new(big.Int).SetUint64(u) }

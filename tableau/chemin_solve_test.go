@@ -250,14 +250,14 @@ func TestCheminCountsMatchEngine(t *testing.T) {
 	})
 }
 
-func solveFree(t *testing.T, decks int, sees BankerSees, rep bool, commission float64) CheminSolution {
+func solveFree(t *testing.T, decks int, sees BankerSees, rep bool, bp int) CheminSolution {
 	t.Helper()
 	tab, err := CheminDeFer(Option, FreeTable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rc := FullShoe(decks)
-	sol, err := SolveChemin(&rc, &CheminGame{Table: tab, Sees: sees, Replacement: rep, Commission: commission})
+	sol, err := SolveChemin(&rc, &CheminGame{Table: tab, Sees: sees, Replacement: rep, Commission: cheminBP(t, bp)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,10 +318,10 @@ func TestSolveIsEquilibrium(t *testing.T) {
 	}
 	for _, d := range decks {
 		for _, sees := range []BankerSees{SeesTotal, SeesHand} {
-			for _, alpha := range []float64{0, 0.05} {
+			for _, alpha := range []int{0, 500} {
 				tab, _ := CheminDeFer(Option, FreeTable)
 				rc := FullShoe(d)
-				g := &CheminGame{Table: tab, Sees: sees, Commission: alpha}
+				g := &CheminGame{Table: tab, Sees: sees, Commission: cheminBP(t, alpha)}
 				sol, err := SolveChemin(&rc, g)
 				if err != nil {
 					t.Fatal(err)
@@ -335,9 +335,17 @@ func TestSolveIsEquilibrium(t *testing.T) {
 	}
 }
 
-func checkEquilibrium(t *testing.T, cc *cheminCounts, sol CheminSolution, alpha float64) {
+func cheminBP(t testing.TB, bp int) Commission {
+	c, err := CommissionOf(bp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func checkEquilibrium(t *testing.T, cc *cheminCounts, sol CheminSolution, bp int) {
 	t.Helper()
-	a, _ := new(big.Rat).SetString(big.NewFloat(alpha).Text('g', 10))
+	a := big.NewRat(int64(bp), 10000)
 	x := sol.PunterDrawsOn5
 	one := big.NewRat(1, 1)
 	ws := [2]*big.Rat{new(big.Rat).Sub(one, x), x}
@@ -377,7 +385,7 @@ func checkEquilibrium(t *testing.T, cc *cheminCounts, sol CheminSolution, alpha 
 func BenchmarkSolveChemin(b *testing.B) {
 	tab, _ := CheminDeFer(Option, FreeTable)
 	rc := FullShoe(6)
-	g := &CheminGame{Table: tab, Sees: SeesHand, Commission: 0.05}
+	g := &CheminGame{Table: tab, Sees: SeesHand} // the usual 5%
 	for b.Loop() {
 		if _, err := SolveChemin(&rc, g); err != nil {
 			b.Fatal(err)

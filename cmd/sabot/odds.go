@@ -25,6 +25,10 @@ func init() {
 const oddsUsage = `usage: sabot odds [--decks N] [--removed CARDS] [--rules punto-banco|super6|ez]
                   [--commission RATE] [--tie-pays 8|9] [--pair-pays N] [--batch]
                   [--side-bets LIST] [--pays-... TABLE]
+       sabot odds --game chemin-de-fer [--decks N] [--removed CARDS] [--batch]
+                  [--commission RATE] [--banker-table scarne|free]
+                  (--punter-five draw|stand [--banker STRATEGY]
+                   | --solve [--banker-sees total|hand] [--replacement])
 
 Computes, by exact enumeration with card removal, the probabilities of the
 next coup dealt from a shoe of N decks less the cards removed, and the house
@@ -37,6 +41,11 @@ edge of every bet the rule profile offers. Prints one JSON object:
   side_bets                with --side-bets only: {perfect_pair, either_pair,
                             big, small, dragon_player, dragon_banker, lucky6}
                             each {win, house_edge} under the --pays-* tables
+
+With --game chemin-de-fer (6 decks by default) it values a given pair of
+strategies (the punter's 5, the banker's choice at each option cell, as
+T/V=draw|stand entries; see docs/cli.md) or, with --solve, finds both
+sides' equilibrium strategies and the value of the game.
 
 CARDS are in the transcript card syntax, separated by spaces: "5H 5 9C KD"
 (a rank alone is a rank-only read). With --batch, standard input holds one
@@ -54,6 +63,10 @@ type oddsConfig struct {
 	removed string
 	rules   tableau.Rules
 	batch   bool
+	// family is the game: "punto-banco" (with rules.Game the profile),
+	// "chemin-de-fer" (chemin) or "banque" (banque).
+	family string
+	chemin cheminConfig
 }
 
 func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
@@ -67,21 +80,58 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	fs.IntVar(&cfg.decks, "decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
 	fs.StringVar(&cfg.removed, "removed", "", "cards already out of the shoe, e.g. \"5H 5 9C KD\"")
 	rules := fs.String("rules", "punto-banco", "rule profile: punto-banco, super6 or ez")
+	game := fs.String("game", "", "the game: punto-banco, super6, ez (as --rules) or chemin-de-fer")
 	house := addHouseFlags(fs)
+	cf := addCheminFlags(fs)
 	fs.BoolVar(&cfg.batch, "batch", false, "read one CARDS list per standard input line; one JSON object per line")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var errs []error
+	cfg.family = "punto-banco"
+	profile := *rules
+	switch {
+	case *game == "chemin-de-fer":
+		cfg.family = *game
+		if set["rules"] {
+			errs = append(errs, fmt.Errorf("--rules %q: a punto banco profile, not for --game %s", *rules, *game))
+		}
+		if !set["decks"] {
+			cfg.decks = 6
+		}
+	case *game != "":
+		if set["rules"] && *rules != *game {
+			errs = append(errs, fmt.Errorf("--game %q and --rules %q disagree (give one)", *game, *rules))
+		}
+		profile = *game
+	}
 	if cfg.decks < 1 || cfg.decks > tableau.MaxDecks {
 		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.decks, tableau.MaxDecks))
 	}
-	g, err := tableau.ParseGame(*rules)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
+	var g tableau.Game
+	if cfg.family == "punto-banco" {
+		var err error
+		if g, err = tableau.ParseGame(profile); err != nil {
+			flagName := "--rules"
+			if *game != "" {
+				flagName = "--game"
+			}
+			errs = append(errs, fmt.Errorf("%s %q: want punto-banco, super6, ez or chemin-de-fer", flagName, profile))
+		}
+		for _, name := range cheminOnlyFlags {
+			if set[name] {
+				errs = append(errs, fmt.Errorf("--%s: only with --game chemin-de-fer", name))
+			}
+		}
 	}
 	cfg.rules = tableau.Rules{Game: g}
 	errs = append(errs, house.apply(&cfg.rules)...)
+	switch cfg.family {
+	case "chemin-de-fer":
+		errs = append(errs, cf.apply(&cfg.chemin, set, cfg.rules.Commission)...)
+	}
 	if cfg.batch && cfg.removed != "" {
 		errs = append(errs, errors.New("--removed and --batch exclude each other (with --batch, stdin gives the cards)"))
 	}
@@ -246,6 +296,14 @@ func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return err
 		}
 		rc := comp.RemainingRanks()
+		switch cfg.family {
+		case "chemin-de-fer":
+			out, err := cfg.chemin.analyze(&rc, cfg.decks)
+			if err != nil {
+				return err
+			}
+			return enc.Encode(out)
+		}
 		if err := o.Analyze(&rc); err != nil {
 			return err
 		}
