@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/testenv"
+	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -108,6 +109,34 @@ func TestFloorSimMosquitto(t *testing.T) {
 	}
 }
 
+// TestFloorSimNATS is the short form on a 3-node NATS cluster (JetStream
+// and MQTT on loopback): every daemon and the subscriber are given all
+// three nodes; every card and coup is delivered once.
+func TestFloorSimNATS(t *testing.T) {
+	bin := builtSabotd(t)
+	cl := natscluster.Start(t, natscluster.Options{})
+	args := []string{"floor-sim", "--tables", "2", "--coups", "4", "--sabotd", bin, "--json", "--dir", t.TempDir(), "--p99-max", "1h"}
+	for i := range cl.Len() {
+		args = append(args, "--broker", cl.Node(i).URL(), "--broker-pid", strconv.Itoa(cl.Node(i).Pid()))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	if code := run(ctx, args, nil, &out, &errb); code != 0 {
+		t.Fatalf("floor-sim exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+	var rep FloorReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if rep.CardsReceived != rep.CardsExpected || rep.CoupsReceived != 8 || rep.Lost != 0 || rep.Duplicates != 0 || rep.Alerts != 0 {
+		t.Errorf("cards %d/%d, coups %d/8, lost %d, duplicates %d, alerts %v", rep.CardsReceived, rep.CardsExpected, rep.CoupsReceived, rep.Lost, rep.Duplicates, rep.AlertCodes)
+	}
+	if len(rep.Brokers) != 3 {
+		t.Errorf("brokers measured: %+v", rep.Brokers)
+	}
+}
+
 func TestFloorSimFlags(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"", "--broker is required"},
@@ -131,10 +160,12 @@ func TestFloorSimFlags(t *testing.T) {
 // "Floor scale"): with SABOT_FLOOR=full it sweeps floors of growing size
 // dealing at 10 cards a second per table on a single Mosquitto and
 // reports each run, up to the first that loses anything or whose p99
-// passes 100 ms. SABOT_FLOOR_TABLES overrides the sizes (a comma-separated
+// passes 100 ms; then the same on a 3-node NATS cluster. SABOT_FLOOR_TABLES overrides the sizes (a comma-separated
 // list) and SABOT_FLOOR_COUPS the coups per table (default 20). It is
 // not part of the test command: it takes minutes and measures the
-// machine, which must be otherwise idle.
+// machine, which must be otherwise idle. It measures a single Mosquitto,
+// then a 3-node NATS cluster; SABOT_FLOOR_BROKER=mosquitto or nats runs
+// one of them.
 func TestFloorMeasure(t *testing.T) {
 	if os.Getenv("SABOT_FLOOR") != "full" {
 		t.Skip("the floor measurement runs with SABOT_FLOOR=full (docs/operations.md)")
@@ -148,13 +179,26 @@ func TestFloorMeasure(t *testing.T) {
 		coups = "20"
 	}
 	bin := builtSabotd(t)
-	mq := testenv.StartMosquitto(t)
-	var out, errb bytes.Buffer
-	args := []string{"floor-sim", "--broker", mq.URL, "--tables", tables, "--coups", coups, "--sabotd", bin,
-		"--broker-pid", strconv.Itoa(mq.PID()), "--dir", t.TempDir()}
-	code := run(context.Background(), args, nil, &out, &errb)
-	t.Logf("single Mosquitto:\n%s%s", out.String(), errb.String())
-	if code == 2 {
-		t.Fatalf("floor-sim exit 2")
+	common := []string{"floor-sim", "--tables", tables, "--coups", coups, "--sabotd", bin, "--dir", t.TempDir()}
+	measure := func(name string, args []string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(common, args...), nil, &out, &errb)
+		t.Logf("%s:\n%s%s", name, out.String(), errb.String())
+		if code == 2 {
+			t.Fatalf("floor-sim exit 2")
+		}
 	}
+	if os.Getenv("SABOT_FLOOR_BROKER") != "nats" {
+		mq := testenv.StartMosquitto(t)
+		measure("single Mosquitto", []string{"--broker", mq.URL, "--broker-pid", strconv.Itoa(mq.PID())})
+		if os.Getenv("SABOT_FLOOR_BROKER") == "mosquitto" {
+			return
+		}
+	}
+	cl := natscluster.Start(t, natscluster.Options{})
+	var args []string
+	for i := range cl.Len() {
+		args = append(args, "--broker", cl.Node(i).URL(), "--broker-pid", strconv.Itoa(cl.Node(i).Pid()))
+	}
+	measure("3-node NATS cluster", args)
 }
