@@ -860,7 +860,7 @@ func (m *pitModel) Tiles(after uint64) ([]pitTile, uint64) {
 	for _, t := range m.tables {
 		if t.tile.V > after {
 			tl := t.tile
-			tl.Alerts = append([]pitAlert(nil), t.tile.Alerts...)
+			tl.Alerts = append(make([]pitAlert, 0, len(t.tile.Alerts)), t.tile.Alerts...) // [] in JSON, never null
 			if tl.Since == "" {
 				tl.Since = t.since.UTC().Format(time.RFC3339Nano)
 			}

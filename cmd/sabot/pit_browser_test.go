@@ -1,0 +1,519 @@
+package main
+
+// The pit console in a real browser: Debian's chromium, driven with
+// chromedp (as cmd/sabotd/browser_test.go drives the board page), against
+// the real `sabot pit` and real sabotd daemons with in-process virtual
+// shoes, on the 3-node NATS cluster (drivers/testenv/natscluster) and on
+// an embedded broker.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/testenv"
+	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
+	"github.com/sabot-table/sabot/firmware-proto/sim"
+	"github.com/sabot-table/sabot/tableau"
+)
+
+var (
+	sabotOnce sync.Once
+	sabotBin  string
+	sabotErr  error
+)
+
+// builtSabot builds this command once, beside builtSabotd's binary (which
+// TestMain removes).
+func builtSabot(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Dir(builtSabotd(t))
+	sabotOnce.Do(func() {
+		sabotBin = filepath.Join(dir, "sabot")
+		out, err := exec.Command("go", "build", "-o", sabotBin, ".").CombinedOutput()
+		if err != nil {
+			sabotErr = fmt.Errorf("go build .: %v\n%s", err, out)
+		}
+	})
+	if sabotErr != nil {
+		t.Fatal(sabotErr)
+	}
+	return sabotBin
+}
+
+// lockedBuffer is a log written by a process and read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.b) < 4<<20 { // bounded: a test's worth of log
+		l.b = append(l.b, p...)
+	}
+	return len(p), nil
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
+}
+
+func pitFreePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startProc starts a program whose output goes to a log, killed when the
+// test ends, and waits until the log says ready.
+func startProc(t *testing.T, what, ready string, name string, args ...string) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	logs := &lockedBuffer{}
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("%s log:\n%s", what, logs.String())
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(logs.String(), ready) {
+		select {
+		case <-done:
+			t.Fatalf("%s exited at startup:\n%s", what, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not start:\n%s", what, logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return cmd, logs
+}
+
+// pitTestTable is a sabotd with an in-process virtual shoe on a pty.
+type pitTestTable struct {
+	name  string
+	dir   string
+	port  int    // its HTTP port
+	board string // its board page
+	shoe  *sim.Shoe
+	pty   *sim.PTY
+}
+
+type pitPreLink struct {
+	first io.ReadWriteCloser
+	pty   *sim.PTY
+}
+
+func (l *pitPreLink) Open(ctx context.Context) (io.ReadWriteCloser, error) {
+	if c := l.first; c != nil {
+		l.first = nil
+		return c, nil
+	}
+	return l.pty.Open(ctx)
+}
+
+// newPitTestTable prepares a table: its shoe and its board's address.
+func newPitTestTable(t *testing.T, name, transcript string) *pitTestTable {
+	t.Helper()
+	toks, err := tableau.ParseTranscript(strings.NewReader(transcript), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoe, err := sim.New(sim.Options{Tokens: toks, Seed: 1, Rate: pitDealRate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pitTestTable{name: name, shoe: shoe, dir: t.TempDir(), port: pitFreePort(t)}
+	p.board = fmt.Sprintf("http://127.0.0.1:%d/", p.port)
+	return p
+}
+
+// start opens the shoe's pty, deals the shoe on it (a sabot-protocol shoe
+// must say HELLO within 3 s of the port opening) and starts the daemon.
+func (p *pitTestTable) start(t *testing.T, ctx context.Context, brokers []string) {
+	t.Helper()
+	link := filepath.Join(p.dir, "shoe")
+	p.pty = sim.NewPTY(link)
+	pre, err := p.pty.Open(t.Context()) // the device exists before the daemon starts
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.pty.Remove() })
+	var quoted []string
+	for _, b := range brokers {
+		quoted = append(quoted, strconv.Quote(b))
+	}
+	conf := fmt.Sprintf(`table = %q
+[shoe]
+device = %q
+protocol = "sabot"
+[mqtt]
+brokers = [%s]
+commands = true
+[display]
+kind = "none"
+[state]
+dir = %q
+clock_wait = "0s"
+[http]
+addr = "127.0.0.1:%d"
+[log]
+format = "json"
+`, p.name, link, strings.Join(quoted, ", "), filepath.Join(p.dir, "state"), p.port)
+	path := filepath.Join(p.dir, "sabotd.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go p.shoe.Run(ctx, &pitPreLink{first: pre, pty: p.pty})
+	startProc(t, "sabotd "+p.name, "sabotd started", builtSabotd(t), "--config", path)
+}
+
+// pitWatch records, from its own subscription, when each table's alerts
+// arrive, the acknowledgements and each table's newest state.
+type pitWatch struct {
+	mu     sync.Mutex
+	alerts map[string]float64 // "<code> <alert id>" → arrival, ms since the Unix epoch
+	acks   []mqtt.AckPayload
+	states map[string]mqtt.StatePayload
+}
+
+func watchTables(t *testing.T, brokers []string) *pitWatch {
+	t.Helper()
+	w := &pitWatch{alerts: map[string]float64{}, states: map[string]mqtt.StatePayload{}}
+	o := paho.NewClientOptions().SetClientID(fmt.Sprintf("pit-watch-%d", time.Now().UnixNano())).SetCleanSession(true)
+	for _, b := range brokers {
+		o.AddBroker(b)
+	}
+	c := paho.NewClient(o)
+	if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("watch: connect: %v", tok.Error())
+	}
+	t.Cleanup(func() { c.Disconnect(50) })
+	filters := map[string]byte{"sabot/+/alert": 1, "sabot/+/alert/ack": 1, "sabot/+/state": 1}
+	if tok := c.SubscribeMultiple(filters, func(_ paho.Client, m paho.Message) {
+		now := float64(time.Now().UnixNano()) / 1e6
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		switch {
+		case strings.HasSuffix(m.Topic(), "/alert"):
+			var a mqtt.AlertPayload
+			if json.Unmarshal(m.Payload(), &a) == nil {
+				if k := string(a.Code) + " " + a.ID; w.alerts[k] == 0 {
+					w.alerts[k] = now
+				}
+			}
+		case strings.HasSuffix(m.Topic(), "/alert/ack"):
+			var a mqtt.AckPayload
+			if json.Unmarshal(m.Payload(), &a) == nil {
+				w.acks = append(w.acks, a)
+			}
+		case strings.HasSuffix(m.Topic(), "/state"):
+			var s mqtt.StatePayload
+			if json.Unmarshal(m.Payload(), &s) == nil {
+				w.states[s.Table] = s
+			}
+		}
+	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("watch: subscribe: %v", tok.Error())
+	}
+	return w
+}
+
+func newPitBrowser(t *testing.T) context.Context {
+	t.Helper()
+	bin := testenv.NeedProgram(t, "chromium")
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1600, 1000),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return ctx
+}
+
+func pitRun(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("browser: %s: %v", what, err)
+	}
+}
+
+func pitEval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("browser: evaluate %.80s: %v", js, err)
+	}
+	return v
+}
+
+func pitWaitPage(t *testing.T, ctx context.Context, what string, d time.Duration, js string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !pitEval[bool](t, ctx, js) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for the page: %s (tiles: %s)", what,
+				pitEval[string](t, ctx, `[...document.querySelectorAll('.tile')].map(e => e.dataset.table + '[' + e.dataset.class + '] ' + e.textContent).join(' | ')`))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The tables' shoes: the extra-card transcript (drivers/mqtt/testdata:
+// extra-card on coup 1) then the sample clean shoe's coups, and the
+// sample clean shoe, dealt at pitDealRate: neither ends during the test
+// (an ended shoe goes offline, which would be an alert of its own).
+func pitShoes(t *testing.T) (alert, clean string) {
+	t.Helper()
+	b, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean = string(b)
+	var coups []string
+	for i, l := range strings.Split(clean, "\n") {
+		if i > 4 { // after the comments, "shoe" and the burn
+			coups = append(coups, l)
+		}
+	}
+	return "shoe 2H 3C 4D |\n9S 3H KD 5C 7H |\n4H 5D 9C 3D |\n" + strings.Join(coups, "\n"), clean
+}
+
+// pitDealRate is the shoes' pace, cards a second.
+const pitDealRate = 5
+
+// TestPitBrowserNATS: the console on the 3-node NATS cluster (JetStream
+// and MQTT), the daemons and the console each given all three nodes.
+func TestPitBrowserNATS(t *testing.T) {
+	c := natscluster.Start(t, natscluster.Options{})
+	pitBrowserScenario(t, c.URLs())
+}
+
+// TestPitBrowserEmbedded: the same on one embedded broker (the demo's).
+func TestPitBrowserEmbedded(t *testing.T) {
+	b, err := mqtt.StartEmbeddedBroker("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	pitBrowserScenario(t, []string{b.URL()})
+}
+
+// pitBrowserScenario: three tables (two real daemons, one offline), the
+// console, a supervisor logging in in the browser. Every table gets a
+// tile, the offline one first; the extra-card alert a shoe raises is on
+// the page within a second of its MQTT message; the supervisor's
+// acknowledgement from the page reaches the daemon (its alert/ack names
+// the supervisor) and clears the alert there (its retained state) and on
+// the page; the table's name links to its board page.
+func pitBrowserScenario(t *testing.T, brokers []string) {
+	ctx := newPitBrowser(t)
+	sabot := builtSabot(t)
+	watch := watchTables(t, brokers)
+
+	// A table whose daemon has stopped: its retained offline status.
+	off := paho.NewClient(paho.NewClientOptions().AddBroker(brokers[0]).SetClientID("pit-test-offline").SetCleanSession(true))
+	if tok := off.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	if tok := off.Publish("sabot/PIT-0/status", 1, true, statusMsg("offline", 1, "00000000000000ff", "online", "")); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	off.Disconnect(50)
+
+	// The tables' board pages are known before their daemons start.
+	alertShoe, cleanShoe := pitShoes(t)
+	t1 := newPitTestTable(t, "PIT-1", alertShoe)
+	t2 := newPitTestTable(t, "PIT-2", cleanShoe)
+
+	dir := t.TempDir()
+	users := usersFile(t, "alice:felt and chips", "bob:other")
+	boards := filepath.Join(dir, "boards")
+	os.WriteFile(boards, []byte(fmt.Sprintf("PIT-1 %s\nPIT-2 %s\n", t1.board, t2.board)), 0o600)
+	port := pitFreePort(t)
+	args := []string{"pit", "--users", users, "--boards", boards, "--listen", fmt.Sprintf("127.0.0.1:%d", port)}
+	for _, b := range brokers {
+		args = append(args, "--broker", b)
+	}
+	_, pitLog := startProc(t, "sabot pit", "pit: serving", sabot, args...)
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+
+	// Log in as a supervisor does.
+	pitRun(t, ctx, "load the console", chromedp.Navigate(url))
+	pitWaitPage(t, ctx, "the login form", 10*time.Second, `!document.getElementById('login').hidden`)
+	pitRun(t, ctx, "log in",
+		chromedp.SendKeys("#login-user", "alice"),
+		chromedp.SendKeys("#login-password", "felt and chips"),
+		chromedp.Click("#login-go"))
+	pitWaitPage(t, ctx, "the offline table's tile", 20*time.Second,
+		`document.getElementById('user').textContent === 'alice' &&
+		 (document.querySelector('.tile[data-table="PIT-0"]') || {dataset: {}}).dataset.status === 'offline'`)
+
+	// When the alert's entry appears on the page (the page's clock: ms
+	// since the Unix epoch, as the watch's).
+	pitEval[bool](t, ctx, `(() => {
+	  window.__alertAt = 0;
+	  const look = () => {
+	    if (!window.__alertAt && document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]'))
+	      window.__alertAt = performance.timeOrigin + performance.now();
+	  };
+	  new MutationObserver(look).observe(document.getElementById('tiles'), { childList: true, subtree: true });
+	  return true;
+	})()`)
+	dctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	t1.start(t, dctx, brokers)
+	t2.start(t, dctx, brokers)
+	pitWaitPage(t, ctx, "the three tiles", 20*time.Second,
+		`document.querySelectorAll('.tile').length === 3 &&
+		 document.querySelector('.tile[data-table="PIT-1"]').dataset.status === 'online' &&
+		 document.querySelector('.tile[data-table="PIT-2"]').dataset.status === 'online'`)
+
+	var alertID string
+	var arrived float64
+	pitWait(t, "the extra-card alert on the broker", 20*time.Second, func() bool {
+		watch.mu.Lock()
+		defer watch.mu.Unlock()
+		for k, at := range watch.alerts {
+			if id, ok := strings.CutPrefix(k, "extra-card "); ok && strings.HasPrefix(id, "PIT-1/") {
+				alertID, arrived = id, at
+				return true
+			}
+		}
+		return false
+	})
+	pitWaitPage(t, ctx, "the alert on the page", 10*time.Second, `window.__alertAt > 0`)
+	shown := pitEval[float64](t, ctx, `window.__alertAt`)
+	t.Logf("alert MQTT message → on the page: %.1f ms", shown-arrived)
+	if shown-arrived > 1000 {
+		t.Errorf("the alert reached the page %.0f ms after its MQTT message (limit 1000 ms)", shown-arrived)
+	}
+	li := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]').textContent`)
+	if !strings.HasPrefix(li, "E1extra-card surplus card 7H after coup 1 was complete (coup 1)") {
+		t.Errorf("the alert shows %q", li)
+	}
+	if id := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]').dataset.id`); id != alertID {
+		t.Errorf("the alert's id on the page %q, on the broker %q", id, alertID)
+	}
+	// Both shoes deal: PIT-1's coup 2 is a banker natural 8 over 3.
+	pitWaitPage(t, ctx, "the coups", 30*time.Second,
+		`+(document.querySelector('.tile[data-table="PIT-1"] [data-k="coup"]') || {}).textContent >= 2 &&
+		 +(document.querySelector('.tile[data-table="PIT-2"] [data-k="coup"]') || {}).textContent >= 2`)
+	if last := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] [data-k="last"]').parentNode.textContent`); !strings.HasPrefix(last, "last #") {
+		t.Errorf("PIT-1's last result shows %q", last)
+	}
+	// Critical tiles: the offline table (critical since the console
+	// started) before the alert (critical since the alert).
+	if order := pitEval[string](t, ctx, `[...document.querySelectorAll('.tile')].map(e => e.dataset.table + ':' + e.dataset.class).join(' ')`); order != "PIT-0:0 PIT-1:0 PIT-2:3" {
+		t.Errorf("tiles with the alert: %s", order)
+	}
+	if href := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] a.board').href`); href != t1.board {
+		t.Errorf("PIT-1's board link %q, want %q", href, t1.board)
+	}
+	resp, err := http.Get(t1.board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "<title>Sabot board</title>") {
+		t.Errorf("PIT-1's board page: %d", resp.StatusCode)
+	}
+
+	// The acknowledgement from the console.
+	pitRun(t, ctx, "acknowledge", chromedp.Click(`.tile[data-table="PIT-1"] button.ack`))
+	pitWait(t, "the table's alert/ack", 10*time.Second, func() bool {
+		watch.mu.Lock()
+		defer watch.mu.Unlock()
+		return len(watch.acks) > 0
+	})
+	watch.mu.Lock()
+	ack := watch.acks[0]
+	watch.mu.Unlock()
+	if ack.Table != "PIT-1" || ack.Operator != "alice" || ack.AlertID != alertID || ack.Code != "extra-card" {
+		t.Errorf("the table's acknowledgement %+v", ack)
+	}
+	pitWait(t, "the table's state without the alert", 10*time.Second, func() bool {
+		watch.mu.Lock()
+		defer watch.mu.Unlock()
+		s := watch.states["PIT-1"]
+		return s.ID != "" && s.OpenAlertCount == 0 && len(s.OpenAlerts) == 0
+	})
+	pitWaitPage(t, ctx, "the alert gone from the page", 10*time.Second,
+		`!document.querySelector('.tile[data-table="PIT-1"] li[data-code]') &&
+		 document.querySelector('.tile[data-table="PIT-1"] .ack-state').dataset.state === 'accepted' &&
+		 document.querySelector('.tile[data-table="PIT-1"]').dataset.class === '3'`)
+	if txt := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] .ack-state').textContent`); txt != "acknowledged by alice" {
+		t.Errorf("ack state shown %q", txt)
+	}
+	if !strings.Contains(pitLog.String(), "pit: ack sent") {
+		t.Errorf("the console did not log the ack:\n%s", pitLog.String())
+	}
+	if dir := os.Getenv("SABOT_ARTIFACTS"); dir != "" {
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err == nil {
+			os.MkdirAll(filepath.Join(dir, "pit"), 0o755)
+			os.WriteFile(filepath.Join(dir, "pit", "pit.png"), png, 0o644)
+		}
+	}
+}

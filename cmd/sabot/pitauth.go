@@ -1,0 +1,310 @@
+package main
+
+// The pit console's logins: users and bcrypt hashes in a file, sessions
+// in memory behind a random cookie, a CSRF token per session.
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Bounds of the logins (docs/operations.md's bounds table).
+const (
+	// maxPitUsersFile is the largest users file read (bytes), and
+	// maxPitUsers the most users in it.
+	maxPitUsersFile = 1 << 20
+	maxPitUsers     = 1000
+	// maxPitSessions bounds the live sessions: past it the session that
+	// expires first is dropped.
+	maxPitSessions = 256
+	// defaultPitSessionTTL is how long a login lasts (--session-ttl).
+	defaultPitSessionTTL = 12 * time.Hour
+	// pitBcryptParallel bounds the password checks running at once (each
+	// takes tens of milliseconds of CPU by design); a login finding them
+	// all busy is answered 503.
+	pitBcryptParallel = 2
+	// pitHashCost is the bcrypt cost --hash-password uses by default.
+	pitHashCost = 12
+	// maxPitPassword is the longest password accepted (bcrypt reads 72
+	// bytes at most and refuses longer).
+	maxPitPassword = 72
+)
+
+// validUserName reports whether s can be a console user: 1–64 of
+// A-Z a-z 0-9 _ . @ - (the name goes into commands as the operator, which
+// the daemon takes up to 64 bytes).
+func validUserName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '@' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// pitUsers is the users file: one "name:bcrypt-hash" a line ("#" starts
+// a comment line; blank lines are skipped), as `sabot pit --hash-password`
+// makes the hash. The file is read again when it changes (size or
+// modification time), at the next login; a file that no longer reads
+// keeps the users it had, with an error logged.
+type pitUsers struct {
+	path string
+	log  *slog.Logger
+
+	mu    sync.Mutex
+	users map[string][]byte
+	mtime time.Time
+	size  int64
+}
+
+// dummyHash is checked against for an unknown user, so that a login takes
+// as long whether or not the user exists.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("sabot-pit-no-such-user"), bcrypt.MinCost)
+
+// loadPitUsers reads the users file; errors name the file and line.
+func loadPitUsers(path string, log *slog.Logger) (*pitUsers, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	u := &pitUsers{path: path, log: log}
+	if err := u.load(); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (u *pitUsers) load() error {
+	f, err := os.Open(u.path)
+	if err != nil {
+		return fmt.Errorf("pit: users file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("pit: users file: %w", err)
+	}
+	if st.Size() > maxPitUsersFile {
+		return fmt.Errorf("pit: users file %s: %d bytes, more than %d", u.path, st.Size(), maxPitUsersFile)
+	}
+	users, err := parsePitUsers(u.path, f)
+	if err != nil {
+		return err
+	}
+	u.mu.Lock()
+	u.users, u.mtime, u.size = users, st.ModTime(), st.Size()
+	u.mu.Unlock()
+	return nil
+}
+
+// parsePitUsers reads "name:hash" lines.
+func parsePitUsers(path string, r io.Reader) (map[string][]byte, error) {
+	users := map[string][]byte{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), 4096)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		name, hash, ok := strings.Cut(text, ":")
+		if !ok {
+			return nil, fmt.Errorf("pit: users file %s line %d: want name:bcrypt-hash", path, line)
+		}
+		if !validUserName(name) {
+			return nil, fmt.Errorf("pit: users file %s line %d: user name %q: 1-64 of A-Z a-z 0-9 _ . @ -", path, line, name)
+		}
+		if _, err := bcrypt.Cost([]byte(hash)); err != nil {
+			return nil, fmt.Errorf("pit: users file %s line %d column %d: not a bcrypt hash (make one with sabot pit --hash-password): %w",
+				path, line, len(name)+2, err)
+		}
+		if _, dup := users[name]; dup {
+			return nil, fmt.Errorf("pit: users file %s line %d: user %q given twice", path, line, name)
+		}
+		if len(users) >= maxPitUsers {
+			return nil, fmt.Errorf("pit: users file %s line %d: more than %d users", path, line, maxPitUsers)
+		}
+		users[name] = []byte(hash)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("pit: users file %s line %d: %w", path, line+1, err)
+	}
+	if len(users) == 0 {
+		return nil, fmt.Errorf("pit: users file %s: no users", path)
+	}
+	return users, nil
+}
+
+// refresh reads the file again if it changed.
+func (u *pitUsers) refresh() {
+	st, err := os.Stat(u.path)
+	if err != nil {
+		u.log.Error("pit: users file", "err", err)
+		return
+	}
+	u.mu.Lock()
+	same := st.ModTime().Equal(u.mtime) && st.Size() == u.size
+	u.mu.Unlock()
+	if same {
+		return
+	}
+	if err := u.load(); err != nil {
+		u.log.Error("pit: users file changed but does not read; keeping the users read before", "err", err)
+		return
+	}
+	u.log.Info("pit: users file read again", "path", u.path)
+}
+
+// check reports whether password is user's.
+func (u *pitUsers) check(user, password string) bool {
+	u.refresh()
+	u.mu.Lock()
+	hash, ok := u.users[user]
+	u.mu.Unlock()
+	if !ok || len(password) > maxPitPassword {
+		bcrypt.CompareHashAndPassword(dummyHash, []byte(password[:min(len(password), maxPitPassword)]))
+		return false
+	}
+	return bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil
+}
+
+// pitSession is one login.
+type pitSession struct {
+	user    string
+	csrf    string
+	expires time.Time
+}
+
+// pitSessions are the live logins, by the SHA-256 of their cookie's token
+// (the token itself is not kept).
+type pitSessions struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu sync.Mutex
+	m  map[[32]byte]*pitSession
+}
+
+func newPitSessions(ttl time.Duration, now func() time.Time) *pitSessions {
+	if ttl <= 0 {
+		ttl = defaultPitSessionTTL
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &pitSessions{ttl: ttl, now: now, m: map[[32]byte]*pitSession{}}
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// create starts a session for user and returns its cookie token.
+func (s *pitSessions) create(user string) (token string, sess pitSession) {
+	token = randomToken()
+	now := s.now()
+	sess = pitSession{user: user, csrf: randomToken(), expires: now.Add(s.ttl)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.m) >= maxPitSessions {
+		var oldest [32]byte
+		var first time.Time
+		for k, v := range s.m {
+			if !v.expires.After(now) {
+				delete(s.m, k)
+				continue
+			}
+			if first.IsZero() || v.expires.Before(first) {
+				oldest, first = k, v.expires
+			}
+		}
+		if len(s.m) >= maxPitSessions {
+			delete(s.m, oldest)
+		}
+	}
+	c := sess
+	s.m[sha256.Sum256([]byte(token))] = &c
+	return token, sess
+}
+
+// get returns the session of token, if live.
+func (s *pitSessions) get(token string) (pitSession, bool) {
+	if token == "" {
+		return pitSession{}, false
+	}
+	k := sha256.Sum256([]byte(token))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[k]
+	if !ok {
+		return pitSession{}, false
+	}
+	if !v.expires.After(s.now()) {
+		delete(s.m, k)
+		return pitSession{}, false
+	}
+	return *v, true
+}
+
+// drop ends the session of token.
+func (s *pitSessions) drop(token string) {
+	k := sha256.Sum256([]byte(token))
+	s.mu.Lock()
+	delete(s.m, k)
+	s.mu.Unlock()
+}
+
+// csrfOK compares a request's CSRF token with the session's in constant
+// time.
+func csrfOK(sess pitSession, got string) bool {
+	return got != "" && subtle.ConstantTimeCompare([]byte(sess.csrf), []byte(got)) == 1
+}
+
+// hashPassword reads a password (the first line of r, without its line
+// end) and returns its bcrypt hash at cost.
+func hashPassword(r io.Reader, cost int) (string, error) {
+	br := bufio.NewReaderSize(r, 256)
+	line, err := br.ReadSlice('\n')
+	if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return "", fmt.Errorf("pit: the password is longer than %d bytes", maxPitPassword)
+		}
+		return "", fmt.Errorf("pit: reading the password from standard input: %w", err)
+	}
+	pw := bytes.TrimRight(line, "\r\n")
+	if len(pw) == 0 {
+		return "", errors.New("pit: empty password")
+	}
+	if len(pw) > maxPitPassword {
+		return "", fmt.Errorf("pit: the password is %d bytes, more than bcrypt's %d", len(pw), maxPitPassword)
+	}
+	if cost < bcrypt.MinCost || cost > bcrypt.MaxCost {
+		return "", fmt.Errorf("pit: --cost %d: between %d and %d", cost, bcrypt.MinCost, bcrypt.MaxCost)
+	}
+	h, err := bcrypt.GenerateFromPassword(pw, cost)
+	if err != nil {
+		return "", fmt.Errorf("pit: %w", err)
+	}
+	return string(h), nil
+}
