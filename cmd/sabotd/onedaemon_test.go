@@ -13,6 +13,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 )
 
 // statusLog records every message on one table's status topic, retained or
@@ -64,6 +66,71 @@ func watchStatus(t *testing.T, url, topic string) *statusLog {
 	return l
 }
 
+// oneBroker is a broker (Mosquitto or the NATS cluster) for the one-daemon
+// tests.
+type oneBroker struct {
+	watch string // a broker URL for the status watchers
+	// config and secondConfig give a daemon's configuration (the second
+	// daemon of a table: on NATS, the nodes in another order).
+	config, secondConfig func(table, device, state string) string
+	// checkOneClient fails the test unless the broker has seen the client
+	// id connect exactly once (Mosquitto: its log) or has it connected to
+	// exactly one node now (NATS: /connz of every node).
+	checkOneClient func(t *testing.T, clientID string)
+}
+
+func mosquittoOneBroker(t *testing.T) oneBroker {
+	m := startMosquitto(t)
+	conf := func(table, device, state string) string {
+		return e2eConfig(table, device, "beetek", "off", m.url(), state, "")
+	}
+	return oneBroker{watch: m.url(), config: conf, secondConfig: conf,
+		checkOneClient: func(t *testing.T, id string) {
+			t.Helper()
+			connects := func() int { return strings.Count(m.log.String(), " as "+id+" ") }
+			waitFor(t, "mosquitto's log of the first connect", 5*time.Second, func() bool { return connects() >= 1 })
+			if n := connects(); n != 1 || strings.Contains(m.log.String(), "already connected") {
+				t.Fatalf("mosquitto saw %d connects as %s, want 1:\n%s", n, id, m.log.String())
+			}
+		}}
+}
+
+func natsOneBroker(t *testing.T, c *natscluster.Cluster) oneBroker {
+	urls := c.URLs()
+	withBrokers := func(conf string, urls []string) string {
+		var q []string
+		for _, u := range urls {
+			q = append(q, fmt.Sprintf("%q", u))
+		}
+		return strings.Replace(conf, `brokers = [""]`, "brokers = ["+strings.Join(q, ", ")+"]", 1)
+	}
+	return oneBroker{watch: urls[2],
+		config: func(table, device, state string) string {
+			return withBrokers(e2eConfig(table, device, "beetek", "off", "", state, ""), urls)
+		},
+		secondConfig: func(table, device, state string) string {
+			return withBrokers(e2eConfig(table, device, "beetek", "off", "", state, ""), []string{urls[1], urls[2], urls[0]})
+		},
+		checkOneClient: func(t *testing.T, id string) {
+			t.Helper()
+			var on []string
+			for i := range c.Len() {
+				ids, err := c.Node(i).MQTTClients()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, x := range ids {
+					if x == id {
+						on = append(on, c.Node(i).Name)
+					}
+				}
+			}
+			if len(on) != 1 {
+				t.Fatalf("client id %s connected to nodes %v, want one", id, on)
+			}
+		}}
+}
+
 // runSabotdToExit runs sabotd on conf and waits (up to 20 s) for it to
 // exit; it returns the exit status and the output.
 func runSabotdToExit(t *testing.T, conf string) (int, string) {
@@ -108,7 +175,16 @@ func runSabotdToExit(t *testing.T, conf string) (int, string) {
 // were taken first, the second daemon connected, took over the session,
 // published online and offline, and left the retained status offline.
 func TestSecondDaemonNeverConnects(t *testing.T) {
-	broker := startMosquitto(t)
+	secondDaemonNeverConnects(t, mosquittoOneBroker(t), "ONE-1")
+}
+
+// TestNATSSecondDaemonNeverConnects is TestSecondDaemonNeverConnects on
+// the 3-node NATS cluster, every node in [mqtt] brokers.
+func TestNATSSecondDaemonNeverConnects(t *testing.T) {
+	secondDaemonNeverConnects(t, natsOneBroker(t, natscluster.Start(t, natscluster.Options{})), "NONE-1")
+}
+
+func secondDaemonNeverConnects(t *testing.T, broker oneBroker, table string) {
 	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
@@ -123,11 +199,10 @@ func TestSecondDaemonNeverConnects(t *testing.T) {
 	// Held to the end: a master the test drops is closed by the garbage
 	// collector, which hangs up the daemon's shoe at a random moment.
 	t.Cleanup(func() { ptmx2.Close(); tty2.Close() })
-	const table = "ONE-1"
 	topic := "sabot/" + table + "/status"
-	watch := watchStatus(t, broker.url(), topic)
+	watch := watchStatus(t, broker.watch, topic)
 	state := t.TempDir()
-	first := startSabotd(t, e2eConfig(table, tty.Name(), "beetek", "off", broker.url(), state, ""))
+	first := startSabotd(t, broker.config(table, tty.Name(), state))
 	defer func() {
 		if t.Failed() {
 			t.Logf("status messages: %v", watch.all())
@@ -139,8 +214,7 @@ func TestSecondDaemonNeverConnects(t *testing.T) {
 	})
 	online := watch.last()
 	before := len(watch.all())
-	connects := func() int { return strings.Count(broker.log.String(), " as sabotd-"+table+" ") }
-	waitFor(t, "mosquitto's log of the first connect", 5*time.Second, func() bool { return connects() == 1 })
+	broker.checkOneClient(t, "sabotd-"+table)
 
 	for _, tc := range []struct {
 		name, device, state string
@@ -150,7 +224,7 @@ func TestSecondDaemonNeverConnects(t *testing.T) {
 		{"same shoe", tty.Name(), t.TempDir(), 2, "is another sabotd running for this shoe?"},
 		{"same state directory", tty2.Name(), state, 1, "is another sabotd running with this state directory?"},
 	} {
-		code, out := runSabotdToExit(t, e2eConfig(table, tc.device, "beetek", "off", broker.url(), tc.state, ""))
+		code, out := runSabotdToExit(t, broker.config(table, tc.device, tc.state))
 		if code != tc.code || !strings.Contains(out, tc.msg) {
 			t.Fatalf("%s: second sabotd exited %d, want %d with %q:\n%s", tc.name, code, tc.code, tc.msg, out)
 		}
@@ -160,7 +234,7 @@ func TestSecondDaemonNeverConnects(t *testing.T) {
 	}
 	// A status the second daemon published would have reached the
 	// watcher before the marker's retained status reaches the marker.
-	marker := watchStatus(t, broker.url(), topic)
+	marker := watchStatus(t, broker.watch, topic)
 	waitFor(t, "the retained status", 5*time.Second, func() bool { return marker.last() != nil })
 	if got := watch.all(); len(got) != before {
 		t.Fatalf("status messages %v, want only the first daemon's %d", got, before)
@@ -168,8 +242,9 @@ func TestSecondDaemonNeverConnects(t *testing.T) {
 	if m := marker.last(); m["id"] != online["id"] || m["status"] != "online" {
 		t.Fatalf("retained status %v, want the first daemon's online %v", m, online)
 	}
-	if n := connects(); n != 1 || strings.Contains(broker.log.String(), "already connected") {
-		t.Fatalf("mosquitto saw %d connects as sabotd-%s, want 1:\n%s", n, table, broker.log.String())
+	broker.checkOneClient(t, "sabotd-"+table)
+	if _, n := first.connectedTo(); n != 1 || strings.Contains(first.logs.String(), "connection lost") {
+		t.Fatalf("the first sabotd lost its connection:\n%s", first.logs.String())
 	}
 	select {
 	case <-first.done:
@@ -185,7 +260,17 @@ func TestSecondDaemonNeverConnects(t *testing.T) {
 // connects under the table's client id, so the first keeps its session and
 // its retained online.
 func TestSameTableTwoDaemons(t *testing.T) {
-	broker := startMosquitto(t)
+	sameTableTwoDaemons(t, mosquittoOneBroker(t), "ONE-2")
+}
+
+// TestNATSSameTableTwoDaemons is TestSameTableTwoDaemons on the 3-node
+// NATS cluster: the first daemon on one node, the second given the nodes
+// in another order, so it looks through another node.
+func TestNATSSameTableTwoDaemons(t *testing.T) {
+	sameTableTwoDaemons(t, natsOneBroker(t, natscluster.Start(t, natscluster.Options{})), "NONE-2")
+}
+
+func sameTableTwoDaemons(t *testing.T, broker oneBroker, table string) {
 	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
@@ -200,10 +285,9 @@ func TestSameTableTwoDaemons(t *testing.T) {
 	// Held to the end: a master the test drops is closed by the garbage
 	// collector, which hangs up the daemon's shoe at a random moment.
 	t.Cleanup(func() { ptmx2.Close(); tty2.Close() })
-	const table = "ONE-2"
 	topic := "sabot/" + table + "/status"
-	watch := watchStatus(t, broker.url(), topic)
-	first := startSabotd(t, e2eConfig(table, tty.Name(), "beetek", "off", broker.url(), t.TempDir(), ""))
+	watch := watchStatus(t, broker.watch, topic)
+	first := startSabotd(t, broker.config(table, tty.Name(), t.TempDir()))
 	waitFor(t, "the first daemon's online", 10*time.Second, func() bool {
 		m := watch.last()
 		return m != nil && m["status"] == "online" && m["shoe_state"] == "online"
@@ -211,7 +295,7 @@ func TestSameTableTwoDaemons(t *testing.T) {
 	online := watch.last()
 	before := len(watch.all())
 
-	second := startSabotd(t, e2eConfig(table, tty2.Name(), "beetek", "off", broker.url(), t.TempDir(), ""))
+	second := startSabotd(t, broker.secondConfig(table, tty2.Name(), t.TempDir()))
 	waitFor(t, "the second daemon's session-takeover alert", 15*time.Second, func() bool {
 		l := second.logs.String()
 		return strings.Contains(l, `"msg":"mqtt: session takeover: another daemon publishes as this table with the same client id; not reconnecting into a fight"`) &&
@@ -221,8 +305,9 @@ func TestSameTableTwoDaemons(t *testing.T) {
 	if strings.Contains(second.logs.String(), `"msg":"mqtt: connected"`) {
 		t.Fatalf("the second daemon connected:\n%s", second.logs.String())
 	}
-	if n := strings.Count(broker.log.String(), " as sabotd-"+table+" "); n != 1 || strings.Contains(broker.log.String(), "already connected") {
-		t.Fatalf("mosquitto saw %d connects as sabotd-%s, want 1:\n%s", n, table, broker.log.String())
+	broker.checkOneClient(t, "sabotd-"+table)
+	if _, n := first.connectedTo(); n != 1 || strings.Contains(first.logs.String(), "connection lost") {
+		t.Fatalf("the first sabotd lost its connection:\n%s", first.logs.String())
 	}
 	if got := watch.all(); len(got) != before || got[len(got)-1]["id"] != online["id"] {
 		t.Fatalf("status messages %v, want only the first daemon's %d", got, before)
@@ -231,5 +316,80 @@ func TestSameTableTwoDaemons(t *testing.T) {
 	case <-first.done:
 		t.Fatalf("the first sabotd exited: %v", first.err)
 	default:
+	}
+}
+
+// A sabotd killed with SIGKILL: the broker publishes its last will, an
+// offline with the conn and instance of the online it replaces (its time
+// and id are older: the will was registered at connect); the daemon
+// started again on the same state directory publishes an online with a
+// higher conn, which is the retained status at the end. The consumer's
+// rule (drivers/mqtt/README.md, "Which status is current") thus keeps the
+// right one on Mosquitto and on the NATS cluster.
+func TestKilledDaemonWill(t *testing.T) { killedDaemonWill(t, mosquittoOneBroker(t), "ONE-3") }
+
+// TestNATSKilledDaemonWill is TestKilledDaemonWill on the 3-node NATS
+// cluster.
+func TestNATSKilledDaemonWill(t *testing.T) {
+	killedDaemonWill(t, natsOneBroker(t, natscluster.Start(t, natscluster.Options{})), "NONE-3")
+}
+
+func killedDaemonWill(t *testing.T, broker oneBroker, table string) {
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held to the end (see TestSecondDaemonNeverConnects).
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	topic := "sabot/" + table + "/status"
+	watch := watchStatus(t, broker.watch, topic)
+	defer func() {
+		if t.Failed() {
+			t.Logf("status messages: %v", watch.all())
+		}
+	}()
+	conf := broker.config(table, tty.Name(), t.TempDir())
+	p := startSabotd(t, conf)
+	waitFor(t, "the daemon's online", 20*time.Second, func() bool {
+		m := watch.last()
+		return m != nil && m["status"] == "online" && m["shoe_state"] == "online"
+	})
+	p.kill()
+	waitFor(t, "the last will", 20*time.Second, func() bool { m := watch.last(); return m != nil && m["status"] == "offline" })
+	unique := func() []map[string]any {
+		seen := map[any]bool{}
+		var out []map[string]any
+		for _, m := range watch.all() {
+			if !seen[m["id"]] {
+				seen[m["id"]] = true
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	st := unique()
+	will, online := st[len(st)-1], st[len(st)-2]
+	if online["status"] != "online" || will["conn"] != online["conn"] || will["instance"] != online["instance"] || will["conn"] == nil {
+		t.Fatalf("online %v then will %v: want one connection's conn and instance", online, will)
+	}
+	if wt, ot := fmt.Sprint(will["time"]), fmt.Sprint(online["time"]); wt > ot {
+		t.Errorf("the will's time %s is after the online's %s: the test no longer shows why conn is needed", wt, ot)
+	}
+	startSabotd(t, conf)
+	var back map[string]any
+	waitFor(t, "the restarted daemon's online", 30*time.Second, func() bool {
+		m := watch.last()
+		if m != nil && m["status"] == "online" && m["conn"].(float64) > will["conn"].(float64) {
+			back = m
+			return true
+		}
+		return false
+	})
+	if back["instance"] != will["instance"] {
+		t.Fatalf("restarted on the same state directory with instance %v, want %v", back["instance"], will["instance"])
+	}
+	got, _ := readRetained(t, broker.watch, topic)
+	if got["status"] != "online" || got["conn"] != back["conn"] {
+		t.Fatalf("retained status %v, want an online of conn %v", got, back["conn"])
 	}
 }
