@@ -164,7 +164,7 @@ func TestCoupEventJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"type":"coup","shoe":1,"coup":12,"player":["7H","3C","4H"],"banker":["2D","KS","4C"],"player_total":4,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":true,"cards":6}`
+	want := `{"type":"coup","game":"punto-banco","shoe":1,"coup":12,"player":["7H","3C","4H"],"banker":["2D","KS","4C"],"player_total":4,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":true,"cards":6}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

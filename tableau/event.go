@@ -57,30 +57,49 @@ func (k *EventKind) UnmarshalText(b []byte) error {
 // banker, player_total, banker_total, winner, natural, player_pair and
 // banker_pair are the shared contract; the rest are extra facts.
 //
+// Every line has "game" (the game's name); chemin de fer and banque lines
+// have "options" (see OptionList); banque's line has its own keys (see
+// Event.MarshalJSON).
+//
 // Example line:
 //
-//	{"type":"coup","shoe":1,"coup":12,"player":["7H","3C"],"banker":["2D","KS","4H"],"player_total":0,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,...}
+//	{"type":"coup","game":"punto-banco","shoe":1,"coup":12,"player":["7H","3C"],"banker":["2D","KS","4H"],"player_total":0,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,...}
 type CoupEvent struct {
-	Type          EventKind  `json:"type"` // always EventCoup
-	Shoe          int        `json:"shoe"`
-	Coup          int        `json:"coup"`
-	Player        Hand       `json:"player"`
-	Banker        Hand       `json:"banker"`
-	PlayerTotal   int        `json:"player_total"`
-	BankerTotal   int        `json:"banker_total"`
-	Winner        Winner     `json:"winner"`
-	Natural       bool       `json:"natural"`
-	PlayerPair    bool       `json:"player_pair"`
-	BankerPair    bool       `json:"banker_pair"`
-	Dragon7       bool       `json:"dragon7"`          // banker won with a three-card 7
-	Panda8        bool       `json:"panda8"`           // player won with a three-card 8
-	BankerWinsOn6 bool       `json:"banker_wins_on_6"` // banker won with a total of 6
-	Cards         int        `json:"cards"`            // cards in the coup, 4–6
-	Settlement    Settlement `json:"settlement,omitzero"`
+	Type          EventKind `json:"type"` // always EventCoup
+	Game          Game      `json:"game"` // the game's name
+	Shoe          int       `json:"shoe"`
+	Coup          int       `json:"coup"`
+	Player        Hand      `json:"player"`
+	Banker        Hand      `json:"banker"`
+	PlayerTotal   int       `json:"player_total"`
+	BankerTotal   int       `json:"banker_total"`
+	Winner        Winner    `json:"winner"`
+	Natural       bool      `json:"natural"`
+	PlayerPair    bool      `json:"player_pair"`
+	BankerPair    bool      `json:"banker_pair"`
+	Dragon7       bool      `json:"dragon7"`          // banker won with a three-card 7
+	Panda8        bool      `json:"panda8"`           // player won with a three-card 8
+	BankerWinsOn6 bool      `json:"banker_wins_on_6"` // banker won with a total of 6
+	Cards         int       `json:"cards"`            // cards in the coup, 4–6 (banque 6–9)
+	// Options are the choices made at option points (chemin de fer,
+	// banque; left out of the other games' lines).
+	Options    OptionList `json:"options,omitzero"`
+	Settlement Settlement `json:"settlement,omitzero"`
 	// Dealer is the id of the dealer signed in when the coup's result
 	// was decided ("dealer ID" in a transcript; see ValidateDealerID);
 	// empty, and the key omitted, when no dealer is signed in.
 	Dealer string `json:"dealer,omitempty"`
+
+	// Banque only (its line has its own shape, see banqueLine): Player is
+	// the right tableau, Left the left one; RightWinner and LeftWinner
+	// each tableau's result against the banker (WinnerPlayer: the
+	// tableau wins); Naturals right's, left's and the banker's; Winner is
+	// WinnerNone.
+	Left        Hand    `json:"-"`
+	LeftTotal   int     `json:"-"`
+	RightWinner Winner  `json:"-"`
+	LeftWinner  Winner  `json:"-"`
+	Naturals    [3]bool `json:"-"`
 }
 
 // AlertEvent is an alert: the "alert" line of `sabot check` and the MQTT
@@ -159,12 +178,20 @@ func (e *Event) CoupNumber() int {
 	return 0
 }
 
-// MarshalJSON encodes the selected event.
+// MarshalJSON encodes the selected event. A banque coup line has the keys
+// type, game, shoe, coup, right, left, banker, right_total, left_total,
+// banker_total, right_winner and left_winner ("right"/"left", "banker" or
+// "tie"), natural ({"right":…,"left":…,"banker":…}), cards, options and
+// settlement (right, left, a_cheval); the other games' lines are
+// CoupEvent's fields.
 func (e Event) MarshalJSON() ([]byte, error) {
 	switch e.Kind {
 	case EventCoup:
 		if e.Macao != nil {
 			return json.Marshal(e.Macao)
+		}
+		if e.Coup.Game == GameBanque {
+			return json.Marshal(newBanqueLine(&e.Coup))
 		}
 		return json.Marshal(e.Coup)
 	case EventAlert:
@@ -191,6 +218,16 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		if head.Seats != nil { // a Macao or Victoria coup line
 			e.Macao = new(MacaoCoupEvent)
 			err = json.Unmarshal(b, e.Macao)
+			break
+		}
+		var g struct {
+			Game Game `json:"game"`
+		}
+		if err = json.Unmarshal(b, &g); err == nil && g.Game == GameBanque {
+			var l banqueLine
+			if err = json.Unmarshal(b, &l); err == nil {
+				e.Coup = l.event()
+			}
 			break
 		}
 		err = json.Unmarshal(b, &e.Coup)

@@ -136,11 +136,18 @@ func appendBool(dst []byte, key string, v bool) []byte {
 }
 
 func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
-	if c.Type != EventCoup || c.Winner < WinnerPlayer || c.Winner > WinnerTie {
+	// The punto banco games only (chemin de fer's options and banque's
+	// own shape go through json.Marshal).
+	if c.Type != EventCoup || c.Winner < WinnerPlayer || c.Winner > WinnerTie || !c.Game.PuntoBancoDeal() || !c.Options.IsZero() {
 		return dst, false
 	}
 	var ok bool
-	dst = appendHead(dst, "coup", c.Shoe, c.Coup)
+	dst = append(dst, `{"type":"coup","game":"`...)
+	dst = append(dst, c.Game.Name()...)
+	dst = append(dst, `","shoe":`...)
+	dst = strconv.AppendInt(dst, int64(c.Shoe), 10)
+	dst = append(dst, `,"coup":`...)
+	dst = strconv.AppendInt(dst, int64(c.Coup), 10)
 	dst = append(dst, `,"player":`...)
 	if dst, ok = appendHandJSON(dst, &c.Player); !ok {
 		return dst, false
@@ -169,12 +176,15 @@ func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
 	s := &c.Settlement
 	if *s != (Settlement{}) {
 		dst = append(dst, `,"settlement":{`...)
+		if s.Player == (Payout{}) { // the keys after it start with a comma
+			return dst, false
+		}
 		for i, p := range [...]struct {
 			p    *Payout
 			omit bool
 		}{
-			{&s.Player, false}, {&s.Banker, false}, {&s.Tie, false}, {&s.PlayerPair, false},
-			{&s.BankerPair, false}, {&s.Dragon7, true}, {&s.Panda8, true},
+			{&s.Player, false}, {&s.Banker, true}, {&s.Tie, true}, {&s.PlayerPair, true},
+			{&s.BankerPair, true}, {&s.Dragon7, true}, {&s.Panda8, true},
 			{&s.PerfectPair, true}, {&s.EitherPair, true}, {&s.Big, true}, {&s.Small, true},
 			{&s.DragonPlayer, true}, {&s.DragonBanker, true}, {&s.Lucky6, true},
 		} {

@@ -104,7 +104,7 @@ AH 2C 3S KD |                          # closed without the player's third card
 		fmt.Println(e)
 	}
 	// Output:
-	// {"type":"coup","shoe":1,"coup":1,"player":["9S","KD"],"banker":["3H","5C"],"player_total":9,"banker_total":8,"winner":"player","natural":true,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":false,"cards":4}
+	// {"type":"coup","game":"punto-banco","shoe":1,"coup":1,"player":["9S","KD"],"banker":["3H","5C"],"player_total":9,"banker_total":8,"winner":"player","natural":true,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":false,"cards":4}
 	// {"type":"alert","shoe":1,"coup":1,"code":"extra-card","card":"7H"}
 	// {"type":"alert","shoe":1,"coup":2,"code":"missing-card"}
 }

@@ -68,8 +68,10 @@ func (r *CutRule) UnmarshalText(b []byte) error {
 // Options configures a Fold. The zero value is an 8-deck punto banco shoe,
 // tie 8:1, cut rule last-coup, without markers.
 type Options struct {
-	Decks   int     // decks in the shoe, 1–8; 0 means DefaultDecks (8)
-	Rules   Rules   // rule profile used to settle each coup
+	Decks int // decks in the shoe, 1–8; 0 means the game's DefaultDecks (8 for punto banco)
+	// Rules is the game (Rules.Game: how coups are dealt, drawn, compared
+	// and settled) and the house's rule profile used to settle each coup.
+	Rules   Rules
 	CutRule CutRule // end-of-shoe rule
 	// Markers: the dealer's coup button ("|") delimits coups and ends the
 	// burn. Without markers, coups are delimited by the tableau alone and
@@ -175,7 +177,7 @@ type Fold struct {
 // (ErrDecks), invalid rules (ErrRules), unknown cut rule (ErrCutRule).
 func NewFold(opts Options) (*Fold, error) {
 	if opts.Decks == 0 {
-		opts.Decks = DefaultDecks
+		opts.Decks = opts.Rules.Game.DefaultDecks()
 	}
 	if opts.Decks < 1 || opts.Decks > MaxDecks {
 		return nil, fmt.Errorf("%w: %d (want 1–%d)", ErrDecks, opts.Decks, MaxDecks)
@@ -186,7 +188,7 @@ func NewFold(opts Options) (*Fold, error) {
 	if opts.CutRule > CutOneMore {
 		return nil, fmt.Errorf("%w: %d", ErrCutRule, uint8(opts.CutRule))
 	}
-	return &Fold{opts: opts}, nil
+	return &Fold{opts: opts, coup: NewCoup(opts.Rules.Game)}, nil
 }
 
 // Options returns the fold's options (Decks filled in).
@@ -206,7 +208,7 @@ func (f *Fold) CoupNumber() int { return f.coupNum }
 // totals). It is empty between coups.
 func (f *Fold) Coup() Coup {
 	if f.phase != PhaseCoup {
-		return Coup{}
+		return NewCoup(f.opts.Rules.Game)
 	}
 	return f.coup
 }
@@ -246,6 +248,8 @@ func (f *Fold) Feed(tok Token, out []Event) []Event {
 		out = f.Void(out)
 	case TokDealer:
 		f.SetDealer(tok.Dealer)
+	case TokStand:
+		out = f.Stand(out)
 	}
 	return f.stampDealer(out, n)
 }
@@ -276,7 +280,8 @@ func (f *Fold) open() {
 // begin starts a new shoe (the caller has finished the previous one).
 func (f *Fold) begin() {
 	comp, _ := NewComposition(f.opts.Decks) // Decks validated by NewFold
-	*f = Fold{opts: f.opts, shoe: f.shoe + 1, phase: PhaseBurn, comp: comp, dealer: f.dealer}
+	*f = Fold{opts: f.opts, shoe: f.shoe + 1, phase: PhaseBurn, comp: comp, dealer: f.dealer, coup: f.coup}
+	f.coup.Reset()
 }
 
 // finish raises what an unfinished burn or coup leaves behind.
@@ -391,12 +396,46 @@ func (f *Fold) Marker(out []Event) []Event {
 		}
 	case PhaseCoup:
 		if !f.voided {
+			// "|" at an option is the hand's stand: stand through the
+			// options (and the forced stands between them) until the coup
+			// is complete or a hand must draw.
+			if f.coup.need() != NeedNone {
+				for d, ok := f.coup.Decision(); ok && d.Rule != MustDraw && f.coup.need() != NeedNone; d, ok = f.coup.Decision() {
+					f.coup.Stand()
+				}
+				if f.coup.need() == NeedNone {
+					out = f.emitCoup(out)
+				}
+			}
 			if a := f.coup.Close(); a != "" {
 				out = append(out, alertEvent(f.shoe, f.coupNum, a, Card{}))
 			}
 		}
 	}
 	f.phase = PhaseBetween
+	return out
+}
+
+// Stand folds the "stand" token (also "non"): the hand whose turn it is
+// declines a card (see Coup.Stand). At a forced stand, and when no coup is
+// in progress (between coups, after a complete or voided coup, during the
+// burn), it is accepted and changes nothing. At an option it records the
+// choice, and emits the coup line if that completes the coup. At a forced
+// draw it raises missing-card: the coup gets no result and is over (as
+// "|" before the coup is complete; the next card starts the next coup).
+func (f *Fold) Stand(out []Event) []Event {
+	f.open()
+	if f.phase != PhaseCoup || f.voided || f.coup.need() == NeedNone {
+		return out
+	}
+	need, a := f.coup.Stand()
+	switch {
+	case a != "":
+		out = append(out, alertEvent(f.shoe, f.coupNum, a, Card{}))
+		f.phase = PhaseBetween
+	case need == NeedNone:
+		out = f.emitCoup(out)
+	}
 	return out
 }
 

@@ -84,7 +84,7 @@ func FuzzTranscript(f *testing.F) {
 			Decks:   1 + int(flags%8),
 			Markers: flags&0x08 != 0,
 			CutRule: tableau.CutRule(flags >> 4 & 1),
-			Rules:   tableau.Rules{Game: tableau.Game(flags >> 5 % 3), TiePays: 8 + int(flags>>7)},
+			Rules:   tableau.Rules{Game: tableau.Games[flags>>5%3], TiePays: 8 + int(flags>>7)},
 		}
 		evs, err := tableau.FoldTokens(opts, toks)
 		if err != nil {

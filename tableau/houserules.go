@@ -123,13 +123,13 @@ func (c *Commission) UnmarshalText(b []byte) error {
 }
 
 // CommissionBP returns the commission in force, in basis points: the rate
-// set, or the game's usual one (DefaultCommissionBP under punto banco, 0
-// under Super 6 and EZ).
+// set, or the game's usual one (DefaultCommissionBP under punto banco and
+// chemin de fer, 0 under Super 6, EZ and banque).
 func (r Rules) CommissionBP() int {
 	if r.Commission.set {
 		return int(r.Commission.bp)
 	}
-	if r.Game == GamePuntoBanco {
+	if r.Game.takesCommission() {
 		return DefaultCommissionBP
 	}
 	return 0
@@ -174,14 +174,17 @@ func (r Rules) problems(given bool) []*ErrRule {
 	bad := func(key, format string, args ...any) {
 		out = append(out, &ErrRule{Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
-	if r.Game > GameEZ {
-		bad("game", "invalid game %d", uint8(r.Game))
+	if !r.Game.valid() {
+		bad("game", "invalid game")
+	}
+	if r.Side.Offered != 0 && !r.Game.PuntoBancoDeal() {
+		bad("side_bets", "%s: side bets are not offered in %s", r.Side.Offered, r.Game.Name())
 	}
 	if c := r.Commission; c.set {
 		switch {
 		case c.bp > MaxCommissionBP:
 			bad("commission", "%s: at most 10%%", formatBP(int(c.bp)))
-		case c.bp != 0 && r.Game != GamePuntoBanco && r.Game <= GameEZ:
+		case c.bp != 0 && !r.Game.takesCommission() && r.Game.valid():
 			bad("commission", "%s: %s charges no commission (its banker rule replaces it); use 0 or leave it out", formatBP(int(c.bp)), r.Game)
 		}
 	}
@@ -237,4 +240,15 @@ func (r Rules) firstProblem() error {
 		return ps[0]
 	}
 	return nil
+}
+
+// takesCommission reports whether the game's banker bet pays less a
+// commission: punto banco, and chemin de fer's bank (not Super 6, EZ or
+// banque).
+func (g Game) takesCommission() bool {
+	switch g.def.(type) {
+	case nil, cheminDeFerGame:
+		return true
+	}
+	return false
 }

@@ -304,7 +304,7 @@ func TestOddsEVOffered(t *testing.T) {
 	if _, ok := empty.EV(BetPlayer, pb); ok {
 		t.Error("empty odds valued")
 	}
-	if _, ok := o.EV(BetPlayer, Rules{Game: Game(7)}); ok {
+	if _, ok := o.EV(BetPlayer, Rules{Game: Game{bogusGame{}}}); ok {
 		t.Error("invalid game valued")
 	}
 	// TiePays 0 means 8:1, as in settlement.
@@ -496,3 +496,17 @@ func FuzzOddsMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+func TestRulesValidateUnknownGame(t *testing.T) {
+	if err := (Rules{Game: Game{bogusGame{}}}).Validate(); !errors.Is(err, ErrRules) {
+		t.Errorf("a game outside the registry: %v, want ErrRules", err)
+	}
+}
+
+// bogusGame is a game the registry does not know: invalid rules.
+type bogusGame struct{}
+
+func (bogusGame) name() string      { return "bogus" }
+func (bogusGame) play() engine      { return engine{} }
+func (bogusGame) table() *DrawTable { return nil }
+func (bogusGame) params() []string  { return nil }

@@ -83,7 +83,7 @@ func TestPropertyRandomShoes(t *testing.T) {
 			Decks:   decks,
 			Markers: rapid.Bool().Draw(t, "markers"),
 			CutRule: tableau.CutRule(rapid.IntRange(0, 1).Draw(t, "cutRule")),
-			Rules:   tableau.Rules{Game: tableau.Game(rapid.IntRange(0, 2).Draw(t, "game"))},
+			Rules:   tableau.Rules{Game: tableau.Games[rapid.IntRange(0, 2).Draw(t, "game")]},
 		}
 		f, err := tableau.NewFold(opts)
 		if err != nil {

@@ -3,74 +3,13 @@ package tableau
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
-
-// Game is a rule profile: which punto banco variant the table plays. The
-// drawing rules (the tableau) are the same for all; payouts differ.
-type Game uint8
-
-// The rule profiles. GamePuntoBanco is the zero value.
-const (
-	// GamePuntoBanco: banker wins pay 19:20 (5% commission), player 1:1,
-	// tie 8:1 or 9:1; player and banker bets push on a tie.
-	GamePuntoBanco Game = iota
-	// GameSuper6: no commission; a banker win on a total of 6 pays 1:2.
-	GameSuper6
-	// GameEZ: EZ Baccarat — no commission; a banker win with a three-card
-	// 7 (Dragon 7) pushes banker bets; side bets Dragon 7 (40:1) and
-	// Panda 8 (25:1).
-	GameEZ
-)
-
-// Games lists the rule profiles.
-var Games = []Game{GamePuntoBanco, GameSuper6, GameEZ}
-
-// String returns "punto-banco", "super6" or "ez".
-func (g Game) String() string {
-	switch g {
-	case GamePuntoBanco:
-		return "punto-banco"
-	case GameSuper6:
-		return "super6"
-	case GameEZ:
-		return "ez"
-	}
-	return fmt.Sprintf("Game(%d)", uint8(g))
-}
 
 // ErrRules is wrapped by rule-profile errors (unknown game, bad tie payout).
 var ErrRules = errors.New("tableau: bad rules")
 
-// ParseGame parses "punto-banco", "super6" or "ez" (case-insensitive).
-func ParseGame(s string) (Game, error) {
-	for _, g := range Games {
-		if strings.EqualFold(s, g.String()) {
-			return g, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown rule profile %q (want punto-banco, super6 or ez)", ErrRules, s)
-}
-
-// MarshalText encodes the game's String.
-func (g Game) MarshalText() ([]byte, error) {
-	if g > GameEZ {
-		return nil, fmt.Errorf("%w: invalid game %d", ErrRules, uint8(g))
-	}
-	return []byte(g.String()), nil
-}
-
-// UnmarshalText decodes with ParseGame.
-func (g *Game) UnmarshalText(b []byte) error {
-	v, err := ParseGame(string(b))
-	if err != nil {
-		return err
-	}
-	*g = v
-	return nil
-}
-
-// Rules is a table's rule profile: the game, the commission, the tie and
+// Rules is a table's rule profile: the game (see Game: it carries the
+// dealing and drawing rules too), the commission, the tie and
 // pair payouts and the side bets offered with their pay tables (the house
 // rules: see houserules.go). The zero value is punto banco with a 5%
 // commission, ties paying 8:1, pairs 11:1 and no side bet.
@@ -120,7 +59,10 @@ func (r Rules) Validate() error {
 // " commission 4%" when a commission other than 5% is set, followed by
 // " side dragon-player,lucky6" when side bets are offered.
 func (r Rules) String() string {
-	s := fmt.Sprintf("%s tie %d:1", r.Game, r.tiePays())
+	s := r.Game.String()
+	if r.Game.PuntoBancoDeal() {
+		s += fmt.Sprintf(" tie %d:1", r.tiePays())
+	}
 	if r.Commission.set && r.CommissionBP() != DefaultCommissionBP {
 		s += " commission " + formatBP(r.CommissionBP())
 	}
@@ -168,6 +110,12 @@ func (b Bet) String() string {
 		return "dragon7"
 	case BetPanda8:
 		return "panda8"
+	case BetRight:
+		return "right"
+	case BetLeft:
+		return "left"
+	case BetACheval:
+		return "a-cheval"
 	}
 	if isSideBet(b) {
 		return sideBetNames[b-BetPerfectPair]
@@ -175,13 +123,24 @@ func (b Bet) String() string {
 	return fmt.Sprintf("Bet(%d)", uint8(b))
 }
 
-// Offers reports whether the profile offers bet b.
+// Offers reports whether the profile offers bet b: in chemin de fer the
+// punters' side (player) and the bank's (banker) only; in banque right,
+// left and à cheval only.
 func (r Rules) Offers(b Bet) bool {
+	if !r.Game.PuntoBancoDeal() {
+		switch r.Game.def.(type) {
+		case banqueGame:
+			return b == BetRight || b == BetLeft || b == BetACheval
+		}
+		return b == BetPlayer || b == BetBanker
+	}
 	switch b {
 	case BetPlayer, BetBanker, BetTie, BetPlayerPair, BetBankerPair:
 		return true
 	case BetDragon7, BetPanda8:
 		return r.Game == GameEZ
+	case BetRight, BetLeft, BetACheval:
+		return false
 	}
 	return r.Side.Offered.Has(b)
 }
@@ -264,7 +223,15 @@ func (r Rules) Settle(c Coup, b Bet) (Payout, error) {
 		return Payout{}, err
 	}
 	if !r.Offers(b) {
-		return Payout{}, fmt.Errorf("%w: %s under %s", ErrBetNotOffered, b, r.Game)
+		return Payout{}, fmt.Errorf("%w: %s under %s", ErrBetNotOffered, b, r.Game.Name())
+	}
+	if r.Game == GameBanque {
+		if rw, _ := c.SideWinners(); rw == WinnerNone {
+			return Payout{}, ErrCoupIncomplete
+		}
+		var e CoupEvent
+		c.fillEvent(&e, r, 0, 0, true)
+		return e.Settlement.Of(b), nil
 	}
 	f := c.facts()
 	if f.winner == WinnerNone {
@@ -298,13 +265,13 @@ func (r Rules) settle(f *coupFacts, b Bet) Payout {
 		case WinnerPlayer:
 			return lose
 		}
-		switch r.Game {
-		case GameSuper6:
+		switch r.Game.payProfile() {
+		case paySuper6:
 			if f.bankerWinsOn6 {
 				return win(0.5)
 			}
 			return win(1)
-		case GameEZ:
+		case payEZ:
 			if f.dragon7 {
 				return push
 			}
@@ -343,11 +310,11 @@ func (r Rules) settle(f *coupFacts, b Bet) Payout {
 // Settlement is every offered bet settled on one coup. Bets the profile
 // does not offer are the zero Payout (omitted from JSON).
 type Settlement struct {
-	Player     Payout `json:"player"`
-	Banker     Payout `json:"banker"`
-	Tie        Payout `json:"tie"`
-	PlayerPair Payout `json:"player_pair"`
-	BankerPair Payout `json:"banker_pair"`
+	Player     Payout `json:"player,omitzero"`
+	Banker     Payout `json:"banker,omitzero"`
+	Tie        Payout `json:"tie,omitzero"`
+	PlayerPair Payout `json:"player_pair,omitzero"`
+	BankerPair Payout `json:"banker_pair,omitzero"`
 	Dragon7    Payout `json:"dragon7,omitzero"`
 	Panda8     Payout `json:"panda8,omitzero"`
 
@@ -360,6 +327,11 @@ type Settlement struct {
 	DragonPlayer Payout `json:"dragon_player,omitzero"`
 	DragonBanker Payout `json:"dragon_banker,omitzero"`
 	Lucky6       Payout `json:"lucky6,omitzero"`
+
+	// Banque's bets (in its line's settlement as right, left, a_cheval).
+	Right   Payout `json:"-"`
+	Left    Payout `json:"-"`
+	ACheval Payout `json:"-"`
 }
 
 // sidePayouts returns the side-bet fields of s in SideBets order.
@@ -399,6 +371,12 @@ func (s *Settlement) Of(b Bet) Payout {
 		return s.Dragon7
 	case BetPanda8:
 		return s.Panda8
+	case BetRight:
+		return s.Right
+	case BetLeft:
+		return s.Left
+	case BetACheval:
+		return s.ACheval
 	}
 	if isSideBet(b) {
 		return *s.sidePayouts()[b-BetPerfectPair]
@@ -413,6 +391,14 @@ func (r Rules) SettleAll(c Coup) (Settlement, error) {
 	if err := r.Validate(); err != nil {
 		return Settlement{}, err
 	}
+	if r.Game == GameBanque {
+		if rw, _ := c.SideWinners(); rw == WinnerNone {
+			return Settlement{}, ErrCoupIncomplete
+		}
+		var e CoupEvent
+		c.fillEvent(&e, r, 0, 0, true)
+		return e.Settlement, nil
+	}
 	f := c.facts() // once for all bets: the fold settles every coup
 	if f.winner == WinnerNone {
 		return Settlement{}, ErrCoupIncomplete
@@ -426,4 +412,15 @@ func (r Rules) SettleAll(c Coup) (Settlement, error) {
 	}
 	r.settleSides(&c, &f, &s)
 	return s, nil
+}
+
+// PuntoBancoDeal reports whether g is dealt by the punto banco tableau,
+// every decision forced: punto banco, Super 6, EZ (the games Games lists,
+// which differ in settlement only).
+func (g Game) PuntoBancoDeal() bool {
+	if g.def == nil {
+		return true
+	}
+	_, ok := g.def.(puntoBancoGame)
+	return ok
 }

@@ -58,7 +58,7 @@ func genTableConfig(t *rapid.T) tableau.TableConfig {
 			Decks:   rapid.IntRange(1, 2).Draw(t, "decks"),
 			Markers: rapid.Bool().Draw(t, "markers"),
 			CutRule: tableau.CutRule(rapid.IntRange(0, 1).Draw(t, "cutRule")),
-			Rules:   tableau.Rules{Game: tableau.Game(rapid.IntRange(0, 2).Draw(t, "game"))},
+			Rules:   tableau.Rules{Game: tableau.Games[rapid.IntRange(0, 2).Draw(t, "game")]},
 		},
 		Misdeal:           tableau.MisdealPolicy(rapid.IntRange(0, 1).Draw(t, "misdeal")),
 		RequireBetsClosed: rapid.Bool().Draw(t, "betsClosed"),

@@ -14,14 +14,16 @@ import (
 // table. The values are the journal's and MQTT's spelling.
 type InputKind string
 
-// The input kinds. Card, Button, Cut, Void and Shoe are the transcript's
-// card, "|", "cut", "void" and "shoe"; the others are the daemon's own.
+// The input kinds. Card, Button, Cut, Void, Shoe and Stand are the
+// transcript's card, "|", "cut", "void", "shoe" and "stand"; the others
+// are the daemon's own.
 const (
 	InputCard       InputKind = "card"        // a card drawn (Card, UID)
 	InputButton     InputKind = "button"      // the dealer's coup button: "|"
 	InputCut        InputKind = "cut"         // the cut card came out: "cut"
 	InputVoid       InputKind = "void"        // the supervisor's void key or command: "void"
 	InputShoe       InputKind = "shoe"        // a new shoe begins: "shoe"
+	InputStand      InputKind = "stand"       // the hand whose turn it is declines a card: "stand"
 	InputUnreadable InputKind = "unreadable"  // the shoe saw a card it could not read
 	InputAlarm      InputKind = "alarm"       // a shoe hardware alarm (Code, Text)
 	InputOffline    InputKind = "offline"     // the shoe link went down
@@ -98,6 +100,8 @@ func TokenInput(t Token) Input {
 		return Input{Kind: InputVoid}
 	case TokDealer:
 		return Input{Kind: InputDealer, Dealer: t.Dealer}
+	case TokStand:
+		return Input{Kind: InputStand}
 	}
 	return Input{}
 }
@@ -118,6 +122,8 @@ func (in Input) Token() (Token, bool) {
 		return Token{Kind: TokVoid}, true
 	case InputDealer:
 		return Token{Kind: TokDealer, Dealer: in.Dealer}, true
+	case InputStand:
+		return Token{Kind: TokStand}, true
 	}
 	return Token{}, false
 }
@@ -235,7 +241,9 @@ const (
 	PositionBurn   Position = "burn"
 	PositionPlayer Position = "player"
 	PositionBanker Position = "banker"
-	PositionNone   Position = "none" // belongs to no hand (extra card, voided coup)
+	PositionNone   Position = "none"  // belongs to no hand (extra card, voided coup)
+	PositionRight  Position = "right" // banque: the right tableau
+	PositionLeft   Position = "left"  // banque: the left tableau
 )
 
 // CardPlay describes a drawn card: where it went and the totals after it.
@@ -544,6 +552,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		evs = t.fold.Cut(evs)
 	case InputVoid:
 		evs = t.fold.Void(evs)
+	case InputStand:
+		evs = t.fold.Stand(evs)
 	case InputUnreadable:
 		extra = append(extra, t.daemonAlert(AlertUnreadableCard, Card{}, defaultText(AlertUnreadableCard)+suffix(in.Text)))
 	case InputAlarm:

@@ -34,7 +34,7 @@ func ExampleTable() {
 	v := tb.View()
 	fmt.Println("coup", v.Coup, "player", v.PlayerTotal, "banker", v.BankerTotal, "alerts waiting", len(v.Alerts))
 	// Output:
-	// BAC-1/20261130T210000Z-1/1/coup/1 {"type":"coup","shoe":1,"coup":1,"player":["5S","AC"],"banker":["5H","2D"],"player_total":6,"banker_total":7,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":false,"cards":4,"settlement":{"player":{"result":"lose","net":-1},"banker":{"result":"win","net":0.95},"tie":{"result":"lose","net":-1},"player_pair":{"result":"lose","net":-1},"banker_pair":{"result":"lose","net":-1}}}
+	// BAC-1/20261130T210000Z-1/1/coup/1 {"type":"coup","game":"punto-banco","shoe":1,"coup":1,"player":["5S","AC"],"banker":["5H","2D"],"player_total":6,"banker_total":7,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":false,"cards":4,"settlement":{"player":{"result":"lose","net":-1},"banker":{"result":"win","net":0.95},"tie":{"result":"lose","net":-1},"player_pair":{"result":"lose","net":-1},"banker_pair":{"result":"lose","net":-1}}}
 	// BAC-1/20261130T210000Z-1/1/alert/1 {"type":"alert","shoe":1,"coup":1,"code":"extra-card","card":"7C"}
 	// BAC-1/20261130T210000Z-1/1/alert/1/ack by pit boss
 	// coup 1 player 6 banker 7 alerts waiting 0

@@ -130,7 +130,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	}
 	cfg.opts.Decks = *decks
 	g, err := tableau.ParseGame(*rules)
-	if err != nil {
+	if err != nil || !g.PuntoBancoDeal() {
 		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
 	}
 	cfg.opts.Rules = tableau.Rules{Game: g}

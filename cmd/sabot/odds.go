@@ -113,7 +113,7 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	var g tableau.Game
 	if cfg.family == "punto-banco" {
 		var err error
-		if g, err = tableau.ParseGame(profile); err != nil {
+		if g, err = tableau.ParseGame(profile); err != nil || !g.PuntoBancoDeal() {
 			flagName := "--rules"
 			if *game != "" {
 				flagName = "--game"

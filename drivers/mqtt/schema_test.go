@@ -105,7 +105,7 @@ func TestSchemasCompileAndCoverTopics(t *testing.T) {
 // against them proves nothing.
 func TestSchemasRejectBadPayloads(t *testing.T) {
 	good := `{"schema":1,"id":"T1/s1/1/coup/1","table":"T1","shoe_id":"s1","time":"2026-11-30T05:00:00Z",
-	"type":"coup","shoe":1,"coup":1,"player":["9S","KD"],"banker":["3H","5C"],"player_total":9,"banker_total":8,
+	"type":"coup","game":"punto-banco","shoe":1,"coup":1,"player":["9S","KD"],"banker":["3H","5C"],"player_total":9,"banker_total":8,
 	"winner":"player","natural":true,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,
 	"banker_wins_on_6":false,"cards":4,"settlement":{"player":{"result":"win","net":1},"banker":{"result":"lose","net":-1},
 	"tie":{"result":"lose","net":-1},"player_pair":{"result":"lose","net":-1},"banker_pair":{"result":"lose","net":-1}},
@@ -115,6 +115,7 @@ func TestSchemasRejectBadPayloads(t *testing.T) {
 	}
 	bad := map[string][2]string{
 		"no id":           {`"id":"T1/s1/1/coup/1",`, ``},
+		"no game":         {`"game":"punto-banco",`, ``},
 		"local time":      {`"2026-11-30T05:00:00Z"`, `"2026-11-30T06:00:00+01:00"`},
 		"not a time":      {`"2026-11-30T05:00:00Z"`, `"yesterday"`},
 		"bad card":        {`"9S","KD"`, `"9S","1D"`},

@@ -1,0 +1,95 @@
+package tableau_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+func TestGameRegistry(t *testing.T) {
+	names := tableau.GameNames()
+	for _, want := range []string{"punto-banco", "super6", "ez", "chemin-de-fer", "banque"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("GameNames() = %v, missing %s", names, want)
+		}
+	}
+	for name, decks := range map[string]int{"punto-banco": 8, "super6": 8, "ez": 8, "chemin-de-fer": 6, "banque": 3} {
+		g, err := tableau.ParseGame(strings.ToUpper(name))
+		if err != nil {
+			t.Fatalf("ParseGame(%q): %v", name, err)
+		}
+		if g.Name() != name || g.DefaultDecks() != decks {
+			t.Errorf("%s: Name %q DefaultDecks %d, want %d", name, g.Name(), g.DefaultDecks(), decks)
+		}
+		b, err := g.MarshalText()
+		if err != nil || string(b) != name {
+			t.Errorf("%s: MarshalText %q, %v", name, b, err)
+		}
+		var back tableau.Game
+		if err := back.UnmarshalText(b); err != nil || back != g {
+			t.Errorf("%s: UnmarshalText gives %v, %v", name, back, err)
+		}
+	}
+	if g, _ := tableau.ParseGame("punto-banco"); g != tableau.GamePuntoBanco || g != (tableau.Game{}) {
+		t.Errorf("punto-banco is not the zero Game")
+	}
+	if g, _ := tableau.ParseGame("chemin-de-fer"); g != tableau.GameCheminDeFer {
+		t.Errorf("chemin-de-fer's defaults: %v", g)
+	}
+	if g, _ := tableau.ParseGame("banque"); g != tableau.GameBanque {
+		t.Errorf("banque: %v", g)
+	}
+}
+
+func TestNewGameParams(t *testing.T) {
+	g, err := tableau.NewGame("chemin-de-fer", map[string]string{"punter-five": "draw", "banker-table": "FREE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := tableau.NewCheminDeFer(tableau.MustDraw, tableau.FreeTable)
+	if g != want || g == tableau.GameCheminDeFer {
+		t.Errorf("NewGame = %v, want %v", g, want)
+	}
+	if s := g.String(); s != "chemin-de-fer punter-five=draw banker-table=free" {
+		t.Errorf("String = %q", s)
+	}
+	if got := g.Params(); !slices.Equal(got, []string{"draw", "free"}) {
+		t.Errorf("Params = %v", got)
+	}
+	tab, ok := g.DrawTable()
+	wantTab, _ := tableau.CheminDeFer(tableau.MustDraw, tableau.FreeTable)
+	if !ok || tab != wantTab {
+		t.Errorf("DrawTable = %v, %v", tab, ok)
+	}
+	if tab, ok := tableau.GamePuntoBanco.DrawTable(); !ok || tab != tableau.PuntoBanco {
+		t.Errorf("punto banco's DrawTable is not PuntoBanco")
+	}
+	if _, ok := tableau.GameBanque.DrawTable(); ok {
+		t.Errorf("banque has a two-hand DrawTable")
+	}
+	for _, c := range []struct {
+		name   string
+		params map[string]string
+		want   string
+	}{
+		{"chemmy", nil, `unknown game "chemmy"`},
+		{"chemin-de-fer", map[string]string{"punter-five": "maybe"}, `punter-five "maybe" (want option, draw, stand)`},
+		{"chemin-de-fer", map[string]string{"seats": "2"}, "chemin-de-fer has no parameter seats"},
+		{"punto-banco", map[string]string{"banker-table": "free"}, "punto-banco has no parameter banker-table"},
+	} {
+		_, err := tableau.NewGame(c.name, c.params)
+		if !errors.Is(err, tableau.ErrRules) || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewGame(%s, %v) = %v, want ErrRules and %q", c.name, c.params, err, c.want)
+		}
+	}
+	if tableau.GamePuntoBanco.HasOptions() || tableau.GameEZ.HasOptions() || !tableau.GameCheminDeFer.HasOptions() || !tableau.GameBanque.HasOptions() {
+		t.Errorf("HasOptions wrong")
+	}
+	fixed, _ := tableau.NewGame("chemin-de-fer", map[string]string{"punter-five": "stand"})
+	if !fixed.HasOptions() { // the Scarne table keeps two banker options
+		t.Errorf("chemin de fer with a fixed punter's 5 still has the banker's options")
+	}
+}
