@@ -292,6 +292,11 @@ type StatusPayload struct {
 	// made with its outbox): two daemons publishing for one table have
 	// different instances.
 	Instance string `json:"instance"`
+	// Backlog is, in an online status, the number of messages in the
+	// outbox awaiting the broker's acknowledgement when the status was
+	// built (the pit console shows it); omitted when 0 and in offline
+	// statuses (a last will is built at connect time).
+	Backlog int `json:"backlog,omitempty"`
 }
 
 // JournalHead is the head of the journal's hash chain (drivers/journal's

@@ -326,6 +326,10 @@ func (p *Publisher) statusPayload(status string) (payload []byte, shoeID, state 
 	head := p.head
 	conn := p.conn
 	p.mu.Unlock()
+	backlog := 0
+	if status == StatusOnline {
+		backlog = p.box.Len()
+	}
 	id := p.opts.Table + "/status/" + p.bootID + "/" + strconv.Itoa(n)
 	m, _ := Encode(TopicStatus, true, StatusPayload{
 		Envelope:       NewEnvelope(p.opts.Table, id, shoeID, p.opts.Now()),
@@ -336,6 +340,7 @@ func (p *Publisher) statusPayload(status string) (payload []byte, shoeID, state 
 		JournalHead:    head,
 		Conn:           conn,
 		Instance:       p.box.instance,
+		Backlog:        backlog,
 	})
 	return m.Payload, shoeID, state
 }
