@@ -338,7 +338,8 @@ type pitStatus struct {
 	ShoeState string `json:"shoe_state"`
 	Conn      uint64 `json:"conn"`
 	Instance  string `json:"instance"`
-	// Backlog: the outbox backlog when the status was built.
+	// Backlog: the outbox backlog when an online status was built
+	// (mqtt.StatusPayload.Backlog).
 	Backlog int `json:"backlog"`
 	// Game or Rules name the game ("rules" may be a string or an object
 	// with a "game" or "profile" key).
@@ -385,7 +386,10 @@ func (m *pitModel) applyStatus(t *pitTable, payload []byte) bool {
 	t.tile.Status = s.Status
 	t.tile.ShoeState = s.ShoeState
 	t.tile.Version = s.Version
-	t.tile.Backlog = max(s.Backlog, 0)
+	t.tile.Backlog = 0
+	if s.Status == mqtt.StatusOnline { // an offline status's count would be stale
+		t.tile.Backlog = max(s.Backlog, 0)
+	}
 	if g := gameOf(s.Game, s.Rules); g != "" {
 		t.tile.Game = g
 	}
