@@ -155,6 +155,26 @@ type MQTTConfig struct {
 	Commands bool `toml:"commands"`
 	// BacklogLimit caps the outbox (messages); 0 uses the driver default.
 	BacklogLimit int `toml:"backlog_limit"`
+	// KeepAlive is the MQTT keepalive, a Go duration (default "30s",
+	// MinKeepAlive to MaxKeepAlive): a connection whose broker stays
+	// silent for it (plus the ping timeout, at most 10 s) counts as lost
+	// and the daemon moves to the next broker. A silent network partition
+	// is noticed only this way; on a floor with a cluster, "5s" fails over
+	// within 10 s.
+	KeepAlive string `toml:"keepalive"`
+}
+
+// Bounds of [mqtt] keepalive.
+const (
+	MinKeepAlive = 2 * time.Second
+	MaxKeepAlive = 10 * time.Minute
+)
+
+// KeepAliveDuration is KeepAlive parsed (validate checked it; 0, the
+// driver's default, if it is empty).
+func (m MQTTConfig) KeepAliveDuration() time.Duration {
+	d, _ := time.ParseDuration(m.KeepAlive)
+	return d
 }
 
 // StateConfig is the [state] table.
@@ -640,6 +660,9 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if c.State.ArchiveMaxMB < 0 {
 		bad("state.archive_max_mb", "%d: must not be negative (0: no cap)", c.State.ArchiveMaxMB)
+	}
+	if k, err := time.ParseDuration(c.MQTT.KeepAlive); c.MQTT.KeepAlive != "" && (err != nil || k < MinKeepAlive || k > MaxKeepAlive) {
+		bad("mqtt.keepalive", "%q: want a duration from %v to %v, e.g. \"30s\"", c.MQTT.KeepAlive, MinKeepAlive, MaxKeepAlive)
 	}
 	if w, err := time.ParseDuration(c.State.ClockWait); err != nil || w < 0 || w > MaxClockWait {
 		bad("state.clock_wait", "%q: want a duration from \"0s\" (do not wait) to %q, e.g. \"90s\"", c.State.ClockWait, MaxClockWait.String())

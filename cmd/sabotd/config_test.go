@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sabot-table/sabot/drivers/ledchip"
 )
@@ -197,6 +198,25 @@ func TestExampleConfigListsEveryKey(t *testing.T) {
 	for _, k := range want {
 		if !seen[k] {
 			t.Errorf("systemd/sabotd.toml does not show %s", k)
+		}
+	}
+}
+
+// [mqtt] keepalive: a duration within MinKeepAlive..MaxKeepAlive, given
+// to the publisher; anything else is refused naming the key.
+func TestConfigKeepAlive(t *testing.T) {
+	base := "table = \"T\"\n[shoe]\ndevice = \"/dev/null\"\n[mqtt]\n"
+	cfg, err := ParseConfig([]byte(base+"keepalive = \"5s\"\n"), "c.toml")
+	if err != nil || cfg.MQTT.KeepAliveDuration() != 5*time.Second {
+		t.Fatalf("keepalive 5s: %v, %v", cfg.MQTT.KeepAliveDuration(), err)
+	}
+	if cfg, err := ParseConfig([]byte(base), "c.toml"); err != nil || cfg.MQTT.KeepAliveDuration() != 0 {
+		t.Fatalf("no keepalive: %v, %v (want 0: the driver's 30 s)", cfg.MQTT.KeepAliveDuration(), err)
+	}
+	for _, v := range []string{"1s", "11m", "5", "-5s"} {
+		_, err := ParseConfig([]byte(base+"keepalive = \""+v+"\"\n"), "c.toml")
+		if err == nil || !strings.Contains(err.Error(), "mqtt.keepalive") {
+			t.Errorf("keepalive %q: %v, want an error naming mqtt.keepalive", v, err)
 		}
 	}
 }

@@ -357,6 +357,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 			KeyFile: d.cfg.MQTT.TLSKey, ServerName: d.cfg.MQTT.TLSServerName},
 		StateDir:          d.cfg.State.Dir,
 		MaxBacklog:        d.cfg.MQTT.BacklogLimit,
+		KeepAlive:         d.cfg.MQTT.KeepAliveDuration(),
 		Version:           Version(),
 		Software:          d.software,
 		Commands:          d.cfg.MQTT.Commands,

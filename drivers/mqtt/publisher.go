@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,17 +41,21 @@ type Publisher struct {
 
 	statusMu sync.Mutex // publishStatus: one status at a time
 
-	mu           sync.Mutex
-	cur          paho.Client // nil when not connected
-	broker       string      // broker of cur (or last attempted)
-	lastErr      error
-	attempts     int
-	shoeID       string
-	shoeState    string
-	head         *JournalHead // SetJournalHead; nil before the first
-	statusN      int
-	conn         uint64 // the current (or last attempted) connection's number
-	takenOver    bool   // a takeover was reported and no normal connection since
+	mu        sync.Mutex
+	cur       paho.Client // nil when not connected
+	broker    string      // broker of cur (or last attempted)
+	lastErr   error
+	attempts  int
+	shoeID    string
+	shoeState string
+	head      *JournalHead // SetJournalHead; nil before the first
+	statusN   int
+	conn      uint64 // the current (or last attempted) connection's number
+	// first is the index in Brokers tried first: the one after the broker
+	// whose connection was lost last, so a node that went silent does not
+	// cost a connect timeout at every reconnection.
+	first        int
+	takenOver    bool // a takeover was reported and no normal connection since
 	backlogAlert bool
 	started      bool
 	closed       bool
@@ -381,8 +386,11 @@ func waitToken(ctx context.Context, tok paho.Token, d time.Duration) error {
 
 func (p *Publisher) clientOptions(lost chan<- error) *paho.ClientOptions {
 	o := paho.NewClientOptions()
-	for _, b := range p.opts.Brokers {
-		o.AddBroker(b)
+	p.mu.Lock()
+	first := p.first
+	p.mu.Unlock()
+	for i := range p.opts.Brokers {
+		o.AddBroker(p.opts.Brokers[(first+i)%len(p.opts.Brokers)])
 	}
 	o.SetClientID(p.opts.ClientID)
 	o.SetCleanSession(true) // the outbox, not the session, carries unacknowledged messages
@@ -494,6 +502,11 @@ func (p *Publisher) connLoop(ctx context.Context) {
 				p.cur = nil
 			}
 			p.lastErr = fmt.Errorf("mqtt: connection to %s lost: %w", broker, err)
+			// Try the next broker first: the lost one may be gone or
+			// cut off, and a silent one costs ConnectTimeout per try.
+			if i := slices.Index(p.brokersLog, broker); i >= 0 {
+				p.first = (i + 1) % len(p.opts.Brokers)
+			}
 			p.mu.Unlock()
 			p.opts.Logger.Warn("mqtt: connection lost; reconnecting", "broker", broker, "err", err, "backlog", p.box.Len())
 			if !sleepCtx(ctx, delay) {
