@@ -17,6 +17,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ (not the contract)")
 
 // optionsFromName derives fold options from a sample's file name: a
+// part naming a game (chemin-de-fer, banque, or check-GAME) sets it; a
 // ".decksN." part sets the decks, ".one-more." the cut rule, ".ez." /
 // ".super6." the rules, ".markers-off." / ".markers-on." the marker mode
 // (otherwise auto, as `sabot check`).
@@ -24,6 +25,9 @@ func optionsFromName(t *testing.T, name string, toks []tableau.Token) tableau.Op
 	t.Helper()
 	opts := tableau.Options{Markers: tableau.HasMarkers(toks)}
 	for _, part := range strings.Split(filepath.Base(name), ".") {
+		if g, err := tableau.ParseGame(strings.TrimPrefix(part, "check-")); err == nil && part != "ez" && part != "super6" {
+			opts.Rules.Game = g // check-chemin-de-fer.shoe, banque.*.shoe
+		}
 		switch {
 		case strings.HasPrefix(part, "decks"):
 			n := 0

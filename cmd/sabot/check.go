@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -26,14 +27,24 @@ func init() {
 	})
 }
 
-const checkUsage = `usage: sabot check [--decks N] [--rules punto-banco|super6|ez] [--tie-pays 8|9]
-                   [--commission RATE] [--pair-pays N]
+const checkUsage = `usage: sabot check [--game GAME] [--decks N] [--rules punto-banco|super6|ez]
+                   [--punter-five option|draw|stand] [--banker-table scarne|free]
+                   [--tie-pays 8|9] [--commission RATE] [--pair-pays N]
                    [--cut-rule last-coup|one-more] [--markers auto|on|off]
                    [--advantage THRESHOLD] [--side-bets LIST] [--pays-... TABLE] [FILE|-]
 
 Reads a shoe transcript (FILE, or standard input if FILE is "-" or absent),
-checks every coup against the punto banco tableau, and prints one JSON object
-per line: coups, alerts and voids, in the order they happen.
+checks every coup against the game's tableau, and prints one JSON object per
+line: coups, alerts and voids, in the order they happen.
+
+--game is punto-banco (the default; also mini and midi baccarat), super6, ez,
+chemin-de-fer (6 decks by default; --punter-five, --banker-table) or banque
+(baccarat banque, 3 decks by default). --rules is the older spelling of the
+first three. Every coup line has "game"; chemin de fer and banque lines have
+"options", the choices made at option points. The token "stand" (or "non")
+is the hand whose turn it is declining a card: accepted at a forced stand,
+recorded at an option, missing-card at a forced draw. A card at a decision
+point is always a draw; with markers, "|" at an option stands.
 
 With --advantage THRESHOLD (a fraction of the stake, 0 ≤ THRESHOLD < 1: 0 for
 any positive expectation, 0.01 for more than +1%; "off" or no flag: off — the
@@ -88,8 +99,10 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
 	}
-	decks := fs.Int("decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
-	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez")
+	decks := fs.Int("decks", tableau.DefaultDecks, "decks in the shoe, 1–8 (default: the game's, 8, chemin-de-fer 6, banque 3)")
+	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez (see --game)")
+	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
+	params := addGameParamFlags(fs)
 	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
 	house := addHouseFlags(fs)
 	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
@@ -125,16 +138,23 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		rest = left[1:]
 	}
 	var errs []error
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	g, gerrs := checkGame(*game, *rules, set, params)
+	errs = append(errs, gerrs...)
+	if !set["decks"] {
+		*decks = g.DefaultDecks()
+	}
 	if *decks < 1 || *decks > tableau.MaxDecks {
 		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", *decks, tableau.MaxDecks))
 	}
 	cfg.opts.Decks = *decks
-	g, err := tableau.ParseGame(*rules)
-	if err != nil || !g.PuntoBancoDeal() {
-		errs = append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", *rules))
-	}
 	cfg.opts.Rules = tableau.Rules{Game: g}
+	if cfg.advantage.On() && !g.PuntoBancoDeal() {
+		errs = append(errs, fmt.Errorf("--advantage: the odds are punto banco's; not with --game %s", g.Name()))
+	}
 	errs = append(errs, house.apply(&cfg.opts.Rules)...)
+	var err error
 	cfg.opts.CutRule, err = tableau.ParseCutRule(*cut)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--cut-rule %q: want last-coup or one-more", *cut))
@@ -154,6 +174,61 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		errs = append(errs, fmt.Errorf("want at most one FILE, got %d: %s", len(files), strings.Join(files, " ")))
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// addGameParamFlags defines a flag for every parameter of the registry's
+// games (--punter-five, --banker-table), without a default of its own:
+// the game's applies when it is not given.
+func addGameParamFlags(fs *flag.FlagSet) map[string]*string {
+	params := map[string]*string{}
+	for _, info := range tableau.GameInfos() {
+		for _, p := range info.Params {
+			if params[p.Name] != nil {
+				continue
+			}
+			params[p.Name] = fs.String(p.Name, "", fmt.Sprintf("%s: %s (%s; default %s)", info.Name, p.Usage, strings.Join(p.Values, ", "), p.Default))
+		}
+	}
+	return params
+}
+
+// checkGame makes the game of --game (or --rules) and the game parameter
+// flags given, with one error per bad flag naming it.
+func checkGame(game, rules string, set map[string]bool, params map[string]*string) (tableau.Game, []error) {
+	var errs []error
+	name := rules
+	switch {
+	case game != "":
+		if set["rules"] && !strings.EqualFold(rules, game) {
+			errs = append(errs, fmt.Errorf("--game %q and --rules %q disagree (give one)", game, rules))
+		}
+		name = game
+		if _, ok := tableau.LookupGame(strings.ToLower(game)); !ok {
+			return tableau.Game{}, append(errs, fmt.Errorf("--game %q: want %s", game, strings.Join(tableau.GameNames(), ", ")))
+		}
+	default:
+		if g, err := tableau.ParseGame(rules); err != nil || !g.PuntoBancoDeal() {
+			return tableau.Game{}, append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", rules))
+		}
+	}
+	info, _ := tableau.LookupGame(strings.ToLower(name))
+	given := map[string]string{}
+	for p, v := range params {
+		if !set[p] {
+			continue
+		}
+		if !slices.ContainsFunc(info.Params, func(q tableau.GameParam) bool { return q.Name == p }) {
+			errs = append(errs, fmt.Errorf("--%s: not a parameter of %s", p, info.Name))
+			continue
+		}
+		given[p] = *v
+	}
+	g, err := tableau.NewGame(name, given)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": ")
+		return tableau.Game{}, append(errs, fmt.Errorf("--game %s: %s", info.Name, msg))
+	}
+	return g, errs
 }
 
 // runCheck is `sabot check`. It reads the transcript twice, in constant

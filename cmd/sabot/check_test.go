@@ -13,6 +13,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // runCheckArgs runs `sabot check args...` through the dispatcher.
@@ -40,6 +42,16 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 	return out
 }
 
+// contractGame is the game a contract transcript is dealt in, from its
+// name ("check-banque.shoe": banque), or "" for punto banco.
+func contractGame(shoe string) string {
+	name := strings.TrimPrefix(strings.Split(filepath.Base(shoe), ".")[0], "check-")
+	if _, ok := tableau.LookupGame(name); ok {
+		return name
+	}
+	return ""
+}
+
 // TestCheckContract runs the command on the team's worked examples and
 // compares each line as a JSON value: expected keys must match exactly,
 // extra keys are allowed, "card" must be absent where the contract omits it.
@@ -53,6 +65,9 @@ func TestCheckContract(t *testing.T) {
 			var args []string
 			if strings.Contains(shoe, ".decks1.") {
 				args = append(args, "--decks", "1")
+			}
+			if g := contractGame(shoe); g != "" {
+				args = append(args, "--game", g)
 			}
 			code, out, errs := runCheckArgs(t, "", append(args, shoe)...)
 			b, err := os.ReadFile(strings.TrimSuffix(shoe, ".shoe") + ".expected.jsonl")

@@ -109,9 +109,18 @@ func checkFlags(o tableau.Options) string {
 	}
 	decks := o.Decks
 	if decks == 0 {
-		decks = tableau.DefaultDecks
+		decks = o.Rules.Game.DefaultDecks()
 	}
-	return fmt.Sprintf("--decks %d --rules %s --tie-pays %d --cut-rule %s --markers %s", decks, o.Rules.Game, tie, o.CutRule, m)
+	g := o.Rules.Game
+	if !g.PuntoBancoDeal() { // --game and the game's parameters
+		game := "--game " + g.Name()
+		info, _ := tableau.LookupGame(g.Name())
+		for i, v := range g.Params() {
+			game += fmt.Sprintf(" --%s %s", info.Params[i].Name, v)
+		}
+		return fmt.Sprintf("--decks %d %s --cut-rule %s --markers %s", decks, game, o.CutRule, m)
+	}
+	return fmt.Sprintf("--decks %d --rules %s --tie-pays %d --cut-rule %s --markers %s", decks, g, tie, o.CutRule, m)
 }
 
 // exportJournal writes the journal as a transcript: one coup per line

@@ -77,6 +77,10 @@ func TestExportRoundTrip(t *testing.T) {
 			if strings.Contains(shoe, "decks1") {
 				opts.Decks = 1
 			}
+			if g := contractGame(shoe); g != "" {
+				opts.Rules.Game, _ = tableau.ParseGame(g)
+				opts.Decks = opts.Rules.Game.DefaultDecks()
+			}
 			dir := journalFrom(t, string(src), opts)
 			var out, errb bytes.Buffer
 			if code := run(context.Background(), []string{"export", "--state", dir}, nil, &out, &errb); code != 0 {
