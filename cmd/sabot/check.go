@@ -679,7 +679,7 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 	tokFree := make(chan *checkTokBuf, checkBatches)
 	tokFull := make(chan *checkTokBuf, checkBatches)
 	for range checkBatches {
-		tokFree <- &checkTokBuf{toks: make([]tableau.Token, 0, checkTokBatch)}
+		tokFree <- &checkTokBuf{toks: make([]checkTok, 0, checkTokBatch)}
 	}
 	lexDone := make(chan struct{})
 	go func() {
@@ -734,11 +734,29 @@ const (
 )
 
 // checkTokBuf is a batch of tokens; err, if not nil, comes after them
-// (io.EOF at the end of the input).
+// (io.EOF at the end of the input). Cards and markers travel as checkToks
+// alone; any other token is a checkTok marked whole and, whole, the next
+// of extra (at most checkTokBatch).
 type checkTokBuf struct {
-	toks []tableau.Token
-	err  error
+	toks  []checkTok
+	extra []tableau.Token
+	err   error
 }
+
+// checkTok is a token as it goes from the lexer to the fold: 4 bytes, not
+// the 72 of a tableau.Token, whose copy from one core's cache to the
+// other's cost more than lexing it. A card or marker is its kind and card
+// alone (the fold reads no token's position; a lexed card has no UID).
+type checkTok struct {
+	kind  tableau.TokenKind
+	rank  tableau.Rank
+	suit  tableau.Suit
+	whole bool // the token is the next of the batch's extra
+}
+
+// lexScratch is how many tokens the lexer reads at a time into its own
+// buffer (which stays in its core's cache) before packing them.
+const lexScratch = 256
 
 // checkBatchBuf is a batch of events and the warnings to print among them.
 type checkBatchBuf struct {
@@ -755,6 +773,7 @@ type checkWarning struct {
 // lexTokens is foldCheck's lexer: it fills token batches from l until the
 // input ends or fails (the last batch carries the error) or stop closes.
 func lexTokens(l *tableau.Lexer, free chan *checkTokBuf, full chan<- *checkTokBuf, stop <-chan struct{}) {
+	scratch := make([]tableau.Token, 0, lexScratch)
 	for {
 		var tb *checkTokBuf
 		select {
@@ -762,7 +781,18 @@ func lexTokens(l *tableau.Lexer, free chan *checkTokBuf, full chan<- *checkTokBu
 		case <-stop:
 			return
 		}
-		tb.toks, tb.err = l.AppendTokens(tb.toks[:0], checkTokBatch)
+		tb.toks, tb.extra, tb.err = tb.toks[:0], tb.extra[:0], nil
+		for len(tb.toks) < checkTokBatch && tb.err == nil {
+			scratch, tb.err = l.AppendTokens(scratch[:0], min(lexScratch, checkTokBatch-len(tb.toks)))
+			for i := range scratch {
+				t := &scratch[i]
+				whole := t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != ""
+				tb.toks = append(tb.toks, checkTok{kind: t.Kind, rank: t.Card.Rank, suit: t.Card.Suit, whole: whole})
+				if whole {
+					tb.extra = append(tb.extra, *t)
+				}
+			}
+		}
 		select {
 		case full <- tb:
 		case <-stop:
@@ -793,13 +823,17 @@ func foldTokens(f *tableau.Fold, cfg checkConfig, name string, tokFree chan<- *c
 		}
 	}
 	for tb := range tokFull {
-		for i := range tb.toks {
-			t := &tb.toks[i]
+		extra := tb.extra
+		for _, ct := range tb.toks {
+			t := tableau.Token{Kind: ct.kind, Card: tableau.Card{Rank: ct.rank, Suit: ct.suit}}
+			if ct.whole {
+				t, extra = extra[0], extra[1:]
+			}
 			n := len(b.evs)
 			if cfg.advantage.On() {
-				b.evs = f.FeedAdvantages(*t, cfg.advantage.Value(), b.evs)
+				b.evs = f.FeedAdvantages(t, cfg.advantage.Value(), b.evs)
 			} else {
-				b.evs = f.Feed(*t, b.evs)
+				b.evs = f.Feed(t, b.evs)
 			}
 			if t.Kind == tableau.TokVoid {
 				if v := voidOf(b.evs[n:]); v != nil {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// randomTranscript is a transcript of n tokens drawn from every kind the
+// grammar has (cards of any rank and suit or none, "|", "void", "cut",
+// "shoe", "dealer ID", "dealer -"), with comments and line breaks.
+func randomTranscript(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	ranks := []string{"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "T", "J", "Q", "K"}
+	suits := []string{"", "S", "h", "D", "c"}
+	for range n {
+		switch k := rng.IntN(100); {
+		case k < 78:
+			b.WriteString(ranks[rng.IntN(len(ranks))] + suits[rng.IntN(len(suits))])
+		case k < 90:
+			b.WriteString("|")
+		case k < 93:
+			b.WriteString("void")
+		case k < 95:
+			b.WriteString("cut")
+		case k < 96:
+			b.WriteString("shoe")
+		case k < 98:
+			fmt.Fprintf(&b, "dealer D-%d", rng.IntN(5))
+		default:
+			b.WriteString("dealer -")
+		}
+		switch rng.IntN(12) {
+		case 0:
+			b.WriteString(" # a comment\n")
+		case 1:
+			b.WriteString("\n")
+		default:
+			b.WriteString(" ")
+		}
+	}
+	return b.String()
+}
+
+// TestCheckMatchesFold: the output of sabot check (its lexer, fold and
+// writer goroutines, the batches between them and the hand-written JSON)
+// is, byte for byte, encoding/json's encoding of the events
+// tableau.FoldTokens gives for tableau.ParseTranscript's tokens — on the
+// samples and on random transcripts of every token kind, small and large
+// enough to fill many batches, with and without markers, under each rule
+// profile and with side bets.
+func TestCheckMatchesFold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	inputs := map[string]string{}
+	paths, _ := filepath.Glob("../../tableau/testdata/*.shoe")
+	more, _ := filepath.Glob("testdata/*.shoe")
+	for _, p := range append(paths, more...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[p] = string(b)
+	}
+	for i := range 20 {
+		inputs[fmt.Sprintf("random %d", i)] = randomTranscript(rng, 1+rng.IntN(3000))
+	}
+	inputs["random large"] = randomTranscript(rng, 20000)
+	flagSets := [][]string{
+		{"--markers", "on"}, {"--markers", "off"},
+		{"--markers", "on", "--rules", "ez", "--decks", "6"},
+		{"--markers", "off", "--rules", "super6", "--tie-pays", "9", "--cut-rule", "one-more"},
+		{"--markers", "on", "--side-bets", "all"},
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "in.shoe")
+	for name, src := range inputs {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		toks, err := tableau.ParseTranscript(strings.NewReader(src), p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sets := flagSets
+		if strings.HasPrefix(name, "random") { // two of them, in turn
+			k := len(name) % len(flagSets)
+			sets = [][]string{flagSets[k], flagSets[(k+1+len(src)%3)%len(flagSets)]}
+		}
+		for _, flags := range sets {
+			cfg, err := parseCheckFlags(append(append([]string{}, flags...), p), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.opts.Markers = cfg.markers == "on" // as runCheck sets it
+			evs, err := tableau.FoldTokens(cfg.opts, toks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			for _, e := range evs {
+				line, err := json.Marshal(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want.Write(append(line, '\n'))
+			}
+			var out bytes.Buffer
+			code := run(context.Background(), append(append([]string{"check"}, flags...), p), nil, &out, io.Discard)
+			if code == 2 || !bytes.Equal(out.Bytes(), want.Bytes()) {
+				got, exp := out.String(), want.String()
+				k := 0
+				for k < min(len(got), len(exp)) && got[k] == exp[k] {
+					k++
+				}
+				t.Fatalf("%s %v: exit %d, %d bytes out, want %d; first difference at byte %d:\n got %.300q\nwant %.300q",
+					name, flags, code, len(got), len(exp), k, got[max(0, k-100):], exp[max(0, k-100):])
+			}
+		}
+	}
+}
