@@ -60,8 +60,11 @@ const (
 )
 
 // pitBacklogShown is the outbox backlog from which a tile counts it as a
-// notice (the board page's threshold, boardBacklogShown in sabotd).
-const pitBacklogShown = 10
+// notice (and the page shows it). A status is built at every coup, when
+// that coup's messages (about 8) and those still awaiting PUBACK (up to
+// 64 in flight) are in the outbox: a few dozen is a table at work; 100 is
+// a table some coups behind.
+const pitBacklogShown = 100
 
 // pitAlert is an open alert entry on a tile: one latched alert code of the
 // table awaiting acknowledgement, coalescing Count alerts (as the daemon

@@ -311,8 +311,9 @@ func TestPitModelUrgencyOrder(t *testing.T) {
 	m.Apply("E1", mqtt.TopicAlert, alert("E1", "extra-card", "error", 1))
 	now = now.Add(time.Second)
 	m.Apply("E2", mqtt.TopicAlert, alert("E2", "burn-count", "error", 1))
-	m.Apply("N1", mqtt.TopicStatus, statusMsg("online", 1, "00000000000000aa", "online", `,"backlog":10`))
+	m.Apply("N1", mqtt.TopicStatus, statusMsg("online", 1, "00000000000000aa", "online", `,"backlog":100`))
 	m.Apply("S1", mqtt.TopicStatus, statusMsg("online", 1, "00000000000000aa", "alarm", ""))
+	m.Apply("Q1", mqtt.TopicStatus, statusMsg("online", 1, "00000000000000aa", "online", `,"backlog":99`)) // a table at work
 	tiles, v := m.Tiles(0)
 	var order []string
 	for _, tl := range tiles {

@@ -84,7 +84,8 @@
     }
     if (t.stats && t.stats.coups) fact(facts, 'B/P/T', t.stats.banker + '/' + t.stats.player + '/' + t.stats.tie).dataset.k = 'bpt';
     if (t.cards_left) fact(facts, 'cards left', t.cards_left).dataset.k = 'cards';
-    if (t.backlog) fact(facts, 'backlog', t.backlog).dataset.k = 'backlog';
+    // From 100 messages (pitBacklogShown): fewer are a table at work.
+    if (t.backlog >= 100) fact(facts, 'backlog', t.backlog).dataset.k = 'backlog';
     d.append(facts);
     if (t.conflict) d.append(el('div', 'conflict', 'two daemons publish as this table'));
     const ul = el('ul', 'alerts');
