@@ -220,7 +220,11 @@ type sabotdProc struct {
 	err  error
 }
 
-func startSabotd(t *testing.T, conf string) *sabotdProc {
+func startSabotd(t *testing.T, conf string) *sabotdProc { t.Helper(); return startSabotdIn(t, conf, nil) }
+
+// startSabotdIn is startSabotd with the command line prefixed by wrap
+// (e.g. ip netns exec NS: a prefix that execs sabotd).
+func startSabotdIn(t *testing.T, conf string, wrap []string) *sabotdProc {
 	t.Helper()
 	bin := filepath.Join(binaries(t), "sabotd")
 	path := filepath.Join(t.TempDir(), "sabotd.toml")
@@ -230,7 +234,8 @@ func startSabotd(t *testing.T, conf string) *sabotdProc {
 		t.Fatal(err)
 	}
 	p := &sabotdProc{t: t, logs: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, "--config", path)
+	argv := append(append([]string(nil), wrap...), bin, "--config", path)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.SysProcAttr = dieWithTest()
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
