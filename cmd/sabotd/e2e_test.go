@@ -220,7 +220,10 @@ type sabotdProc struct {
 	err  error
 }
 
-func startSabotd(t *testing.T, conf string) *sabotdProc { t.Helper(); return startSabotdIn(t, conf, nil) }
+func startSabotd(t *testing.T, conf string) *sabotdProc {
+	t.Helper()
+	return startSabotdIn(t, conf, nil)
+}
 
 // startSabotdIn is startSabotd with the command line prefixed by wrap
 // (e.g. ip netns exec NS: a prefix that execs sabotd).
