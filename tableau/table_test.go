@@ -145,6 +145,9 @@ func asJSON(t *testing.T, v any) map[string]any {
 func optionsForSample(name string, toks []tableau.Token) tableau.Options {
 	opts := tableau.Options{Markers: tableau.HasMarkers(toks)}
 	for _, part := range strings.Split(filepath.Base(name), ".") {
+		if g, err := tableau.ParseGame(strings.TrimPrefix(part, "check-")); err == nil {
+			opts.Rules.Game = g // check-chemin-de-fer.shoe, banque.*.shoe
+		}
 		switch {
 		case strings.HasPrefix(part, "decks"):
 			fmt.Sscanf(part, "decks%d", &opts.Decks)

@@ -83,6 +83,10 @@ func refLex(src []byte, file string) (toks []tableau.Token, errMsg string) {
 			tok.Kind = tableau.TokCut
 		case w == "void" && len(word) == 4:
 			tok.Kind = tableau.TokVoid
+		case w == "stand" && len(word) == 5, w == "non" && len(word) == 3:
+			tok.Kind = tableau.TokStand
+		case w == "refuse" && len(word) == 6:
+			tok.Kind = tableau.TokRefuse
 		default:
 			c, err := tableau.ParseCard(string(word))
 			if err != nil {
