@@ -30,6 +30,7 @@ func init() {
 const checkUsage = `usage: sabot check [--game GAME] [--decks N] [--rules punto-banco|super6|ez]
                    [--punter-five option|draw|stand] [--banker-table scarne|free]
                    [--tie-pays 8|9] [--commission RATE] [--pair-pays N]
+                   [--game macao|victoria [--seats N] [--count modulo|bust] ...]
                    [--cut-rule last-coup|one-more] [--markers auto|on|off]
                    [--advantage THRESHOLD] [--side-bets LIST] [--pays-... TABLE] [FILE|-]
 
@@ -83,6 +84,9 @@ type checkConfig struct {
 	file    string // "-" for standard input
 	// advantage is the --advantage threshold; off without the flag.
 	advantage tableau.AdvantageThreshold
+	// macao: --game macao or victoria, folded by tableau.MacaoFold
+	// (check_macao.go); nil for the other games.
+	macao *tableau.MacaoOptions
 }
 
 // errFlagsReported marks a flag syntax error that the flag package has
@@ -101,8 +105,9 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	}
 	decks := fs.Int("decks", tableau.DefaultDecks, "decks in the shoe, 1–8 (default: the game's, 8, chemin-de-fer 6, banque 3)")
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez (see --game)")
-	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
+	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+", macao, victoria (default punto-banco)")
 	params := addGameParamFlags(fs)
+	mac := addMacaoFlags(fs) // check_macao.go
 	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
 	house := addHouseFlags(fs)
 	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
@@ -140,10 +145,19 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	var errs []error
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g, gerrs := checkGame(*game, *rules, set, params)
-	errs = append(errs, gerrs...)
-	if !set["decks"] {
-		*decks = g.DefaultDecks()
+	var g tableau.Game
+	if slices.Contains(macaoGames, strings.ToLower(*game)) {
+		cut, _ := tableau.ParseCutRule(*cut) // checked below
+		m, merrs := mac.options(strings.ToLower(*game), *decks, cut, set)
+		cfg.macao, errs = &m, merrs
+	} else {
+		var gerrs []error
+		g, gerrs = checkGame(*game, *rules, set, params)
+		errs = append(errs, gerrs...)
+		errs = append(errs, macaoOnly(cmp.Or(*game, *rules), set)...)
+		if !set["decks"] {
+			*decks = g.DefaultDecks()
+		}
 	}
 	if *decks < 1 || *decks > tableau.MaxDecks {
 		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", *decks, tableau.MaxDecks))
@@ -276,6 +290,9 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		cfg.opts.Markers = true
 	case "auto":
 		cfg.opts.Markers = sc.markers
+	}
+	if cfg.macao != nil {
+		cfg.macao.Markers = cfg.opts.Markers
 	}
 
 	// Pass 2: fold and print, over exactly the bytes the first pass read.
@@ -670,7 +687,15 @@ func quickScanParts(ctx context.Context, parts []io.Reader, firstSize int64) (ta
 // checkBatch events), the read and output buffers — whatever the input's
 // size.
 func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
-	f, err := tableau.NewFold(cfg.opts)
+	var (
+		f  *tableau.Fold
+		mf *tableau.MacaoFold
+	)
+	if cfg.macao != nil {
+		mf, err = tableau.NewMacaoFold(*cfg.macao)
+	} else {
+		f, err = tableau.NewFold(cfg.opts)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -696,6 +721,10 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 	foldErr := make(chan error, 1)
 	go func() {
 		defer close(full)
+		if mf != nil {
+			foldErr <- foldMacaoTokens(mf, cfg.macao.Markers, name, tokFree, tokFull, free, full, stop)
+			return
+		}
 		foldErr <- foldTokens(f, cfg, name, tokFree, tokFull, free, full, stop)
 	}()
 
@@ -918,7 +947,7 @@ func voidOf(evs []tableau.Event) *tableau.VoidEvent {
 
 // voidIgnoredReason says why a "void" voided nothing, from the fold's
 // state after it and the last coup voided.
-func voidIgnoredReason(f *tableau.Fold, markers bool, vShoe, vCoup int) string {
+func voidIgnoredReason(f shoeFold, markers bool, vShoe, vCoup int) string {
 	shoe, coup := f.Shoe(), f.CoupNumber()
 	switch {
 	case f.Phase() == tableau.PhaseBurn:
