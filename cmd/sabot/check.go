@@ -710,7 +710,7 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 	go func() {
 		defer close(lexDone)
 		defer close(tokFull)
-		lexTokens(tableau.NewLexer(r, name), tokFree, tokFull, stop)
+		lexTokens(tableau.NewLexer(r, name), mf != nil, tokFree, tokFull, stop)
 	}()
 
 	free := make(chan *checkBatchBuf, checkBatches)
@@ -801,7 +801,9 @@ type checkWarning struct {
 
 // lexTokens is foldCheck's lexer: it fills token batches from l until the
 // input ends or fails (the last batch carries the error) or stop closes.
-func lexTokens(l *tableau.Lexer, free chan *checkTokBuf, full chan<- *checkTokBuf, stop <-chan struct{}) {
+// With positions, every token travels whole (Macao and Victoria name the
+// position of a card that does not fit).
+func lexTokens(l *tableau.Lexer, positions bool, free chan *checkTokBuf, full chan<- *checkTokBuf, stop <-chan struct{}) {
 	scratch := make([]tableau.Token, 0, lexScratch)
 	for {
 		var tb *checkTokBuf
@@ -815,7 +817,7 @@ func lexTokens(l *tableau.Lexer, free chan *checkTokBuf, full chan<- *checkTokBu
 			scratch, tb.err = l.AppendTokens(scratch[:0], min(lexScratch, checkTokBatch-len(tb.toks)))
 			for i := range scratch {
 				t := &scratch[i]
-				whole := t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != ""
+				whole := positions || t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != ""
 				tb.toks = append(tb.toks, checkTok{kind: t.Kind, rank: t.Card.Rank, suit: t.Card.Suit, whole: whole})
 				if whole {
 					tb.extra = append(tb.extra, *t)

@@ -115,8 +115,8 @@ func foldMacaoTokens(f *tableau.MacaoFold, markers bool, name string, tokFree ch
 		}
 	}
 	for tb := range tokFull {
-		for i := range tb.toks {
-			t := &tb.toks[i]
+		for i := range tb.extra { // every token travels whole (lexTokens with positions)
+			t := &tb.extra[i]
 			n := len(b.evs)
 			b.evs = f.Feed(*t, b.evs)
 			if m := f.LastMisfit(); m != tableau.MacaoFits {
