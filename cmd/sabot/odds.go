@@ -29,6 +29,9 @@ const oddsUsage = `usage: sabot odds [--decks N] [--removed CARDS] [--rules punt
                   [--commission RATE] [--banker-table scarne|free]
                   (--punter-five draw|stand [--banker STRATEGY]
                    | --solve [--banker-sees total|hand] [--replacement])
+       sabot odds --game banque [--decks N] [--removed CARDS] [--batch]
+                  [--punter-five draw|stand] [--right-five draw|stand]
+                  [--left-five draw|stand] [--banker T/R/L=draw|stand,...]
 
 Computes, by exact enumeration with card removal, the probabilities of the
 next coup dealt from a shoe of N decks less the cards removed, and the house
@@ -45,7 +48,9 @@ edge of every bet the rule profile offers. Prints one JSON object:
 With --game chemin-de-fer (6 decks by default) it values a given pair of
 strategies (the punter's 5, the banker's choice at each option cell, as
 T/V=draw|stand entries; see docs/cli.md) or, with --solve, finds both
-sides' equilibrium strategies and the value of the game.
+sides' equilibrium strategies and the value of the game. With --game banque
+(3 decks by default) it values each tableau against the banker for given
+strategies (each tableau's 5, the banker's draw table).
 
 CARDS are in the transcript card syntax, separated by spaces: "5H 5 9C KD"
 (a rank alone is a rank-only read). With --batch, standard input holds one
@@ -67,6 +72,7 @@ type oddsConfig struct {
 	// "chemin-de-fer" (chemin) or "banque" (banque).
 	family string
 	chemin cheminConfig
+	banque banqueConfig
 }
 
 func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
@@ -80,9 +86,10 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	fs.IntVar(&cfg.decks, "decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
 	fs.StringVar(&cfg.removed, "removed", "", "cards already out of the shoe, e.g. \"5H 5 9C KD\"")
 	rules := fs.String("rules", "punto-banco", "rule profile: punto-banco, super6 or ez")
-	game := fs.String("game", "", "the game: punto-banco, super6, ez (as --rules) or chemin-de-fer")
+	game := fs.String("game", "", "the game: punto-banco, super6, ez (as --rules), chemin-de-fer or banque")
 	house := addHouseFlags(fs)
 	cf := addCheminFlags(fs)
+	bf := addBanqueFlags(fs)
 	fs.BoolVar(&cfg.batch, "batch", false, "read one CARDS list per standard input line; one JSON object per line")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -93,13 +100,13 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	cfg.family = "punto-banco"
 	profile := *rules
 	switch {
-	case *game == "chemin-de-fer":
+	case *game == "chemin-de-fer" || *game == "banque":
 		cfg.family = *game
 		if set["rules"] {
 			errs = append(errs, fmt.Errorf("--rules %q: a punto banco profile, not for --game %s", *rules, *game))
 		}
 		if !set["decks"] {
-			cfg.decks = 6
+			cfg.decks = map[string]int{"chemin-de-fer": 6, "banque": 3}[*game]
 		}
 	case *game != "":
 		if set["rules"] && *rules != *game {
@@ -118,11 +125,11 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 			if *game != "" {
 				flagName = "--game"
 			}
-			errs = append(errs, fmt.Errorf("%s %q: want punto-banco, super6, ez or chemin-de-fer", flagName, profile))
+			errs = append(errs, fmt.Errorf("%s %q: want punto-banco, super6, ez, chemin-de-fer or banque", flagName, profile))
 		}
-		for _, name := range cheminOnlyFlags {
+		for _, name := range append(cheminOnlyFlags, banqueOnlyFlags...) {
 			if set[name] {
-				errs = append(errs, fmt.Errorf("--%s: only with --game chemin-de-fer", name))
+				errs = append(errs, fmt.Errorf("--%s: only with --game chemin-de-fer or banque", name))
 			}
 		}
 	}
@@ -131,6 +138,13 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	switch cfg.family {
 	case "chemin-de-fer":
 		errs = append(errs, cf.apply(&cfg.chemin, set, cfg.rules.Commission)...)
+		for _, name := range banqueOnlyFlags {
+			if set[name] {
+				errs = append(errs, fmt.Errorf("--%s: only with --game banque", name))
+			}
+		}
+	case "banque":
+		errs = append(errs, bf.apply(&cfg.banque, set, cf)...)
 	}
 	if cfg.batch && cfg.removed != "" {
 		errs = append(errs, errors.New("--removed and --batch exclude each other (with --batch, stdin gives the cards)"))
@@ -299,6 +313,12 @@ func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		switch cfg.family {
 		case "chemin-de-fer":
 			out, err := cfg.chemin.analyze(&rc, cfg.decks)
+			if err != nil {
+				return err
+			}
+			return enc.Encode(out)
+		case "banque":
+			out, err := cfg.banque.analyze(&rc, cfg.decks)
 			if err != nil {
 				return err
 			}
