@@ -135,6 +135,18 @@ func (r Rules) CommissionBP() int {
 	return 0
 }
 
+// TiePayout is the tie bet's payout in force, n of n:1 (8 when TiePays is
+// 0).
+func (r Rules) TiePayout() int { return r.tiePays() }
+
+// PairPayout is the pair bets' payout in force, n of n:1 (11 when
+// PairPays is 0).
+func (r Rules) PairPayout() int { return r.pairPays() }
+
+// Effective returns the pay table in force: p with each zero field
+// replaced by its default (DefaultSidePays).
+func (p SidePays) Effective() SidePays { return p.effective() }
+
 // bankerNet is what a banker win pays per unit in a commission game: 1 −
 // the commission (0.95 at 5%). The division is exact to the nearest
 // float64, so 9500/10000 is the literal 0.95.
@@ -165,8 +177,9 @@ func (e *ErrRule) Unwrap() error { return ErrRules }
 func (r Rules) Problems() []*ErrRule { return r.problems(false) }
 
 // ProblemsGiven is Problems for a profile read from configuration or
-// flags, where TiePays and PairPays are always given (their defaults, 8
-// and 11, filled in before): 0 there is a bad value, not the default.
+// flags, where TiePays, PairPays and every pay-table figure are always
+// given (their defaults filled in before): 0 there is a bad value, not
+// the default.
 func (r Rules) ProblemsGiven() []*ErrRule { return r.problems(true) }
 
 func (r Rules) problems(given bool) []*ErrRule {
@@ -201,14 +214,18 @@ func (r Rules) problems(given bool) []*ErrRule {
 	if r.Side.Offered>>len(SideBets) != 0 {
 		bad("side_bets", "invalid side-bet set %#x", uint8(r.Side.Offered))
 	}
-	return append(out, r.Side.Pays.problems()...)
+	return append(out, r.Side.Pays.problems(given)...)
 }
 
 // problems checks every pay-table figure: finite, more than 0 (after
-// defaults) and at most MaxSidePay. Each finding names the table's key
-// and, in a table of several figures, which one.
-func (p SidePays) problems() []*ErrRule {
-	e := p.effective()
+// defaults, unless given: then 0 is a figure, not the default) and at most
+// MaxSidePay. Each finding names the table's key and, in a table of
+// several figures, which one.
+func (p SidePays) problems(given bool) []*ErrRule {
+	e := p
+	if !given {
+		e = p.effective()
+	}
 	var out []*ErrRule
 	check := func(key string, names []string, v ...float64) {
 		for i, f := range v {

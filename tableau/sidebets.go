@@ -164,7 +164,7 @@ func (p SidePays) effective() SidePays {
 // Validate checks every figure: finite, positive (after defaults) and at
 // most MaxSidePay. Errors wrap ErrRules and name the figure.
 func (p SidePays) Validate() error {
-	if ps := p.problems(); len(ps) > 0 {
+	if ps := p.problems(false); len(ps) > 0 {
 		return ps[0]
 	}
 	return nil

@@ -97,30 +97,28 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	return 0
 }
 
-// checkFlags renders opts as `sabot check` flags.
+// checkFlags renders opts as `sabot check` flags (the house rules as
+// houseFlagArgs writes them).
 func checkFlags(o tableau.Options) string {
 	m := "off"
 	if o.Markers {
 		m = "on"
-	}
-	tie := o.Rules.TiePays
-	if tie == 0 {
-		tie = 8
 	}
 	decks := o.Decks
 	if decks == 0 {
 		decks = o.Rules.Game.DefaultDecks()
 	}
 	g := o.Rules.Game
+	house := houseFlagArgs(o.Rules)
 	if !g.PuntoBancoDeal() { // --game and the game's parameters
 		game := "--game " + g.Name()
 		info, _ := tableau.LookupGame(g.Name())
 		for i, v := range g.Params() {
 			game += fmt.Sprintf(" --%s %s", info.Params[i].Name, v)
 		}
-		return fmt.Sprintf("--decks %d %s --cut-rule %s --markers %s", decks, game, o.CutRule, m)
+		return fmt.Sprintf("--decks %d %s %s --cut-rule %s --markers %s", decks, game, house, o.CutRule, m)
 	}
-	return fmt.Sprintf("--decks %d --rules %s --tie-pays %d --cut-rule %s --markers %s", decks, g, tie, o.CutRule, m)
+	return fmt.Sprintf("--decks %d --rules %s %s --cut-rule %s --markers %s", decks, g, house, o.CutRule, m)
 }
 
 // exportJournal writes the journal as a transcript: one coup per line

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -98,4 +99,50 @@ func (h *houseFlags) sideRules() (tableau.SideRules, []error) {
 	list("pays-dragon-natural", *h.dragonNatural, 1, &p.DragonNatural)
 	list("pays-lucky6", *h.lucky6, 2, &p.Lucky6Two, &p.Lucky6Three)
 	return sr, errs
+}
+
+// houseFlagArgs renders r's house rules as the flags that give them, for
+// a `sabot check` command line: --tie-pays always, --commission and
+// --pair-pays when they differ from the usual, --side-bets and the pay
+// tables of the bets offered.
+func houseFlagArgs(r tableau.Rules) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--tie-pays %d", r.TiePayout())
+	if c := r.CommissionBP(); c != (tableau.Rules{Game: r.Game}).CommissionBP() {
+		fmt.Fprintf(&b, " --commission %s", strconv.FormatFloat(float64(c)/100, 'f', -1, 64)+"%")
+	}
+	if p := r.PairPayout(); p != 11 {
+		fmt.Fprintf(&b, " --pair-pays %d", p)
+	}
+	off := r.Side.Offered
+	if off == 0 {
+		return b.String()
+	}
+	list := func(v ...float64) string {
+		s := make([]string, len(v))
+		for i, f := range v {
+			s[i] = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		return strings.Join(s, ",")
+	}
+	p := r.Side.Pays.Effective()
+	fmt.Fprintf(&b, " --side-bets %s", off)
+	for _, t := range []struct {
+		on   bool
+		flag string
+		v    []float64
+	}{
+		{off.Has(tableau.BetPerfectPair), "pays-perfect-pair", []float64{p.PerfectPair, p.PerfectPairBoth}},
+		{off.Has(tableau.BetEitherPair), "pays-either-pair", []float64{p.EitherPair}},
+		{off.Has(tableau.BetBig), "pays-big", []float64{p.Big}},
+		{off.Has(tableau.BetSmall), "pays-small", []float64{p.Small}},
+		{off.Has(tableau.BetDragonPlayer) || off.Has(tableau.BetDragonBanker), "pays-dragon", p.Dragon[:]},
+		{off.Has(tableau.BetDragonPlayer) || off.Has(tableau.BetDragonBanker), "pays-dragon-natural", []float64{p.DragonNatural}},
+		{off.Has(tableau.BetLucky6), "pays-lucky6", []float64{p.Lucky6Two, p.Lucky6Three}},
+	} {
+		if t.on {
+			fmt.Fprintf(&b, " --%s %s", t.flag, list(t.v...))
+		}
+	}
+	return b.String()
 }

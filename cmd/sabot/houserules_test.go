@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // Published 8-deck probabilities (Wizard of Odds, "Baccarat"), to six
@@ -108,5 +111,33 @@ func TestHouseFlagErrors(t *testing.T) {
 	}
 	if _, errs, code := runSabot(t, "shoe\n5H 2C 3D 4D 5S 6S |\n5H 4D 2C 5S |\n", "check", "--rules", "super6", "--commission", "0"); code != 0 {
 		t.Errorf("super6 --commission 0: exit %d %s", code, errs)
+	}
+}
+
+// TestHouseFlagArgs: the flags `sabot export` writes for a journal's rules
+// parse back to the same rules.
+func TestHouseFlagArgs(t *testing.T) {
+	c4, _ := tableau.ParseCommission("4%")
+	c0, _ := tableau.ParseCommission("0")
+	side, _ := tableau.ParseSideSet("all")
+	for _, r := range []tableau.Rules{
+		{},
+		{Commission: c4, TiePays: 9, PairPays: 12},
+		{Game: tableau.GameSuper6, Commission: c0},
+		{Side: tableau.SideRules{Offered: side, Pays: tableau.SidePays{Big: 0.5, Dragon: [6]float64{50, 10, 6, 4, 2, 1}, Lucky6Three: 23}}},
+	} {
+		args := houseFlagArgs(r)
+		cfg, err := parseCheckFlags(append([]string{"--rules", r.Game.String()}, strings.Fields(args)...), io.Discard)
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		got := cfg.opts.Rules
+		if got.CommissionBP() != r.CommissionBP() || got.TiePayout() != r.TiePayout() || got.PairPayout() != r.PairPayout() ||
+			got.Side.Offered != r.Side.Offered || (r.Side.Offered != 0 && got.Side.Pays.Effective() != r.Side.Pays.Effective()) {
+			t.Errorf("%s parses to %+v, want %+v", args, got, r)
+		}
+	}
+	if a := houseFlagArgs(tableau.Rules{Commission: c4}); a != "--tie-pays 8 --commission 4%" {
+		t.Errorf("args %q", a)
 	}
 }

@@ -349,13 +349,13 @@ func boardAssets() (fs.FS, string) {
 	return sub, hex.EncodeToString(sum.Sum(nil))[:12]
 }
 
-// gameName is the game's name on the board: [board] game, or the rule
-// profile's usual name.
+// gameName is the game's name on the board: [board] game, or the game's
+// usual name.
 func gameName(cfg Config) string {
 	if cfg.Board.Game != "" {
 		return cfg.Board.Game
 	}
-	switch cfg.Rules {
+	switch cfg.Game {
 	case "super6":
 		return "Super 6"
 	case "ez":

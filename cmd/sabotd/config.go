@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding"
 	"errors"
 	"fmt"
 	"io"
@@ -36,12 +37,12 @@ type Config struct {
 	// Table is the table's name: used in MQTT topics and message ids, so
 	// letters, digits, '-' and '_' only (mqtt.TableProblem). Required.
 	Table string `toml:"table"`
-	// Rules is the rule profile: "punto-banco", "super6" or "ez".
-	Rules string `toml:"rules"`
+	// Game is the game dealt: "punto-banco", "super6" or "ez". Files
+	// written before [rules] existed name it rules = "..."; that form is
+	// still read (legacyConfig), and --print-config writes game.
+	Game string `toml:"game"`
 	// Decks in the shoe, 1–8.
 	Decks int `toml:"decks"`
-	// TiePays is the tie bet's payout, 8 (8:1) or 9 (9:1).
-	TiePays int `toml:"tie_pays"`
 	// CutRule is the end-of-shoe rule: "last-coup" or "one-more".
 	CutRule string `toml:"cut_rule"`
 	// OverrunCards is how many cards beyond 52 × decks one shoe may give
@@ -49,6 +50,10 @@ type Config struct {
 	// signalled. 1–tableau.MaxOverrunCards, default 52
 	// (tableau.TableConfig.OverrunCards).
 	OverrunCards int `toml:"overrun_cards"`
+
+	// Rules is the [rules] table: the house rules (commission, payouts,
+	// side bets and their pay tables).
+	Rules RulesConfig `toml:"rules"`
 
 	Shoe ShoeConfig `toml:"shoe"`
 	MQTT MQTTConfig `toml:"mqtt"`
@@ -62,6 +67,134 @@ type Config struct {
 	Alerts  AlertsConfig        `toml:"alerts"`
 	Log     LogConfig           `toml:"log"`
 	Board   BoardConfig         `toml:"board"`
+
+	// legacy records the keys of the old form a file used (not printed).
+	legacy struct{ rules, tiePays bool }
+}
+
+// RulesConfig is the [rules] table: the house rules, which differ from
+// casino to casino. Each key is a `sabot check` and `sabot odds` flag of
+// the same name ('-' for '_'), and tableau.Rules.ProblemsGiven validates
+// both. Every key has its default in DefaultConfig, so --print-config
+// shows the whole table.
+type RulesConfig struct {
+	// Commission is the house's share of a banker win: "5%", "4%", "2.5%",
+	// "0%", or as a fraction 0.05 (tableau.ParseCommission). Absent: the
+	// game's usual (5% under punto banco, none under super6 and ez, where
+	// only 0 is accepted). Held as written (RateText) and parsed by
+	// validate, which names the key and line of a bad value.
+	Commission RateText `toml:"commission"`
+	// TiePays is the tie bet's payout, 8 (8:1) or 9 (9:1).
+	TiePays int `toml:"tie_pays"`
+	// PairPays is what player pair and banker pair pay, to 1 (11; some
+	// houses 12), 1–1000.
+	PairPays int `toml:"pair_pays"`
+	// SideBets lists the side bets offered: "perfect-pair",
+	// "either-pair", "big", "small", "dragon-player", "dragon-banker",
+	// "lucky6" (also "dragon" for both Dragon Bonus bets, "all"); default
+	// none.
+	SideBets []string `toml:"side_bets"`
+	// The side bets' pay tables, each figure "to one", more than 0 and at
+	// most 1000 (tableau.SidePays): Perfect Pair [one hand, both hands],
+	// Either Pair, Big (5 or 6 cards), Small (4 cards), Dragon Bonus for
+	// a non-natural win by [9, 8, 7, 6, 5, 4] and for a natural win, Lucky 6
+	// [two cards, three cards].
+	PaysPerfectPair   []float64 `toml:"pays_perfect_pair"`
+	PaysEitherPair    float64   `toml:"pays_either_pair"`
+	PaysBig           float64   `toml:"pays_big"`
+	PaysSmall         float64   `toml:"pays_small"`
+	PaysDragon        []float64 `toml:"pays_dragon"`
+	PaysDragonNatural float64   `toml:"pays_dragon_natural"`
+	PaysLucky6        []float64 `toml:"pays_lucky6"`
+}
+
+// RateText is a rate as the file writes it, a TOML string ("4%") or
+// number (0.04), kept as its text: the decoder hands any value to
+// UnmarshalText, which never fails, so a bad rate is reported by validate
+// with its key and line rather than by the decoder without them.
+type RateText string
+
+// UnmarshalText keeps the text.
+func (r *RateText) UnmarshalText(b []byte) error { *r = RateText(b); return nil }
+
+// MarshalText writes the text (a TOML string).
+func (r RateText) MarshalText() ([]byte, error) { return []byte(r), nil }
+
+// defaultRulesConfig is [rules] with every default (tableau's).
+func defaultRulesConfig() RulesConfig {
+	p := tableau.DefaultSidePays
+	return RulesConfig{
+		TiePays: 8, PairPays: 11, SideBets: []string{},
+		PaysPerfectPair: []float64{p.PerfectPair, p.PerfectPairBoth}, PaysEitherPair: p.EitherPair,
+		PaysBig: p.Big, PaysSmall: p.Small, PaysDragon: p.Dragon[:], PaysDragonNatural: p.DragonNatural,
+		PaysLucky6: []float64{p.Lucky6Two, p.Lucky6Three},
+	}
+}
+
+// houseRules returns the tableau rules the configuration gives (game and
+// [rules]), and calls bad for each key that cannot be used: a list of the
+// wrong length, an unknown side bet, and every finding of tableau's one
+// validation (Rules.ProblemsGiven) under its [rules] key. tieKey is where
+// tie_pays was set ("rules.tie_pays", or "tie_pays" in an old file).
+func (c *Config) houseRules(bad func(key, format string, args ...any)) tableau.Rules {
+	var r tableau.Rules
+	g, err := tableau.ParseGame(c.Game)
+	if err == nil {
+		r.Game = g
+	}
+	rc := &c.Rules
+	cm, err := tableau.ParseCommission(string(rc.Commission))
+	if err != nil {
+		bad("rules.commission", "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": commission "))
+	}
+	r.Commission, r.TiePays, r.PairPays = cm, rc.TiePays, rc.PairPays
+	set, err := tableau.ParseSideSet(strings.Join(rc.SideBets, ","))
+	if err != nil {
+		bad("rules.side_bets", "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": "))
+	}
+	r.Side.Offered = set
+	list := func(key string, v []float64, what string, dst ...*float64) {
+		if len(v) != len(dst) {
+			bad("rules."+key, "%d figures: want %d (%s)", len(v), len(dst), what)
+			return
+		}
+		for i, d := range dst {
+			*d = v[i]
+		}
+	}
+	r.Side.Pays = tableau.DefaultSidePays // a list of the wrong length keeps its default (reported once)
+	p := &r.Side.Pays
+	list("pays_perfect_pair", rc.PaysPerfectPair, "one hand, both hands", &p.PerfectPair, &p.PerfectPairBoth)
+	d := &p.Dragon
+	list("pays_dragon", rc.PaysDragon, "a non-natural win by 9, 8, 7, 6, 5, 4", &d[0], &d[1], &d[2], &d[3], &d[4], &d[5])
+	list("pays_lucky6", rc.PaysLucky6, "two cards, three cards", &p.Lucky6Two, &p.Lucky6Three)
+	p.EitherPair, p.Big, p.Small, p.DragonNatural = rc.PaysEitherPair, rc.PaysBig, rc.PaysSmall, rc.PaysDragonNatural
+	for _, e := range r.ProblemsGiven() {
+		switch e.Key {
+		case "game": // validate checks the game
+		case "tie_pays":
+			bad(c.tieKey(), "%s", e.Msg)
+		default:
+			bad("rules."+e.Key, "%s", e.Msg)
+		}
+	}
+	return r
+}
+
+// tieKey is the key tie_pays was given as.
+func (c *Config) tieKey() string {
+	if c.legacy.tiePays {
+		return "tie_pays"
+	}
+	return "rules.tie_pays"
+}
+
+// gameKey is the key the game was given as.
+func (c *Config) gameKey() string {
+	if c.legacy.rules {
+		return "rules"
+	}
+	return "game"
 }
 
 // ShoeConfig is the [shoe] table: the card-reading shoe's serial link.
@@ -268,10 +401,10 @@ type LogConfig struct {
 // file only overrides what it sets.
 func DefaultConfig() Config {
 	return Config{
-		Rules:        "punto-banco",
+		Game:         "punto-banco",
 		Decks:        8,
 		OverrunCards: tableau.DefaultOverrunCards,
-		TiePays:      8,
+		Rules:        defaultRulesConfig(),
 		CutRule:      "last-coup",
 		Shoe:         ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1", RS485: shoe.RS485Off},
 		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
@@ -392,6 +525,7 @@ func plainTypeError(msg string) string {
 	want := map[string]string{
 		"int": "an integer", "int64": "an integer", "uint16": "an integer", "float64": "a number",
 		"string": "a string", "bool": "true or false", "[]string": "an array of strings",
+		"main.RateText": `a rate such as "5%" or 0.05`, "[]float64": "an array of numbers",
 	}[m[2]]
 	if want == "" {
 		want = "another type"
@@ -414,13 +548,38 @@ func ParseConfig(data []byte, file string) (Config, error) {
 		return Config{}, decodeError(err, file)
 	}
 	keys := docKeys(data)
+	// The old form's top-level keys (before [rules]): rules = "GAME" and
+	// tie_pays. They are read as game and [rules] tie_pays.
+	_, oldRules := raw["rules"].(string)
+	_, oldTie := raw["tie_pays"]
 	if errs := checkKeys(keys, raw, file); len(errs) > 0 {
 		return Config{}, joinErrors(errs)
 	}
 	cfg := DefaultConfig()
 	// Every key is known and spelt exactly (checkKeys), so the decoder's
 	// case-insensitive matching cannot apply.
-	if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg); err != nil {
+	if oldRules || oldTie {
+		l := legacyConfig{Config: cfg}
+		var err error
+		if oldRules {
+			err = toml.NewDecoder(bytes.NewReader(data)).Decode(&l)
+		} else {
+			lt := legacyTie{Config: cfg}
+			err = toml.NewDecoder(bytes.NewReader(data)).Decode(&lt)
+			l.Config, l.TiePays = lt.Config, lt.TiePays
+		}
+		if err != nil {
+			return Config{}, decodeError(err, file)
+		}
+		cfg = l.Config
+		cfg.legacy.rules, cfg.legacy.tiePays = oldRules, oldTie
+		if oldRules {
+			cfg.Game = l.Rules
+		}
+		if l.TiePays != nil {
+			cfg.Rules.TiePays = *l.TiePays
+		}
+	} else if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg); err != nil {
 		return Config{}, decodeError(err, file)
 	}
 	// The display chip's own keys (checkKeys let through only those of the
@@ -445,6 +604,12 @@ func ParseConfig(data []byte, file string) (Config, error) {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, &ConfigError{File: file, Line: lineOf(pos, key), Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	if oldRules && set("game") {
+		bad("rules", "%q: the game is game = %q; rules = \"GAME\" is its old name, and [rules] now holds the house rules: keep game only", cfg.Game, cfg.Game)
+	}
+	if oldTie && set("rules.tie_pays") {
+		bad("tie_pays", "also set in [rules]: keep [rules] tie_pays only (the top-level key is its old place)")
 	}
 	if p, err := shoe.LookupProtocol(cfg.Shoe.Protocol); err == nil && !set("shoe.baud") {
 		cfg.Shoe.Baud = p.DefaultBaud
@@ -484,6 +649,29 @@ func decodeError(err error, file string) error {
 	return fmt.Errorf("config: %s: %w", file, err)
 }
 
+// legacyConfig decodes a file of the old form, where rules = "GAME" named
+// the game and tie_pays was a top-level key: its fields shadow Config's
+// rules table for that file (the decoder resolves a name to the shallowest
+// field, as encoding/json does).
+type legacyConfig struct {
+	Config
+	Rules   string `toml:"rules"`
+	TiePays *int   `toml:"tie_pays"`
+}
+
+// legacyTie decodes a file with [rules] (or none) and the old top-level
+// tie_pays.
+type legacyTie struct {
+	Config
+	TiePays *int `toml:"tie_pays"`
+}
+
+// legacyKeys are the old form's keys checkKeys lets through: rules (the
+// game, when a string) and the top-level tie_pays.
+var legacyKeys = map[string]bool{"tie_pays": true}
+
+var textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+
 // schema maps every dotted key of the file format to whether it is a
 // table ([shoe]) rather than a value; it is read from Config's toml tags.
 var schema = func() map[string]bool {
@@ -497,7 +685,9 @@ var schema = func() map[string]bool {
 				continue
 			}
 			key := prefix + name
-			table := f.Type.Kind() == reflect.Struct
+			// A struct that reads itself from text (the commission) is a
+			// value, not a table.
+			table := f.Type.Kind() == reflect.Struct && !reflect.PointerTo(f.Type).Implements(textUnmarshaler)
 			m[key] = table
 			if table {
 				walk(f.Type, key+".")
@@ -523,7 +713,7 @@ func checkKeys(keys []docKey, raw map[string]any, file string) []error {
 	var errs []error
 	reported := map[string]bool{}
 	for _, k := range keys {
-		if _, ok := schema[k.key]; ok {
+		if _, ok := schema[k.key]; ok || legacyKeys[k.key] {
 			continue
 		}
 		opt, inDisplay := strings.CutPrefix(k.key, "display.")
@@ -607,8 +797,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	case mqtt.TableProblem(c.Table) != "":
 		bad("table", "%q: %s", c.Table, mqtt.TableProblem(c.Table))
 	}
-	if !oneOf(c.Rules, "punto-banco", "super6", "ez") {
-		bad("rules", "%q: must be \"punto-banco\", \"super6\" or \"ez\"", c.Rules)
+	if !oneOf(c.Game, "punto-banco", "super6", "ez") {
+		bad(c.gameKey(), "%q: must be \"punto-banco\", \"super6\" or \"ez\"", c.Game)
 	}
 	if c.Decks < 1 || c.Decks > 8 {
 		bad("decks", "%d: a shoe holds 1 to 8 decks", c.Decks)
@@ -616,8 +806,15 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if c.OverrunCards < 1 || c.OverrunCards > tableau.MaxOverrunCards {
 		bad("overrun_cards", "%d: cards beyond 52 × decks before shoe-overrun, 1 to %d (default %d)", c.OverrunCards, tableau.MaxOverrunCards, tableau.DefaultOverrunCards)
 	}
-	if c.TiePays != 8 && c.TiePays != 9 {
-		bad("tie_pays", "%d: must be 8 (8:1) or 9 (9:1)", c.TiePays)
+	rulesOK := true
+	r := c.houseRules(func(key, format string, args ...any) {
+		rulesOK = false
+		bad(key, format, args...)
+	})
+	if rulesOK {
+		// The commission in force, so that --print-config shows it.
+		cm, _ := tableau.CommissionOf(r.CommissionBP())
+		c.Rules.Commission = RateText(cm.String())
 	}
 	if !oneOf(c.CutRule, "last-coup", "one-more") {
 		bad("cut_rule", "%q: must be \"last-coup\" or \"one-more\"", c.CutRule)

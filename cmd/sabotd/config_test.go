@@ -32,10 +32,11 @@ dir = "/var/lib/sabot"
 	want.Shoe.Device = "/dev/sabot-shoe"
 	want.Shoe.Baud = 115200
 	want.MQTT.Brokers = []string{"tcp://10.0.0.5:1883"}
+	want.Rules.Commission = "5%" // the rate in force is filled in
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got  %+v\nwant %+v", cfg, want)
 	}
-	if cfg.Rules != "punto-banco" || cfg.Decks != 8 || cfg.MQTT.TopicPrefix != "sabot" || cfg.HTTP.Addr != "127.0.0.1:0" || cfg.Display.Kind != "none" {
+	if cfg.Game != "punto-banco" || cfg.Decks != 8 || cfg.MQTT.TopicPrefix != "sabot" || cfg.HTTP.Addr != "127.0.0.1:0" || cfg.Display.Kind != "none" {
 		t.Fatalf("defaults wrong: %+v", cfg)
 	}
 	if !cfg.markersOn() {

@@ -360,6 +360,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		KeepAlive:         d.cfg.MQTT.KeepAliveDuration(),
 		Version:           Version(),
 		Software:          d.software,
+		Rules:             &d.rules,
 		Commands:          d.cfg.MQTT.Commands,
 		OnCommand:         d.onCommand,
 		OnCommandRejected: d.onCommandRejected,

@@ -30,9 +30,17 @@ type inputReq struct {
 
 // tableOptions builds the tableau options from the configuration.
 func tableOptions(cfg Config) (tableau.Options, error) {
-	g, err := tableau.ParseGame(cfg.Rules)
-	if err != nil {
+	if _, err := tableau.ParseGame(cfg.Game); err != nil {
 		return tableau.Options{}, err
+	}
+	var rerr error
+	rules := cfg.houseRules(func(key, format string, args ...any) {
+		if rerr == nil {
+			rerr = fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...))
+		}
+	})
+	if rerr != nil {
+		return tableau.Options{}, rerr
 	}
 	cr, err := tableau.ParseCutRule(cfg.CutRule)
 	if err != nil {
@@ -40,7 +48,7 @@ func tableOptions(cfg Config) (tableau.Options, error) {
 	}
 	return tableau.Options{
 		Decks:   cfg.Decks,
-		Rules:   tableau.Rules{Game: g, TiePays: cfg.TiePays},
+		Rules:   rules,
 		CutRule: cr,
 		Markers: cfg.markersOn(),
 	}, nil

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/sabot-table/sabot/tableau"
 	"log/slog"
 	"net/url"
 	"os"
@@ -142,6 +143,9 @@ type Options struct {
 	// Software is the running binary's SHA-256 (hex) published in the
 	// status payload; "" leaves it out.
 	Software string
+	// Rules are the table's house rules, published in the status payload
+	// (StatusPayload.Rules); nil leaves them out.
+	Rules *tableau.Rules
 
 	// Commands enables the command topics <prefix>/cmd/<name> for the
 	// names CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed (off by

@@ -297,6 +297,69 @@ type StatusPayload struct {
 	// built (the pit console shows it); omitted when 0 and in offline
 	// statuses (a last will is built at connect time).
 	Backlog int `json:"backlog,omitempty"`
+	// Rules are the table's house rules (Options.Rules); omitted when the
+	// publisher was given none.
+	Rules *RulesStatus `json:"rules,omitempty"`
+}
+
+// RulesStatus is the house rules in the status payload: the game and what
+// the table pays, with the names of sabotd's [rules] keys and the values
+// in force (defaults filled in). In JSON:
+// {"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":11,
+// "side_bets":["lucky6"],"pays_lucky6":[12,20]}. The pay table of a side
+// bet is present only when that bet is offered (pays_dragon and
+// pays_dragon_natural with either Dragon Bonus bet).
+type RulesStatus struct {
+	Game tableau.Game `json:"game"`
+	// Commission is the house's share of a banker win, a fraction (0.05
+	// for 5%; 0 under super6 and ez).
+	Commission float64 `json:"commission"`
+	TiePays    int     `json:"tie_pays"`
+	PairPays   int     `json:"pair_pays"`
+	// SideBets are the side bets offered, by name ("perfect-pair", …,
+	// "lucky6"); empty, not null, when none.
+	SideBets          []string  `json:"side_bets"`
+	PaysPerfectPair   []float64 `json:"pays_perfect_pair,omitempty"`
+	PaysEitherPair    float64   `json:"pays_either_pair,omitempty"`
+	PaysBig           float64   `json:"pays_big,omitempty"`
+	PaysSmall         float64   `json:"pays_small,omitempty"`
+	PaysDragon        []float64 `json:"pays_dragon,omitempty"`
+	PaysDragonNatural float64   `json:"pays_dragon_natural,omitempty"`
+	PaysLucky6        []float64 `json:"pays_lucky6,omitempty"`
+}
+
+// NewRulesStatus returns the status form of r.
+func NewRulesStatus(r tableau.Rules) *RulesStatus {
+	s := &RulesStatus{
+		Game: r.Game, Commission: float64(r.CommissionBP()) / 10000,
+		TiePays: r.TiePayout(), PairPays: r.PairPayout(), SideBets: []string{},
+	}
+	off := r.Side.Offered
+	if off == 0 {
+		return s
+	}
+	s.SideBets = strings.Split(off.String(), ",")
+	p := r.Side.Pays.Effective()
+	if off.Has(tableau.BetPerfectPair) {
+		s.PaysPerfectPair = []float64{p.PerfectPair, p.PerfectPairBoth}
+	}
+	if off.Has(tableau.BetEitherPair) {
+		s.PaysEitherPair = p.EitherPair
+	}
+	if off.Has(tableau.BetBig) {
+		s.PaysBig = p.Big
+	}
+	if off.Has(tableau.BetSmall) {
+		s.PaysSmall = p.Small
+	}
+	if off.Has(tableau.BetDragonPlayer) || off.Has(tableau.BetDragonBanker) {
+		s.PaysDragon = p.Dragon[:]
+		s.PaysDragonNatural = p.DragonNatural
+	}
+	if off.Has(tableau.BetLucky6) {
+		s.PaysLucky6 = []float64{p.Lucky6Two, p.Lucky6Three}
+	}
+	return s
 }
 
 // JournalHead is the head of the journal's hash chain (drivers/journal's

@@ -32,6 +32,8 @@ type Publisher struct {
 	bootID string
 	// brokersLog is Brokers with any password in a URL redacted.
 	brokersLog []string
+	// rules is Options.Rules as the status publishes them (nil: none).
+	rules *RulesStatus
 
 	notify chan struct{}     // cap 1: new message queued or connected
 	cmds   chan paho.Message // commands waiting for commandLoop; cap cmdQueue
@@ -118,6 +120,9 @@ func New(opts Options) (*Publisher, error) {
 		acked:      map[uint64]bool{},
 	}
 	p.brokersLog = redactURLs(opts.Brokers)
+	if opts.Rules != nil {
+		p.rules = NewRulesStatus(*opts.Rules)
+	}
 	box.onAppend = p.signal
 	return p, nil
 }
@@ -346,6 +351,7 @@ func (p *Publisher) statusPayload(status string) (payload []byte, shoeID, state 
 		Conn:           conn,
 		Instance:       p.box.instance,
 		Backlog:        backlog,
+		Rules:          p.rules,
 	})
 	return m.Payload, shoeID, state
 }
