@@ -229,8 +229,9 @@ func TestRulesProblems(t *testing.T) {
 	if ps := (Rules{Game: GameEZ, TiePays: 9, PairPays: 25}).Problems(); ps != nil {
 		t.Errorf("valid profile: %v", ps)
 	}
-	// Given (configuration, flags): 0 is a value, not the default.
-	if ps := (Rules{}).ProblemsGiven(); len(ps) != 2 || ps[0].Key != "tie_pays" || ps[1].Key != "pair_pays" {
+	// Given (configuration, flags): 0 is a value, not the default, for the
+	// payouts and each of the seven pay tables.
+	if ps := (Rules{}).ProblemsGiven(); len(ps) != 9 || ps[0].Key != "tie_pays" || ps[1].Key != "pair_pays" || ps[4].Key != "pays_big" {
 		t.Errorf("ProblemsGiven of zeros: %v", ps)
 	}
 	if ps := (Rules{}).Problems(); ps != nil {

@@ -72,7 +72,8 @@ func (h *houseFlags) apply(r *tableau.Rules) []error {
 // sideRules returns the side rules the flags give, or one error per bad
 // flag naming the flag and the value.
 func (h *houseFlags) sideRules() (tableau.SideRules, []error) {
-	var sr tableau.SideRules
+	// A bad list keeps its default, so it is reported once.
+	sr := tableau.SideRules{Pays: tableau.DefaultSidePays}
 	var errs []error
 	set, err := tableau.ParseSideSet(*h.offered)
 	if err != nil {
