@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -99,14 +100,19 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	var errs []error
 	cfg.family = "punto-banco"
 	profile := *rules
-	switch {
-	case *game == "chemin-de-fer" || *game == "banque":
-		cfg.family = *game
+	var g tableau.Game
+	switch lg := strings.ToLower(*game); {
+	case lg == "chemin-de-fer" || lg == "banque":
+		// The game value of the registry (its name and usual decks); the
+		// chemin de fer parameters are this command's own flags, named
+		// as sabot check's.
+		g, _ = tableau.ParseGame(lg)
+		cfg.family = g.Name()
 		if set["rules"] {
 			errs = append(errs, fmt.Errorf("--rules %q: a punto banco profile, not for --game %s", *rules, *game))
 		}
 		if !set["decks"] {
-			cfg.decks = map[string]int{"chemin-de-fer": 6, "banque": 3}[*game]
+			cfg.decks = g.DefaultDecks()
 		}
 	case *game != "":
 		if set["rules"] && *rules != *game {
@@ -117,7 +123,6 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	if cfg.decks < 1 || cfg.decks > tableau.MaxDecks {
 		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.decks, tableau.MaxDecks))
 	}
-	var g tableau.Game
 	if cfg.family == "punto-banco" {
 		var err error
 		if g, err = tableau.ParseGame(profile); err != nil || !g.PuntoBancoDeal() {
@@ -125,7 +130,11 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 			if *game != "" {
 				flagName = "--game"
 			}
-			errs = append(errs, fmt.Errorf("%s %q: want punto-banco, super6, ez, chemin-de-fer or banque", flagName, profile))
+			msg := "want punto-banco, super6, ez, chemin-de-fer or banque"
+			if _, known := tableau.LookupGame(strings.ToLower(profile)); known && err == nil {
+				msg = "sabot odds has no engine for it (punto-banco, super6, ez, chemin-de-fer or banque)"
+			}
+			errs = append(errs, fmt.Errorf("%s %q: %s", flagName, profile, msg))
 		}
 		for _, name := range append(cheminOnlyFlags, banqueOnlyFlags...) {
 			if set[name] {

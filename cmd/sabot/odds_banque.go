@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -35,9 +34,6 @@ func (f *banqueFlags) apply(c *banqueConfig, set map[string]bool, cf *cheminFlag
 		if set[name] {
 			errs = append(errs, fmt.Errorf("--%s: only with --game chemin-de-fer", name))
 		}
-	}
-	if set["commission"] {
-		errs = append(errs, errors.New("--commission: banque settles each tableau 1:1, without commission"))
 	}
 	reported := map[string]bool{}
 	five := func(name, v string) tableau.Rule {

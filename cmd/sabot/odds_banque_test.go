@@ -48,7 +48,7 @@ func TestOddsBanqueFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--game", "banque"}, `--punter-five "option": want draw or stand`},
 		{[]string{"--game", "banque", "--punter-five", "draw", "--solve"}, "--solve: only with --game chemin-de-fer"},
-		{[]string{"--game", "banque", "--punter-five", "draw", "--commission", "5%"}, "--commission: banque"},
+		{[]string{"--game", "banque", "--punter-five", "draw", "--commission", "5%"}, "--commission 5%: banque charges no commission"},
 		{[]string{"--game", "banque", "--punter-five", "draw", "--banker", "9/*/*=draw"}, `--banker "9/*/*=draw"`},
 		{[]string{"--game", "chemin-de-fer", "--punter-five", "draw", "--right-five", "draw"}, "--right-five: only with --game banque"},
 		{[]string{"--left-five", "draw"}, "--left-five: only with --game chemin-de-fer or banque"},
