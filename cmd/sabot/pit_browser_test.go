@@ -407,6 +407,7 @@ func pitBrowserScenario(t *testing.T, brokers []string) {
 		chromedp.Click("#login-go"))
 	pitWaitPage(t, ctx, "the offline table's tile", 20*time.Second,
 		`document.getElementById('user').textContent === 'alice' &&
+		 getComputedStyle(document.getElementById('login')).display === 'none' &&
 		 (document.querySelector('.tile[data-table="PIT-0"]') || {dataset: {}}).dataset.status === 'offline'`)
 
 	// When the alert's entry appears on the page (the page's clock: ms
@@ -464,7 +465,8 @@ func pitBrowserScenario(t *testing.T, brokers []string) {
 	}
 	// Critical tiles: the offline table (critical since the console
 	// started) before the alert (critical since the alert).
-	if order := pitEval[string](t, ctx, `[...document.querySelectorAll('.tile')].map(e => e.dataset.table + ':' + e.dataset.class).join(' ')`); order != "PIT-0:0 PIT-1:0 PIT-2:3" {
+	if order := pitEval[string](t, ctx, `[...document.querySelectorAll('.tile')].map(e => e.dataset.table + ':' + e.dataset.class).join(' ')`); order != "PIT-0:0 PIT-1:0 PIT-2:3" &&
+		order != "PIT-0:0 PIT-1:0 PIT-2:2" { // a notice: a backlog of 100 on a loaded machine
 		t.Errorf("tiles with the alert: %s", order)
 	}
 	if href := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] a.board').href`); href != t1.board {
@@ -502,7 +504,7 @@ func pitBrowserScenario(t *testing.T, brokers []string) {
 	pitWaitPage(t, ctx, "the alert gone from the page", 10*time.Second,
 		`!document.querySelector('.tile[data-table="PIT-1"] li[data-code]') &&
 		 document.querySelector('.tile[data-table="PIT-1"] .ack-state').dataset.state === 'accepted' &&
-		 document.querySelector('.tile[data-table="PIT-1"]').dataset.class === '3'`)
+		 document.querySelector('.tile[data-table="PIT-1"]').dataset.class >= '2'`) // quiet, or a backlog's notice
 	if txt := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] .ack-state').textContent`); txt != "acknowledged by alice" {
 		t.Errorf("ack state shown %q", txt)
 	}
