@@ -67,6 +67,7 @@ type Config struct {
 	Alerts  AlertsConfig        `toml:"alerts"`
 	Log     LogConfig           `toml:"log"`
 	Board   BoardConfig         `toml:"board"`
+	Dealer  DealerConfig        `toml:"dealer"`
 
 	// legacy records the keys of the old form a file used (not printed).
 	legacy struct{ rules, tiePays bool }
@@ -283,8 +284,8 @@ type MQTTConfig struct {
 	// PasswordFile holds the password (first line). The environment
 	// variable SABOT_MQTT_PASSWORD is used when it is empty.
 	PasswordFile string `toml:"password_file"`
-	// Commands enables the cmd/ack, cmd/void, cmd/new-shoe and
-	// cmd/bets-open, cmd/bets-closed command topics.
+	// Commands enables the cmd/ack, cmd/void, cmd/new-shoe,
+	// cmd/bets-open, cmd/bets-closed and cmd/dealer command topics.
 	Commands bool `toml:"commands"`
 	// BacklogLimit caps the outbox (messages); 0 uses the driver default.
 	BacklogLimit int `toml:"backlog_limit"`
@@ -415,6 +416,7 @@ func DefaultConfig() Config {
 		Alerts:       AlertsConfig{Misdeal: "alert-only"},
 		Log:          LogConfig{Format: "text", Level: "info"},
 		Board:        BoardConfig{Lang: "en"},
+		Dealer:       DealerConfig{ShiftStart: []string{"06:00", "14:00", "22:00"}, KeyGapMS: DefaultKeyGapMS},
 	}
 }
 
@@ -898,6 +900,7 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 		bad("alerts.misdeal", "%q: must be \"alert-only\" or \"void\"", c.Alerts.Misdeal)
 	}
 	c.Board.validate(bad)
+	c.Dealer.validate(bad)
 	if !oneOf(c.Log.Format, "text", "json") {
 		bad("log.format", "%q: must be \"text\" or \"json\"", c.Log.Format)
 	}

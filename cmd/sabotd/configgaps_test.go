@@ -107,6 +107,18 @@ func configGaps() []gapCase {
 			[]string{"c.toml:1: tie_pays:", "keep [rules] tie_pays only"}},
 		{"old rules key, unknown game", "rules = \"chemmy\"\n" + head,
 			[]string{"c.toml:1: rules:", `"chemmy"`}},
+		{"shift start not a time", head + "[dealer]\nshift_start = [\"06:00\", \"14h\"]\n",
+			[]string{"c.toml:7: dealer.shift_start:", `item 2 "14h"`, "HH:MM"}},
+		{"shift starts out of order", head + "[dealer]\nshift_start = [\"22:00\", \"06:00\"]\n",
+			[]string{"c.toml:7: dealer.shift_start:", "start 2 (06:00) is not after start 1 (22:00)"}},
+		{"shift time zone", head + "[dealer]\ntime_zone = \"Mars/Olympus\"\n",
+			[]string{"c.toml:7: dealer.time_zone:", "Mars/Olympus"}},
+		{"roster bad id", head + "[dealer]\nroster = [\"D1\", \"Anna B\"]\n",
+			[]string{"c.toml:7: dealer.roster:", `item 2 "Anna B"`, "byte 5"}},
+		{"roster twice", head + "[dealer]\nroster = [\"D1\", \"D2\", \"D1\"]\n",
+			[]string{"c.toml:7: dealer.roster:", `item 3 "D1" is item 1 again`}},
+		{"key gap", head + "[dealer]\nkey_gap_ms = 50\n",
+			[]string{"c.toml:7: dealer.key_gap_ms:", "300–10000"}},
 	}
 }
 

@@ -250,6 +250,7 @@ func (d *daemon) start(ctx context.Context) (err error) {
 	}
 	d.showView(d.table.View(), inputReq{})
 	d.terminalBoard(d.table.View())
+	d.metrics.dealers.note(d.table.View())
 
 	if err := d.waitForClock(callerCtx); err != nil {
 		return err
@@ -422,6 +423,11 @@ func (d *daemon) onCommand(c mqtt.Command) error {
 		in.Kind = tableau.InputBetsOpen
 	case mqtt.CmdBetsClosed:
 		in.Kind = tableau.InputBetsClosed
+	case mqtt.CmdDealer:
+		in.Kind, in.Dealer = tableau.InputDealer, c.Dealer
+		if c.Dealer == tableau.DealerSignOut {
+			in.Dealer = ""
+		}
 	default:
 		return fmt.Errorf("unknown command %q", c.Name)
 	}
@@ -541,6 +547,16 @@ func shoeInput(ev shoe.Event) (in tableau.Input, ok bool) {
 		in.Kind = tableau.InputOnline
 	case shoe.KindOffline:
 		in.Kind, in.Text = tableau.InputOffline, ev.Reason
+	case shoe.KindDealer:
+		in.Kind, in.Dealer = tableau.InputDealer, ev.Dealer
+		if ev.Dealer != "" {
+			if err := tableau.ValidateDealerID(ev.Dealer); err != nil {
+				// A badge the table cannot use: journaled for the audit
+				// trail (the shoe's event is acknowledged, resending
+				// would not help); the dealer signed in stays.
+				in.Kind, in.Dealer, in.Code, in.Text = tableau.InputRejected, "", "dealer", fmt.Sprintf("badge %q: %v", ev.Dealer, err)
+			}
+		}
 	default:
 		return in, false
 	}

@@ -34,6 +34,7 @@ type metrics struct {
 	backlog       prometheus.Gauge
 	gate          *prometheus.CounterVec
 	encodeErrors  prometheus.Counter // sabot_mqtt_encode_errors_total
+	dealers       *dealerStats       // sabot_dealer_*: the current shift's per-dealer counts
 }
 
 func newMetrics() *metrics {
@@ -70,7 +71,8 @@ func newMetrics() *metrics {
 		encodeErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "sabot_mqtt_encode_errors_total",
 			Help: "MQTT messages not published because they could not be encoded (e.g. a payload past the size limit); each is logged with its id."}),
 	}
-	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.cardToAck, m.backlog, m.gate, m.encodeErrors)
+	m.dealers = newDealerStats()
+	reg.MustRegister(m.events, m.coups, m.alerts, m.voids, m.journal, m.shoeOnline, m.latchedAlerts, m.cardToDisplay, m.cardToAck, m.backlog, m.gate, m.encodeErrors, m.dealers)
 	return m
 }
 

@@ -78,6 +78,11 @@ func newTable(cfg Config, registry map[string]tableau.Card) (*tableau.Table, err
 		AdvantageThreshold: advantage,
 		OverrunCards:       cfg.OverrunCards,
 	}
+	shifts, err := cfg.Dealer.schedule()
+	if err != nil {
+		return nil, err
+	}
+	tc.Shifts = shifts
 	return tableau.NewTable(tc)
 }
 
@@ -259,6 +264,7 @@ func (d *daemon) process(ctx context.Context, r inputReq) error {
 func (d *daemon) finish(ctx context.Context, r inputReq, seq uint64, view tableau.TableView) {
 	d.metrics.journal.Set(float64(seq))
 	d.metrics.events.WithLabelValues(string(r.in.Kind)).Inc()
+	d.metrics.dealers.note(view)
 	d.afterApply(r.in, d.outs, view, false)
 	if d.pub == nil {
 		d.advanceMark(seq) // nothing to publish

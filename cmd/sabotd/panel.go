@@ -68,7 +68,9 @@ func (d *daemon) showView(view tableau.TableView, r inputReq) {
 // into inputs, until ctx ends.
 func (d *daemon) runBoard(ctx context.Context) {
 	events := make(chan board.Event, 16)
-	d.wg.Add(2)
+	presses := make(chan time.Time, 16)
+	d.wg.Add(3)
+	go func() { defer d.wg.Done(); d.runDealerKey(ctx, presses) }()
 	go func() {
 		defer d.wg.Done()
 		if err := d.board.Run(ctx, events); err != nil && ctx.Err() == nil {
@@ -92,6 +94,12 @@ func (d *daemon) runBoard(ctx context.Context) {
 					in.Kind, in.Operator = tableau.InputVoid, "void-key"
 				case board.InBetsKey:
 					in.Kind = tableau.InputBetsClosed
+				case board.InDealerKey:
+					select {
+					case presses <- ev.At:
+					case <-ctx.Done():
+					}
+					continue
 				default:
 					continue
 				}

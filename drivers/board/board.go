@@ -68,12 +68,15 @@ const (
 	InAckKey     = "ack_key"
 	InVoidKey    = "void_key"
 	InBetsKey    = "bets_key"
+	// InDealerKey is the dealer sign-in key: sabotd counts its presses
+	// (a dealer's place in the [dealer] roster; see docs/configuration.md).
+	InDealerKey = "dealer_key"
 )
 
 // OutputNames and InputNames list the outputs and inputs in config order.
 var (
 	OutputNames = []string{OutAlarmLamp, OutTowerRed, OutTowerAmber, OutTowerGreen, OutBuzzer}
-	InputNames  = []string{InCoupButton, InAckKey, InVoidKey, InBetsKey}
+	InputNames  = []string{InCoupButton, InAckKey, InVoidKey, InBetsKey, InDealerKey}
 )
 
 // Backends.

@@ -34,6 +34,8 @@ type GPIOConfig struct {
 	CoupButton string `toml:"coup_button"`
 	// BetsKey is the live-dealer bets-closed key.
 	BetsKey string `toml:"bets_key"`
+	// DealerKey is the dealer sign-in key (sabotd's [dealer] roster).
+	DealerKey string `toml:"dealer_key"`
 	// AlertBuzzer is the buzzer pattern for an unacknowledged alert (see
 	// ParsePattern): "" means "beep:3"; "slow-blink" sounds until the
 	// acknowledgement.
@@ -69,7 +71,7 @@ const (
 // outputKeys and inputKeys are the [gpio] keys of the outputs and inputs.
 var (
 	outputKeys = map[string]string{OutAlarmLamp: "lamp", OutTowerRed: "tower_red", OutTowerAmber: "tower_amber", OutTowerGreen: "tower_green", OutBuzzer: "buzzer"}
-	inputKeys  = map[string]string{InCoupButton: "coup_button", InAckKey: "ack_key", InVoidKey: "void_key", InBetsKey: "bets_key"}
+	inputKeys  = map[string]string{InCoupButton: "coup_button", InAckKey: "ack_key", InVoidKey: "void_key", InBetsKey: "bets_key", InDealerKey: "dealer_key"}
 )
 
 func (g GPIOConfig) pin(name string) string {
@@ -92,6 +94,8 @@ func (g GPIOConfig) pin(name string) string {
 		return g.VoidKey
 	case InBetsKey:
 		return g.BetsKey
+	case InDealerKey:
+		return g.DealerKey
 	}
 	return ""
 }

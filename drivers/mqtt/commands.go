@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
 // Command names.
@@ -20,6 +22,7 @@ const (
 	CmdNewShoe    = "new-shoe"    // start a new shoe
 	CmdBetsOpen   = "bets-open"   // live dealer: betting is open
 	CmdBetsClosed = "bets-closed" // live dealer: betting closed, cards may be drawn
+	CmdDealer     = "dealer"      // a dealer signs in (Command.Dealer) or out ("-")
 )
 
 // MaxCommand is the largest command payload accepted, in bytes.
@@ -128,9 +131,9 @@ func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
 func (p *Publisher) validateCommand(name string, payload []byte, retained bool) (Command, string) {
 	cmd := Command{Name: name, Received: p.opts.Now()}
 	switch name {
-	case CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed:
+	case CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed, CmdDealer:
 	default:
-		return cmd, fmt.Sprintf("unknown command %q (want ack, void, new-shoe, bets-open or bets-closed)", truncateUTF8(name, 64))
+		return cmd, fmt.Sprintf("unknown command %q (want ack, void, new-shoe, bets-open, bets-closed or dealer)", truncateUTF8(name, 64))
 	}
 	if len(payload) > MaxCommand {
 		return cmd, fmt.Sprintf("payload of %d bytes exceeds the %d-byte limit", len(payload), MaxCommand)
@@ -162,6 +165,14 @@ func (p *Publisher) validateCommand(name string, payload []byte, retained bool) 
 		return cmd, fmt.Sprintf("wrong table %q (this is %q)", cmd.Table, p.opts.Table)
 	case len(p.opts.Operators) > 0 && !slices.Contains(p.opts.Operators, cmd.Operator):
 		return cmd, fmt.Sprintf("operator %q is not authorised", cmd.Operator)
+	case name != CmdDealer && cmd.Dealer != "":
+		return cmd, fmt.Sprintf("field dealer belongs to the dealer command, not %s", name)
+	case name == CmdDealer && cmd.Dealer == "":
+		return cmd, "missing field dealer (the dealer's id, or \"-\" to sign out)"
+	case name == CmdDealer && cmd.Dealer != tableau.DealerSignOut:
+		if err := tableau.ValidateDealerID(cmd.Dealer); err != nil {
+			return cmd, fmt.Sprintf("dealer %q: %s", truncateUTF8(cmd.Dealer, 64), strings.TrimPrefix(err.Error(), tableau.ErrDealerID.Error()+": "))
+		}
 	}
 	key := name + "\x00" + cmd.RequestID
 	p.mu.Lock()

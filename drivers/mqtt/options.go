@@ -48,12 +48,17 @@ func (t TLSOptions) enabled() bool {
 
 // Command is a command received on <prefix>/cmd/<name>.
 type Command struct {
-	// Name is CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen or CmdBetsClosed.
+	// Name is CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed or
+	// CmdDealer.
 	Name      string `json:"-"`
 	RequestID string `json:"request_id"`
 	Operator  string `json:"operator"`
 	// Table, if given by the sender, must equal Options.Table.
 	Table string `json:"table,omitempty"`
+	// Dealer is CmdDealer's dealer: an id signing in
+	// (tableau.ValidateDealerID) or "-" signing out; required for
+	// CmdDealer, refused on the other commands.
+	Dealer string `json:"dealer,omitempty"`
 	// Received is when the daemon received the command.
 	Received time.Time `json:"-"`
 }

@@ -242,6 +242,14 @@ type StatePayload struct {
 	// exact expectation for the player on the next coup exceeds the
 	// threshold, with that expectation. Omitted when empty.
 	Advantage []tableau.AdvantageBet `json:"advantage,omitempty"`
+	// Dealer is the dealer signed in at the table ("" when none is).
+	Dealer string `json:"dealer"`
+	// Shift is the current shift's per-dealer counts (coups, voids,
+	// alerts by code; tableau.ShiftView), omitted before the first input.
+	// At most tableau.MaxShiftDealers dealers; when the payload would not
+	// fit in MaxPayload, the dealers who signed in first are summed into
+	// Others until it does.
+	Shift tableau.ShiftView `json:"shift,omitzero"`
 }
 
 // StateAlert is a latched entry awaiting acknowledgement, in
@@ -436,6 +444,7 @@ func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, 
 		CutCard: v.CutCard, LastCoup: v.LastCoup, IsLastCoup: v.IsLastCoup, CardsDrawn: v.CardsDrawn,
 		CardsRemaining: v.Remaining, RemainingByRank: v.ByRank, OpenAlertCount: max(v.AlertCount, len(v.Alerts)),
 		Offline: v.Offline, BetsOpen: v.BetsOpen, GateLocked: v.GateLocked, Advantage: v.Advantage,
+		Dealer: v.Dealer,
 	}
 	// A shoe that has given more cards than its decks hold (a shoe that
 	// never ends, a wrong deck count) has no cards left, not fewer than none.
@@ -446,17 +455,45 @@ func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, 
 	}
 	p.RemainingByRank = rem
 	// List the newest open alerts that fit: MaxStateAlerts, fewer if the
-	// ids are so long the payload would reach MaxPayload.
+	// ids are so long the payload would reach MaxPayload; and, before
+	// dropping alerts, sum the dealers who signed in first into Others.
 	for n := min(len(v.Alerts), MaxStateAlerts); ; n /= 2 {
 		p.OpenAlerts = make([]StateAlert, 0, n)
 		for _, a := range v.Alerts[len(v.Alerts)-n:] {
 			p.OpenAlerts = append(p.OpenAlerts, StateAlert{ID: a.ID, Code: a.Code, Coup: a.Coup, Count: max(a.Count, 1)})
 		}
-		m, err := Encode(TopicState, true, p)
-		if err == nil || n == 0 {
+		var m Message
+		var err error
+		for k := 0; k <= len(v.Shift.Dealers); k++ {
+			p.Shift = foldDealers(v.Shift, k)
+			if m, err = Encode(TopicState, true, p); err == nil {
+				return m, nil
+			}
+		}
+		if n == 0 {
 			return m, err
 		}
 	}
+}
+
+// foldDealers returns s with its first k dealers summed into Others.
+func foldDealers(s tableau.ShiftView, k int) tableau.ShiftView {
+	if k == 0 || s.Start.IsZero() {
+		return s
+	}
+	o := tableau.DealerCounts{Coups: s.Others.Coups, Voids: s.Others.Voids, Alerts: map[tableau.AlertCode]int{}}
+	for c, n := range s.Others.Alerts {
+		o.Alerts[c] += n
+	}
+	for _, d := range s.Dealers[:k] {
+		o.Coups += d.Coups
+		o.Voids += d.Voids
+		for c, n := range d.Alerts {
+			o.Alerts[c] += n
+		}
+	}
+	s.Dealers, s.Others = s.Dealers[k:], o
+	return s
 }
 
 // RoadsPayload is published, retained, on TopicRoads after every coup and

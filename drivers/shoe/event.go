@@ -34,12 +34,18 @@ const (
 	// KindOffline: the link to the shoe is down: the port was lost, or the
 	// shoe stopped sending heartbeats. Event.Reason says why.
 	KindOffline
+	// KindDealer: a dealer signed in with a badge at the shoe's reader
+	// (Event.Dealer: the id, not yet validated: see
+	// tableau.ValidateDealerID) or signed out (Event.Dealer empty). The
+	// sabot protocol's DEALER (minor version 1), or "dealer ID" / "dealer
+	// -" lines.
+	KindDealer
 )
 
-var kindNames = [...]string{"", "card", "unreadable", "button", "cut-card", "state", "alarm", "online", "offline"}
+var kindNames = [...]string{"", "card", "unreadable", "button", "cut-card", "state", "alarm", "online", "offline", "dealer"}
 
 // String returns the kind's name: "card", "unreadable", "button", "cut-card",
-// "state", "alarm", "online" or "offline".
+// "state", "alarm", "online", "offline" or "dealer".
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
 		return kindNames[k]
@@ -161,6 +167,7 @@ const (
 	CapCutCard                   // detects the cut card
 	CapPersist                   // its unacknowledged events survive a reboot
 	CapTimeSync                  // uses the host's wall-clock time (TIME_SYNC)
+	CapDealer                    // reads dealer badges (KindDealer events)
 )
 
 // QualityUnknown is Event.Quality when the shoe does not measure read
@@ -181,6 +188,7 @@ type Event struct {
 	Alarm   Alarm        // KindAlarm
 	Info    *Info        // KindOnline
 	Reason  string       // KindOffline: why the link went down
+	Dealer  string       // KindDealer: the dealer signing in, "" signing out
 
 	// BootID and Seq identify the event on shoes with a sequenced protocol
 	// (sabot): the pair is unique, and a daemon that journals it can hand the
@@ -229,6 +237,11 @@ func (e Event) String() string {
 		return "online"
 	case KindOffline:
 		return "offline: " + e.Reason
+	case KindDealer:
+		if e.Dealer == "" {
+			return "dealer sign-out"
+		}
+		return "dealer " + e.Dealer
 	}
 	return e.Kind.String()
 }

@@ -26,6 +26,7 @@ func TestBitsMatchWire(t *testing.T) {
 		{uint16(CapCutCard), uint16(fwproto.CapCutCard), "cut card"},
 		{uint16(CapPersist), uint16(fwproto.CapPersist), "persist"},
 		{uint16(CapTimeSync), uint16(fwproto.CapTimeSync), "time sync"},
+		{uint16(CapDealer), uint16(fwproto.CapDealer), "dealer"},
 		{QualityUnknown, fwproto.QualityUnknown, "quality unknown"},
 	}
 	for _, p := range pairs {

@@ -23,7 +23,8 @@ func init() {
 
 // Lines is the plainest shoe: one card per line of ASCII, in the `sabot
 // check` transcript syntax ("AS", "10h", "7"), plus the transcript's markers
-// "|" (coup button), "cut", "void" and "shoe" and "?" for an unreadable card.
+// "|" (coup button), "cut", "void" and "shoe", "dealer ID" and "dealer -"
+// (a dealer signs in or out) and "?" for an unreadable card.
 // CR, blank lines and "#" comments are ignored. It is also the proof that a
 // new kind of shoe is one small file: it implements Protocol and registers
 // itself as "lines". Read-only; online when the port opens.
@@ -102,7 +103,13 @@ func (l *Lines) Feed(p []byte, now time.Time, emit Emit) error {
 			ev.Kind = KindCutCard
 		case "?":
 			ev.Kind = KindUnreadable
+		case "dealer -":
+			ev.Kind = KindDealer
 		default:
+			if len(tok) > 7 && strings.EqualFold(string(tok[:7]), "dealer ") {
+				ev.Kind, ev.Dealer = KindDealer, string(bytes.TrimSpace(tok[7:]))
+				break
+			}
 			c, err := tableau.ParseCard(string(tok))
 			if err != nil {
 				l.skip(line)

@@ -26,3 +26,16 @@ func TestLinesProtocol(t *testing.T) {
 		t.Errorf("unknown = %d, want 2", u)
 	}
 }
+
+func TestLinesDealer(t *testing.T) {
+	l := NewLines(ProtocolConfig{Logger: quietLogger()})
+	var got []string
+	emit := func(ev Event) error { got = append(got, ev.String()); return nil }
+	if err := l.Feed([]byte("Dealer D1042\nAS\ndealer -\ndealer\n"), time.Time{}, emit); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"dealer D1042", "card AS", "dealer sign-out"}
+	if !reflect.DeepEqual(got, want) || l.Stats().Unknown != 1 { // "dealer" alone
+		t.Fatalf("got %q (unknown %d), want %q", got, l.Stats().Unknown, want)
+	}
+}

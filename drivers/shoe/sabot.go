@@ -527,6 +527,17 @@ func (s *Sabot) deliver(f fwproto.Frame, lost uint32, now time.Time, emit Emit) 
 	case *fwproto.Alarm:
 		ev.Kind, ev.ShoeClock = KindAlarm, m.Clock
 		ev.Alarm = Alarm{Code: strconv.Itoa(int(m.Code)), Text: m.Text}
+	case *fwproto.Dealer:
+		ev.Kind, ev.ShoeClock = KindDealer, m.Clock
+		switch m.Action {
+		case fwproto.DealerSignIn:
+			ev.Dealer = m.DealerID()
+		case fwproto.DealerSignOut:
+		default:
+			s.unknown.Add(1)
+			s.log.Warn("shoe: sabot: DEALER with an unknown action; event acknowledged and skipped", "device", s.path, "action", m.Action, "seq", f.Seq)
+			return nil
+		}
 	case *fwproto.Hello:
 		// Event 1 of a boot. A HELLO of another boot while online is a
 		// reboot: the shoe was down, however briefly.

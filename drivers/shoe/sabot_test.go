@@ -113,6 +113,12 @@ func expectedEvents(toks []tableau.Token) []string {
 			out = append(out, "cut-card")
 		case tableau.TokShoe:
 			out = append(out, "state loaded,new-shoe")
+		case tableau.TokDealer:
+			if t.Dealer == "" {
+				out = append(out, "dealer sign-out")
+			} else {
+				out = append(out, "dealer "+t.Dealer)
+			}
 		}
 	}
 	return out
@@ -965,5 +971,57 @@ func TestSabotOtherVersion(t *testing.T) {
 	}
 	if st := s.Stats(); st.BadFrames != 3 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestSabotDealer: the virtual shoe's DEALER events (minor version 1)
+// arrive exactly once, in order among the cards, as KindDealer with the
+// dealer's id ("" for a sign-out); a badge that stores no id gives its UID
+// in hex; a DEALER with an unknown action is acknowledged and skipped.
+func TestSabotDealer(t *testing.T) {
+	toks, err := tableau.ParseTranscript(strings.NewReader("shoe dealer D1042 2H 3C 4D | 5S 5H AC 2D | dealer ANNA.B-7 9S 2H KC 3D | dealer -"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startSim(t, sim.Options{Tokens: toks, Seed: 3})
+	_, rec, _ := startShoe(t, sabotOptions(r.link.name))
+	r.wait(t, 30*time.Second)
+	evs := rec.events()
+	checkExactlyOnce(t, evs, toks)
+	var online *Info
+	for _, ev := range evs {
+		if ev.Kind == KindOnline {
+			online = ev.Info
+			break
+		}
+	}
+	if online == nil || online.Caps&CapDealer == 0 {
+		t.Fatalf("online info %+v: no dealer capability", online)
+	}
+
+	// Badge-only and unknown-action frames, straight into the protocol.
+	s := NewSabot(ProtocolConfig{Logger: quietLogger()})
+	var got []string
+	emit := func(ev Event) error { got = append(got, ev.String()); return nil }
+	var wire []byte
+	for i, m := range []fwproto.Message{
+		&fwproto.Hello{Minor: 1, Caps: fwproto.CapDealer},
+		&fwproto.Dealer{Action: fwproto.DealerSignIn, Badge: fwproto.HexBytes{0x04, 0xa2, 0x24}},
+		&fwproto.Dealer{Action: 7, ID: "X"},
+		&fwproto.Dealer{Action: fwproto.DealerSignOut, ID: "D9"},
+	} {
+		wire, err = fwproto.AppendFrame(wire, fwproto.Frame{Boot: 0x77, Seq: uint32(i + 1), Msg: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Feed(wire, time.Now(), emit); err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(got, "|"); g != "online|dealer 04a224|dealer sign-out" {
+		t.Fatalf("events %q", g)
+	}
+	if st := s.Stats(); st.Unknown != 1 {
+		t.Fatalf("unknown %d, want 1 (the unknown action)", st.Unknown)
 	}
 }

@@ -161,7 +161,7 @@ func checkExactlyOnce(t *testing.T, s *sim.Shoe, h *testHost) {
 }
 
 func TestTranscriptNoFaults(t *testing.T) {
-	toks, err := tableau.ParseTranscript(bytes.NewReader([]byte("shoe 2H 3C 4D | 5S 5H AC 2D 7C void | cut 9S 9H 9C 9D |")), "t")
+	toks, err := tableau.ParseTranscript(bytes.NewReader([]byte("shoe dealer D1042 2H 3C 4D | 5S 5H AC 2D 7C void | dealer D7 cut 9S 9H 9C 9D | dealer -")), "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestTranscriptNoFaults(t *testing.T) {
 		t.Fatalf("%d events for %d tokens", len(ev), len(toks))
 	}
 	hello, ok := ev[0].Msg.(*fwproto.Hello)
-	if !ok || ev[0].Seq != 1 || hello.Model != "SABOT-SIM" || hello.PrevBoot != 0 {
+	if !ok || ev[0].Seq != 1 || hello.Model != "SABOT-SIM" || hello.PrevBoot != 0 || hello.Minor != 1 || hello.Caps&fwproto.CapDealer == 0 {
 		t.Fatalf("first event %v", ev[0])
 	}
 	for i, tok := range toks {
@@ -206,6 +206,17 @@ func TestTranscriptNoFaults(t *testing.T) {
 			if _, ok := f.Msg.(*fwproto.CutCard); !ok {
 				t.Fatalf("token %d %v: %v", i, tok, f)
 			}
+		case tableau.TokDealer:
+			m, ok := f.Msg.(*fwproto.Dealer)
+			want := uint8(fwproto.DealerSignIn)
+			if tok.Dealer == "" {
+				want = fwproto.DealerSignOut
+			}
+			if !ok || m.Action != want || m.ID != tok.Dealer {
+				t.Fatalf("token %d %v: %v", i, tok, f)
+			}
+		default:
+			t.Fatalf("token %d %v: not checked", i, tok)
 		}
 	}
 	if st := s.Stats(); st.Retransmits != 0 || st.Cards != 12 || st.Pending != 0 {

@@ -17,7 +17,9 @@
 //
 // Token to event mapping: a card → CARD; "|" → BUTTON coup (position 1);
 // "cut" → CUT_CARD; "void" → BUTTON supervisor key (position 1, void);
-// "shoe" → SHOE_STATE with ShoeLoaded|ShoeNew.
+// "shoe" → SHOE_STATE with ShoeLoaded|ShoeNew; "dealer ID" → DEALER sign-in
+// with that id, "dealer -" → DEALER sign-out (protocol minor version 1,
+// CapDealer: the default capabilities include it).
 //
 // Run returns nil once every token has been dealt and every event has been
 // acknowledged by the host.
@@ -114,7 +116,7 @@ type Options struct {
 	SplitPause        time.Duration // pause between the halves of a split frame (default 2 ms)
 
 	Model, Serial, Firmware string               // HELLO strings (defaults "SABOT-SIM", "SIM-<seed>", "sim-1")
-	Caps                    fwproto.Capabilities // default: suit, gate, buttons, display, cut card, persist
+	Caps                    fwproto.Capabilities // default: suit, gate, buttons, display, cut card, persist, dealer badges
 	UID                     bool                 // send a 7-byte UID with each card (and set CapUID)
 	// BurnButton: turn the burn-mode switch on (BUTTON burn, position 1)
 	// right after each new shoe and off (position 0) after the last burn
@@ -257,7 +259,7 @@ func New(opts Options) (*Shoe, error) {
 		opts.Firmware = "sim-1"
 	}
 	if opts.Caps == 0 {
-		opts.Caps = fwproto.CapSuit | fwproto.CapGate | fwproto.CapButtons | fwproto.CapDisplay | fwproto.CapCutCard | fwproto.CapPersist
+		opts.Caps = fwproto.CapSuit | fwproto.CapGate | fwproto.CapButtons | fwproto.CapDisplay | fwproto.CapCutCard | fwproto.CapPersist | fwproto.CapDealer
 	}
 	if opts.UID {
 		opts.Caps |= fwproto.CapUID
@@ -662,7 +664,7 @@ func (s *Shoe) ackCommand(f fwproto.Frame) {
 
 func (s *Shoe) hello(last uint32) *fwproto.Hello {
 	return &fwproto.Hello{
-		Caps: s.opts.Caps, LastAcked: last, PrevBoot: s.prevBoot, PrevLastSeq: s.prevLast,
+		Minor: fwproto.Minor, Caps: s.opts.Caps, LastAcked: last, PrevBoot: s.prevBoot, PrevLastSeq: s.prevLast,
 		Model: s.opts.Model, Serial: s.opts.Serial, Firmware: s.opts.Firmware,
 	}
 }
@@ -784,6 +786,13 @@ func (s *Shoe) deal(now time.Time) {
 		s.event(now, &fwproto.Button{Button: fwproto.ButtonSupervisor, Position: fwproto.KeyVoid, Clock: clk}, i)
 	case tableau.TokCut:
 		s.event(now, &fwproto.CutCard{Clock: clk}, i)
+	case tableau.TokDealer:
+		// A badge at the reader: the dealer's id as the badge stores it.
+		m := &fwproto.Dealer{Action: fwproto.DealerSignIn, Clock: clk, ID: t.Dealer}
+		if t.Dealer == "" {
+			m.Action = fwproto.DealerSignOut
+		}
+		s.event(now, m, i)
 	case tableau.TokCard:
 		defer s.burnCount(now, t.Card)
 		if s.opts.Rate > 0 {

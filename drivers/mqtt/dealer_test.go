@@ -1,0 +1,95 @@
+package mqtt
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// The dealer rides on coups, alerts and voids and in the state's shift
+// counts, valid against the schemas; a worst-case shift (MaxShiftDealers
+// dealers of 32-byte ids, every alert code each) still fits the state's
+// MaxPayload, the earliest dealers summed into others with the totals kept.
+func TestDealerPayloads(t *testing.T) {
+	b := NewBuilder("T1", tableau.Rules{})
+	ts, _ := tableau.ParseCard("TS")
+	hand := tableau.Hand{Cards: [3]tableau.Card{ts, ts}, N: 2}
+	for _, o := range []tableau.Output{
+		{Kind: tableau.OutputCoup, Event: tableau.Event{Kind: tableau.EventCoup, Coup: tableau.CoupEvent{Type: tableau.EventCoup, Shoe: 1, Coup: 2,
+			Player: hand, Banker: hand, Winner: tableau.WinnerTie, Cards: 4, Dealer: "D1042",
+			Settlement: tableau.Settlement{Player: tableau.Payout{Outcome: tableau.Push}, Banker: tableau.Payout{Outcome: tableau.Push}, Tie: tableau.Payout{Outcome: tableau.Win, Net: 8},
+				PlayerPair: tableau.Payout{Outcome: tableau.Win, Net: 11}, BankerPair: tableau.Payout{Outcome: tableau.Win, Net: 11}}}}},
+		{Kind: tableau.OutputAlert, Event: tableau.Event{Kind: tableau.EventAlert, Alert: tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Coup: 2,
+			Code: tableau.AlertExtraCard, Card: ts, Dealer: "D1042"}}, Alert: tableau.AlertExtraCard.Info("x")},
+		{Kind: tableau.OutputVoid, Event: tableau.Event{Kind: tableau.EventVoid, Void: tableau.VoidEvent{Type: tableau.EventVoid, Shoe: 1, Coup: 2, Dealer: "D1042"}}},
+	} {
+		o.ID, o.ShoeID, o.Time = "T1/s/2/x/1", "s", t0
+		m, ok, err := b.Output(o)
+		if err != nil || !ok {
+			t.Fatalf("%v: %v %v", o.Kind, ok, err)
+		}
+		if err := validatePayload(t, m.Topic, m.Payload); err != nil {
+			t.Fatalf("%s: %v\n%s", m.Topic, err, m.Payload)
+		}
+		if !strings.Contains(string(m.Payload), `"dealer":"D1042"`) {
+			t.Fatalf("%s without the dealer: %s", m.Topic, m.Payload)
+		}
+	}
+
+	shift := tableau.ShiftView{Start: time.Date(2026, 12, 1, 13, 0, 0, 0, time.UTC)}
+	wantCoups, wantAlerts := 0, 0
+	for i := range tableau.MaxShiftDealers {
+		c := tableau.DealerCounts{Dealer: fmt.Sprintf("%032d", i), Coups: 1000 + i, Voids: i, Alerts: map[tableau.AlertCode]int{}}
+		for _, a := range tableau.Alerts() {
+			c.Alerts[a.Code] = 100 + i
+			wantAlerts += 100 + i
+		}
+		wantCoups += c.Coups
+		shift.Dealers = append(shift.Dealers, c)
+	}
+	v := tableau.TableView{Table: "T1", ShoeID: "s", Phase: "coup", Waiting: "player", Dealer: shift.Dealers[11].Dealer, Shift: shift}
+	m, err := b.State(v, 7, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validatePayload(t, m.Topic, m.Payload); err != nil {
+		t.Fatalf("state: %v\n%s", err, m.Payload)
+	}
+	var sp StatePayload
+	if err := json.Unmarshal(m.Payload, &sp); err != nil {
+		t.Fatal(err)
+	}
+	got := sp.Shift
+	if len(got.Dealers) == 0 || len(got.Dealers) == tableau.MaxShiftDealers || got.Dealers[len(got.Dealers)-1].Dealer != v.Dealer {
+		t.Fatalf("state lists %d dealers (want fewer than all, the newest last)", len(got.Dealers))
+	}
+	coups, alerts := got.Others.Coups, 0
+	for _, n := range got.Others.Alerts {
+		alerts += n
+	}
+	for _, d := range got.Dealers {
+		coups += d.Coups
+		for _, n := range d.Alerts {
+			alerts += n
+		}
+	}
+	if coups != wantCoups || alerts != wantAlerts || sp.Dealer != v.Dealer {
+		t.Fatalf("totals %d coups, %d alerts; want %d, %d", coups, alerts, wantCoups, wantAlerts)
+	}
+	t.Logf("worst-case shift: state %d bytes, %d dealers listed", len(m.Payload), len(got.Dealers))
+
+	// A realistic shift is listed whole.
+	v.Shift.Dealers = shift.Dealers[:4]
+	for i := range v.Shift.Dealers {
+		v.Shift.Dealers[i].Alerts = map[tableau.AlertCode]int{tableau.AlertExtraCard: 2, tableau.AlertMissingCard: 1}
+	}
+	m, _ = b.State(v, 8, t0)
+	var sp2 StatePayload
+	if err := json.Unmarshal(m.Payload, &sp2); err != nil || len(sp2.Shift.Dealers) != 4 || strings.Contains(string(m.Payload), "others") {
+		t.Fatalf("realistic shift folded: %s", m.Payload)
+	}
+}
