@@ -37,7 +37,8 @@ anything else there is refused. On exit only the link it made is removed.
 With --port it drives a real serial port instead.
 
 It deals the transcript FILE (the sabot check format: cards, "|" the coup
-button, "cut" the cut card, "void" the supervisor key, "shoe" a new shoe) or
+button, "cut" the cut card, "void" the supervisor key, "shoe" a new shoe,
+"dealer ID" / "dealer -" a dealer's badge signing in / out: DEALER) or
 a freshly shuffled, seeded shoe dealt by the tableau, and exits 0 once every
 event has been acknowledged by the host. Interrupted, it exits 1.
 

@@ -93,3 +93,29 @@ func TestDealerPayloads(t *testing.T) {
 		t.Fatalf("realistic shift folded: %s", m.Payload)
 	}
 }
+
+// The dealer command's validation (the broker path is the same as every
+// command's, tested in TestMosquittoCommands and sabotd's TestDaemonDealer):
+// a valid id or "-" is accepted, a missing or bad id is refused naming it,
+// and the other commands refuse a dealer field.
+func TestDealerCommand(t *testing.T) {
+	p := &Publisher{opts: Options{Table: "T1", Now: time.Now}, recentCmds: map[string]bool{}}
+	for i, c := range []struct{ name, payload, reason, dealer string }{
+		{CmdDealer, `{"operator":"pit","dealer":"D1042"}`, "", "D1042"},
+		{CmdDealer, `{"operator":"pit","dealer":"-"}`, "", "-"},
+		{CmdDealer, `{"operator":"pit"}`, `missing field dealer (the dealer's id, or "-" to sign out)`, ""},
+		{CmdDealer, `{"operator":"pit","dealer":"D 1"}`, `dealer "D 1": byte 2 is ' ' (want letters, digits, '.', '_', '-')`, ""},
+		{CmdDealer, `{"operator":"pit","dealer":"` + strings.Repeat("9", 33) + `"}`, "33 bytes, longer than 32", ""},
+		{CmdDealer, `{"operator":"pit","dealer":7}`, "bad JSON", ""},
+		{CmdAck, `{"operator":"pit","dealer":"D1"}`, "field dealer belongs to the dealer command, not ack", ""},
+	} {
+		payload := strings.Replace(c.payload, "{", fmt.Sprintf(`{"request_id":"r%d",`, i), 1)
+		cmd, reason := p.validateCommand(c.name, []byte(payload), false)
+		if c.reason == "" && (reason != "" || cmd.Dealer != c.dealer) {
+			t.Errorf("%s: refused %q (dealer %q)", payload, reason, cmd.Dealer)
+		}
+		if c.reason != "" && !strings.Contains(reason, c.reason) {
+			t.Errorf("%s: reason %q, want %q", payload, reason, c.reason)
+		}
+	}
+}
