@@ -176,6 +176,9 @@ type Fold struct {
 // NewFold returns a Fold for opts. Errors: deck count outside 1–8
 // (ErrDecks), invalid rules (ErrRules), unknown cut rule (ErrCutRule).
 func NewFold(opts Options) (*Fold, error) {
+	if _, ok := opts.Rules.Game.Macao(); ok { // macao_game.go
+		return nil, fmt.Errorf("%w (%s)", ErrCheckOnly, opts.Rules.Game.Name())
+	}
 	if opts.Decks == 0 {
 		opts.Decks = opts.Rules.Game.DefaultDecks()
 	}

@@ -1,6 +1,7 @@
 package tableau_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -230,5 +231,42 @@ func TestMacaoTokens(t *testing.T) {
 	}
 	if s := tableau.TokRefuse.String() + " " + tableau.TokStand.String(); s != "refuse stand" {
 		t.Errorf("kinds: %s", s)
+	}
+}
+
+// TestMacaoGames: Macao and Victoria are games of the registry, with
+// their parameters and 2 decks; Fold (so the daemon's Table) refuses
+// them: they are `sabot check` games folded by MacaoFold.
+func TestMacaoGames(t *testing.T) {
+	g, err := tableau.ParseGame("Macao")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := g.Macao()
+	if !ok || m != (tableau.MacaoRules{Seats: 1}) || g.DefaultDecks() != 2 || g.Name() != "macao" || g.String() != "macao" {
+		t.Errorf("macao: %+v %v decks %d %q", m, ok, g.DefaultDecks(), g)
+	}
+	g, err = tableau.NewGame("victoria", map[string]string{"seats": "3", "count": "bust", "refuse-tens": "off", "equal": "push", "pays": "2-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tableau.MacaoRules{Victoria: true, Seats: 3, Count: tableau.MacaoBust, NoRefuse: true, Equal: tableau.MacaoEqualPush, Pays: tableau.MacaoPays21}
+	if m, ok := g.Macao(); !ok || m != want {
+		t.Errorf("victoria: %+v, want %+v", m, want)
+	}
+	if got := strings.Join(g.Params(), " "); got != "3 bust off push 2-1" {
+		t.Errorf("params %q", got)
+	}
+	if g.String() != "victoria seats=3 count=bust refuse-tens=off equal=push pays=2-1" {
+		t.Errorf("String %q", g)
+	}
+	if _, ok := tableau.GameCheminDeFer.Macao(); ok {
+		t.Error("chemin de fer is Macao")
+	}
+	if _, err := tableau.NewFold(tableau.Options{Rules: tableau.Rules{Game: g}}); !errors.Is(err, tableau.ErrCheckOnly) {
+		t.Errorf("NewFold(victoria): %v, want ErrCheckOnly", err)
+	}
+	if _, err := tableau.NewGame("macao", map[string]string{"seats": "10"}); err == nil {
+		t.Error("10 seats accepted")
 	}
 }

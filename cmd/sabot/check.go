@@ -105,9 +105,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	}
 	decks := fs.Int("decks", tableau.DefaultDecks, "decks in the shoe, 1–8 (default: the game's, 8, chemin-de-fer 6, banque 3)")
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez (see --game)")
-	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+", macao, victoria (default punto-banco)")
+	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
 	params := addGameParamFlags(fs)
-	mac := addMacaoFlags(fs) // check_macao.go
 	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
 	house := addHouseFlags(fs)
 	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
@@ -145,19 +144,15 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	var errs []error
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var g tableau.Game
-	if slices.Contains(macaoGames, strings.ToLower(*game)) {
-		cut, _ := tableau.ParseCutRule(*cut) // checked below
-		m, merrs := mac.options(strings.ToLower(*game), *decks, cut, set)
-		cfg.macao, errs = &m, merrs
-	} else {
-		var gerrs []error
-		g, gerrs = checkGame(*game, *rules, set, params)
-		errs = append(errs, gerrs...)
-		errs = append(errs, macaoOnly(cmp.Or(*game, *rules), set)...)
-		if !set["decks"] {
-			*decks = g.DefaultDecks()
-		}
+	g, gerrs := checkGame(*game, *rules, set, params)
+	errs = append(errs, gerrs...)
+	if !set["decks"] {
+		*decks = g.DefaultDecks()
+	}
+	if m, ok := g.Macao(); ok { // folded by tableau.MacaoFold (check_macao.go)
+		cfg.macao = &tableau.MacaoOptions{Decks: *decks, Rules: m}
+		errs = append(errs, macaoFlagsApply(g, set)...)
+		g = tableau.Game{} // the punto banco fields below are not used
 	}
 	if *decks < 1 || *decks > tableau.MaxDecks {
 		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", *decks, tableau.MaxDecks))
@@ -172,6 +167,9 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	cfg.opts.CutRule, err = tableau.ParseCutRule(*cut)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--cut-rule %q: want last-coup or one-more", *cut))
+	}
+	if cfg.macao != nil {
+		cfg.macao.CutRule = cfg.opts.CutRule
 	}
 	given := cfg.markers
 	switch cfg.markers = strings.ToLower(cfg.markers); cfg.markers {

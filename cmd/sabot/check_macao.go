@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -18,78 +17,32 @@ type shoeFold interface {
 	CoupNumber() int
 }
 
-// macaoGames are the `sabot check --game` names folded by tableau.MacaoFold.
-var macaoGames = []string{"macao", "victoria"}
-
-// macaoFlags are the flags of `sabot check --game macao|victoria`.
-type macaoFlags struct {
-	seats                     *int
-	count, refuse, equal, pay *string
-}
-
-// macaoFlagNames are the flags only Macao and Victoria take.
-var macaoFlagNames = []string{"seats", "count", "refuse-tens", "equal", "pays"}
-
-// macaoCommonFlags are the other flags that apply to them (the shoe's).
+// macaoCommonFlags are the flags other than its parameters that apply to
+// a Macao or Victoria shoe (the shoe's).
 var macaoCommonFlags = []string{"game", "decks", "cut-rule", "markers"}
 
-func addMacaoFlags(fs *flag.FlagSet) *macaoFlags {
-	return &macaoFlags{
-		seats:  fs.Int("seats", tableau.DefaultMacaoSeats, fmt.Sprintf("macao, victoria: punters' seats against the banker, %d–%d", tableau.MinMacaoSeats, tableau.MaxMacaoSeats)),
-		count:  fs.String("count", "modulo", "macao, victoria: counting: modulo (10) or bust (over 9 busts the hand)"),
-		refuse: fs.String("refuse-tens", "on", "macao, victoria: a ten or court card just drawn may be refused (\"refuse\"): on or off"),
-		equal:  fs.String("equal", "banker", "macao, victoria: equal totals and equal cards: banker (wins) or push"),
-		pay:    fs.String("pays", "3-2", "macao, victoria: a winning natural 9 and natural 8 pay 3-2 (3:1, 2:1) or 2-1 (2:1, 1:1)"),
+// macaoFlagsApply returns an error for each flag given that does not
+// apply to Macao or Victoria game g: the punto banco house rules, side
+// bets and --advantage (its parameters are checked with the game's).
+func macaoFlagsApply(g tableau.Game, set map[string]bool) []error {
+	info, _ := tableau.LookupGame(g.Name())
+	own := slices.Clone(macaoCommonFlags)
+	for _, p := range info.Params {
+		own = append(own, p.Name)
 	}
-}
-
-// macaoOptions returns the MacaoFold options of game ("macao" or
-// "victoria"), or the errors that name each bad flag. set holds the flags
-// given on the command line.
-func (m *macaoFlags) options(game string, decks int, cut tableau.CutRule, set map[string]bool) (tableau.MacaoOptions, []error) {
+	param := map[string]bool{} // any game's: checkGame reports those
+	for _, gi := range tableau.GameInfos() {
+		for _, p := range gi.Params {
+			param[p.Name] = true
+		}
+	}
 	var errs []error
 	for name := range set {
-		if !slices.Contains(macaoFlagNames, name) && !slices.Contains(macaoCommonFlags, name) {
-			errs = append(errs, fmt.Errorf("--%s does not apply to --game %s (its flags: --%s, --%s)", name, game,
-				strings.Join(macaoCommonFlags[1:], ", --"), strings.Join(macaoFlagNames, ", --")))
+		if !slices.Contains(own, name) && !param[name] {
+			errs = append(errs, fmt.Errorf("--%s does not apply to --game %s (its flags: --%s)", name, g.Name(), strings.Join(own[1:], ", --")))
 		}
 	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-	opts := tableau.MacaoOptions{CutRule: cut, Rules: tableau.MacaoRules{Victoria: game == "victoria", Seats: *m.seats}}
-	if set["decks"] {
-		opts.Decks = decks // checked with the other games' decks
-	}
-	if *m.seats < tableau.MinMacaoSeats || *m.seats > tableau.MaxMacaoSeats {
-		errs = append(errs, fmt.Errorf("--seats %d: want %d–%d", *m.seats, tableau.MinMacaoSeats, tableau.MaxMacaoSeats))
-	}
-	var err error
-	if opts.Rules.Count, err = tableau.ParseMacaoCount(*m.count); err != nil {
-		errs = append(errs, fmt.Errorf("--count %q: want modulo or bust", *m.count))
-	}
-	switch strings.ToLower(*m.refuse) {
-	case "on":
-	case "off":
-		opts.Rules.NoRefuse = true
-	default:
-		errs = append(errs, fmt.Errorf("--refuse-tens %q: want on or off", *m.refuse))
-	}
-	if opts.Rules.Equal, err = tableau.ParseMacaoEqual(*m.equal); err != nil {
-		errs = append(errs, fmt.Errorf("--equal %q: want banker or push", *m.equal))
-	}
-	if opts.Rules.Pays, err = tableau.ParseMacaoPayTable(*m.pay); err != nil {
-		errs = append(errs, fmt.Errorf("--pays %q: want 3-2 or 2-1", *m.pay))
-	}
-	return opts, errs
-}
-
-// macaoOnly returns the errors for Macao flags given with another game.
-func macaoOnly(game string, set map[string]bool) []error {
-	var errs []error
-	for _, name := range macaoFlagNames {
-		if set[name] {
-			errs = append(errs, fmt.Errorf("--%s applies to --game macao and victoria only, not %s", name, game))
-		}
-	}
 	return errs
 }
 

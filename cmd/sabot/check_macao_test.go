@@ -113,12 +113,16 @@ func TestCheckMacaoFlags(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--game", "macao", "--seats", "0"}, []string{"--seats 0: want 1–9"}},
-		{[]string{"--game", "victoria", "--seats", "10", "--count", "mod", "--equal", "player", "--pays", "3:2", "--refuse-tens", "yes"},
-			[]string{"--seats 10", `--count "mod"`, `--equal "player"`, `--pays "3:2"`, `--refuse-tens "yes"`}},
-		{[]string{"--game", "macao", "--advantage", "0", "--side-bets", "all"}, []string{"--advantage does not apply to --game macao", "--side-bets does not apply"}},
-		{[]string{"--seats", "2"}, []string{"--seats applies to --game macao and victoria only, not punto-banco"}},
-		{[]string{"--game", "ez", "--count", "bust"}, []string{"--count applies to --game macao and victoria only, not ez"}},
+		{[]string{"--game", "macao", "--seats", "0"}, []string{`--game macao: macao seats "0" (want 1, 2, 3, 4, 5, 6, 7, 8, 9)`}},
+		{[]string{"--game", "victoria", "--count", "mod"}, []string{`victoria count "mod" (want modulo, bust)`}},
+		{[]string{"--game", "victoria", "--equal", "player"}, []string{`victoria equal "player" (want banker, push)`}},
+		{[]string{"--game", "macao", "--pays", "3:2"}, []string{`macao pays "3:2" (want 3-2, 2-1)`}},
+		{[]string{"--game", "macao", "--refuse-tens", "yes"}, []string{`macao refuse-tens "yes" (want on, off)`}},
+		{[]string{"--game", "macao", "--advantage", "0", "--side-bets", "all", "--tie-pays", "9"},
+			[]string{"--advantage does not apply to --game macao", "--side-bets does not apply", "--tie-pays does not apply"}},
+		{[]string{"--game", "macao", "--punter-five", "draw"}, []string{"--punter-five: not a parameter of macao"}},
+		{[]string{"--seats", "2"}, []string{"--seats: not a parameter of punto-banco"}},
+		{[]string{"--game", "ez", "--count", "bust"}, []string{"--count: not a parameter of ez"}},
 		{[]string{"--game", "macao", "--decks", "9"}, []string{"--decks 9"}},
 	}
 	for _, c := range cases {
