@@ -319,6 +319,32 @@ func pitWaitPage(t *testing.T, ctx context.Context, what string, d time.Duration
 	}
 }
 
+// pitScreenshot saves the page at 1280×320 as $SABOT_ARTIFACTS/pit/name
+// (the system's temporary directory's sabot-artifacts/pit without it).
+func pitScreenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	base := os.Getenv("SABOT_ARTIFACTS")
+	if base == "" {
+		base = filepath.Join(os.TempDir(), "sabot-artifacts")
+	}
+	dir := filepath.Join(base, "pit")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pitRun(t, ctx, "viewport", chromedp.EmulateViewport(1280, 320))
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(sctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("browser: screenshot: %v", err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %s", path)
+}
+
 // The tables' shoes: the extra-card transcript (drivers/mqtt/testdata:
 // extra-card on coup 1) then the sample clean shoe's coups, and the
 // sample clean shoe, dealt at pitDealRate: neither ends during the test
@@ -482,6 +508,8 @@ func pitBrowserScenario(t *testing.T, brokers []string) {
 		t.Errorf("PIT-1's board page: %d", resp.StatusCode)
 	}
 
+	pitScreenshot(t, ctx, "pit-alert.png") // docs/pit.png
+
 	// The acknowledgement from the console.
 	pitRun(t, ctx, "acknowledge", chromedp.Click(`.tile[data-table="PIT-1"] button.ack`))
 	pitWait(t, "the table's alert/ack", 10*time.Second, func() bool {
@@ -511,11 +539,5 @@ func pitBrowserScenario(t *testing.T, brokers []string) {
 	if !strings.Contains(pitLog.String(), "pit: ack sent") {
 		t.Errorf("the console did not log the ack:\n%s", pitLog.String())
 	}
-	if dir := os.Getenv("SABOT_ARTIFACTS"); dir != "" {
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err == nil {
-			os.MkdirAll(filepath.Join(dir, "pit"), 0o755)
-			os.WriteFile(filepath.Join(dir, "pit", "pit.png"), png, 0o644)
-		}
-	}
+	pitScreenshot(t, ctx, "pit-acknowledged.png")
 }

@@ -33,6 +33,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -182,8 +183,11 @@ func jsonError(w http.ResponseWriter, code int, msg string) {
 	writeJSON(w, code, map[string]string{"error": msg})
 }
 
-// sameOrigin reports whether a request's Origin (when it has one) is the
-// console's own, and its Sec-Fetch-Site (when it has one) not cross-site.
+// sameOrigin reports whether a request's Origin (when it has one) names
+// the host the request was sent to (its Host header: behind a TLS proxy,
+// which must pass Host on, the scheme differs, so only the host and port
+// are compared), and its Sec-Fetch-Site (when it has one) is not
+// cross-site.
 func sameOrigin(r *http.Request) bool {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
 		return false
@@ -192,11 +196,11 @@ func sameOrigin(r *http.Request) bool {
 	if o == "" {
 		return true
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
 	}
-	return o == scheme+"://"+r.Host
+	return strings.EqualFold(u.Host, r.Host)
 }
 
 // post wraps a POST handler: JSON body of at most maxPitBody bytes, same

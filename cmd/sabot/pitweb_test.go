@@ -170,18 +170,22 @@ func TestPitLoginAndAck(t *testing.T) {
 		{"wrong token", `{"table":"T1"}`, map[string]string{"X-CSRF-Token": csrf + "x"}, http.StatusForbidden},
 		{"form", `table=T1`, map[string]string{"X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType},
 		{"other origin", `{"table":"T1"}`, map[string]string{"X-CSRF-Token": csrf, "Origin": "http://evil.example"}, http.StatusForbidden},
+		{"null origin", `{"table":"T1"}`, map[string]string{"X-CSRF-Token": csrf, "Origin": "null"}, http.StatusForbidden},
+		{"other port", `{"table":"T1"}`, map[string]string{"X-CSRF-Token": csrf, "Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
 		{"cross-site fetch", `{"table":"T1"}`, map[string]string{"X-CSRF-Token": csrf, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
 		{"too big", `{"table":"T1","x":"` + strings.Repeat("x", maxPitBody) + `"}`, map[string]string{"X-CSRF-Token": csrf}, http.StatusRequestEntityTooLarge},
 		{"unknown table", `{"table":"T9"}`, map[string]string{"X-CSRF-Token": csrf}, http.StatusNotFound},
 		{"bad table", `{"table":"T1/cmd"}`, map[string]string{"X-CSRF-Token": csrf}, http.StatusBadRequest},
 		{"ok", `{"table":"T1"}`, map[string]string{"X-CSRF-Token": csrf, "Origin": p.URL}, http.StatusAccepted},
+		// Behind a TLS proxy passing Host on: the page's origin is https.
+		{"ok via a TLS proxy", `{"table":"T1"}`, map[string]string{"X-CSRF-Token": csrf, "Origin": strings.Replace(p.URL, "http:", "https:", 1)}, http.StatusAccepted},
 	}
 	for _, tc := range cases {
 		if code, out := postJSON(t, c, p.URL+"/api/ack", tc.body, tc.hdr); code != tc.want {
 			t.Errorf("%s: %d %v, want %d", tc.name, code, out, tc.want)
 		}
 	}
-	if len(p.acker.acks) != 1 || p.acker.acks[0] != "T1 alice" {
+	if len(p.acker.acks) != 2 || p.acker.acks[0] != "T1 alice" {
 		t.Errorf("acks %v", p.acker.acks)
 	}
 	p.acker.err = errors.New("pit: not connected to a broker")
