@@ -198,7 +198,11 @@ func (r Rules) problems(given bool) []*ErrRule {
 		case c.bp > MaxCommissionBP:
 			bad("commission", "%s: at most 10%%", formatBP(int(c.bp)))
 		case c.bp != 0 && !r.Game.takesCommission() && r.Game.valid():
-			bad("commission", "%s: %s charges no commission (its banker rule replaces it); use 0 or leave it out", formatBP(int(c.bp)), r.Game)
+			why := "its banker rule replaces it"
+			if !r.Game.PuntoBancoDeal() {
+				why = "the house holds the bank"
+			}
+			bad("commission", "%s: %s charges no commission (%s); use 0 or leave it out", formatBP(int(c.bp)), r.Game, why)
 		}
 	}
 	tie, pair := r.tiePays(), r.pairPays()

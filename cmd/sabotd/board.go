@@ -360,6 +360,10 @@ func gameName(cfg Config) string {
 		return "Super 6"
 	case "ez":
 		return "EZ Baccarat"
+	case "chemin-de-fer":
+		return "Chemin de fer"
+	case "banque":
+		return "Baccarat banque"
 	}
 	return "Punto Banco"
 }

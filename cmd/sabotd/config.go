@@ -37,11 +37,14 @@ type Config struct {
 	// Table is the table's name: used in MQTT topics and message ids, so
 	// letters, digits, '-' and '_' only (mqtt.TableProblem). Required.
 	Table string `toml:"table"`
-	// Game is the game dealt: "punto-banco", "super6" or "ez". Files
+	// Game is the game dealt: "punto-banco", "super6", "ez",
+	// "chemin-de-fer" or "banque" (tableau's registry: GameNames); its
+	// options are [rules] keys (punter_five, banker_table). Files
 	// written before [rules] existed name it rules = "..."; that form is
 	// still read (legacyConfig), and --print-config writes game.
 	Game string `toml:"game"`
-	// Decks in the shoe, 1–8.
+	// Decks in the shoe, 1–8; absent: the game's (8; chemin-de-fer 6,
+	// banque 3).
 	Decks int `toml:"decks"`
 	// CutRule is the end-of-shoe rule: "last-coup" or "one-more".
 	CutRule string `toml:"cut_rule"`
@@ -107,7 +110,33 @@ type RulesConfig struct {
 	PaysDragon        []float64 `toml:"pays_dragon"`
 	PaysDragonNatural float64   `toml:"pays_dragon_natural"`
 	PaysLucky6        []float64 `toml:"pays_lucky6"`
+	// PunterFive and BankerTable are chemin de fer's options (the game's
+	// parameters "punter-five" and "banker-table" in tableau's registry):
+	// the punter's rule on 5, "option" (default), "draw" or "stand"; the
+	// banker's table, "scarne" (default) or "free". Only with game =
+	// "chemin-de-fer"; --print-config shows them only there.
+	PunterFive  string `toml:"punter_five,omitempty"`
+	BankerTable string `toml:"banker_table,omitempty"`
 }
+
+// gameParam returns the [rules] field of the game parameter named name
+// ("punter-five"), or nil.
+func (rc *RulesConfig) gameParam(name string) *string {
+	switch name {
+	case "punter-five":
+		return &rc.PunterFive
+	case "banker-table":
+		return &rc.BankerTable
+	}
+	return nil
+}
+
+// gameParamNames are the game parameters [rules] has a key for.
+var gameParamNames = []string{"punter-five", "banker-table"}
+
+// daemonGames are the games sabotd deals: every registered game (Macao
+// and Victoria are `sabot check` games only, not dealt from a smart shoe).
+func daemonGames() []string { return tableau.GameNames() }
 
 // RateText is a rate as the file writes it, a TOML string ("4%") or
 // number (0.04), kept as its text: the decoder hands any value to
@@ -139,11 +168,29 @@ func defaultRulesConfig() RulesConfig {
 // tie_pays was set ("rules.tie_pays", or "tie_pays" in an old file).
 func (c *Config) houseRules(bad func(key, format string, args ...any)) tableau.Rules {
 	var r tableau.Rules
-	g, err := tableau.ParseGame(c.Game)
-	if err == nil {
-		r.Game = g
-	}
 	rc := &c.Rules
+	if info, ok := tableau.LookupGame(c.Game); ok {
+		params := map[string]string{}
+		for _, name := range gameParamNames {
+			v := rc.gameParam(name)
+			if *v == "" {
+				continue
+			}
+			key := "rules." + strings.ReplaceAll(name, "-", "_")
+			if !slices.ContainsFunc(info.Params, func(p tableau.GameParam) bool { return p.Name == name }) {
+				bad(key, "%q: %s has no such rule (chemin de fer's option)", *v, c.Game)
+				continue
+			}
+			if _, err := tableau.NewGame(c.Game, map[string]string{name: *v}); err != nil {
+				bad(key, "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": "))
+				continue
+			}
+			params[name] = *v
+		}
+		if g, err := tableau.NewGame(c.Game, params); err == nil {
+			r.Game = g
+		}
+	}
 	cm, err := tableau.ParseCommission(string(rc.Commission))
 	if err != nil {
 		bad("rules.commission", "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": commission "))
@@ -613,6 +660,9 @@ func ParseConfig(data []byte, file string) (Config, error) {
 	if oldTie && set("rules.tie_pays") {
 		bad("tie_pays", "also set in [rules]: keep [rules] tie_pays only (the top-level key is its old place)")
 	}
+	if info, ok := tableau.LookupGame(cfg.Game); ok && !set("decks") {
+		cfg.Decks = info.DefaultDecks // the game's: chemin de fer 6, banque 3
+	}
 	if p, err := shoe.LookupProtocol(cfg.Shoe.Protocol); err == nil && !set("shoe.baud") {
 		cfg.Shoe.Baud = p.DefaultBaud
 	}
@@ -782,6 +832,18 @@ func keyHint(key string) string {
 	return "; " + strings.Join(homes, ", or ")
 }
 
+// quoteList writes names as `"a", "b" or "c"`.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
 func oneOf(v string, allowed ...string) bool {
 	for _, a := range allowed {
 		if v == a {
@@ -799,8 +861,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	case mqtt.TableProblem(c.Table) != "":
 		bad("table", "%q: %s", c.Table, mqtt.TableProblem(c.Table))
 	}
-	if !oneOf(c.Game, "punto-banco", "super6", "ez") {
-		bad(c.gameKey(), "%q: must be \"punto-banco\", \"super6\" or \"ez\"", c.Game)
+	if !oneOf(c.Game, daemonGames()...) {
+		bad(c.gameKey(), "%q: must be %s", c.Game, quoteList(daemonGames()))
 	}
 	if c.Decks < 1 || c.Decks > 8 {
 		bad("decks", "%d: a shoe holds 1 to 8 decks", c.Decks)
@@ -814,9 +876,17 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 		bad(key, format, args...)
 	})
 	if rulesOK {
-		// The commission in force, so that --print-config shows it.
+		// The commission and the game's options in force, so that
+		// --print-config shows them.
 		cm, _ := tableau.CommissionOf(r.CommissionBP())
 		c.Rules.Commission = RateText(cm.String())
+		if info, ok := tableau.LookupGame(c.Game); ok {
+			for i, v := range r.Game.Params() {
+				if f := c.Rules.gameParam(info.Params[i].Name); f != nil {
+					*f = v
+				}
+			}
+		}
 	}
 	if !oneOf(c.CutRule, "last-coup", "one-more") {
 		bad("cut_rule", "%q: must be \"last-coup\" or \"one-more\"", c.CutRule)

@@ -214,3 +214,52 @@ func TestPrintConfigRules(t *testing.T) {
 		}
 	}
 }
+
+// TestGameConfig: game = "chemin-de-fer" and "banque" with their options
+// in [rules] make the table's game (decks default to the game's), and a
+// stand input is applied by that game: an option declined under
+// punter_five = "option", a missing card where the house makes the punter
+// draw on 5.
+func TestGameConfig(t *testing.T) {
+	const head = "table = \"T\"\n[shoe]\ndevice = \"/dev/sabot-shoe\"\n"
+	parse := func(src string) Config {
+		t.Helper()
+		cfg, err := ParseConfig([]byte(src), "c.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cdf := parse("game = \"chemin-de-fer\"\n" + head)
+	if cdf.Decks != 6 || cdf.Rules.PunterFive != "option" || cdf.Rules.BankerTable != "scarne" || cdf.Rules.Commission != "5%" {
+		t.Errorf("chemin de fer defaults: decks %d, %+v", cdf.Decks, cdf.Rules)
+	}
+	draw := parse("game = \"chemin-de-fer\"\ndecks = 8\n" + head + "[rules]\npunter_five = \"draw\"\nbanker_table = \"free\"\n")
+	want, _ := tableau.NewCheminDeFer(tableau.MustDraw, tableau.FreeTable)
+	if tb, err := newTable(draw, nil); err != nil || tb.Config().Fold.Rules.Game != want || tb.Config().Fold.Decks != 8 {
+		t.Errorf("chemin de fer draw/free: %v", err)
+	}
+	banque := parse("game = \"banque\"\n" + head)
+	if tb, err := newTable(banque, nil); err != nil || tb.Config().Fold.Rules.Game != tableau.GameBanque || banque.Decks != 3 || banque.Rules.Commission != "0%" || banque.Rules.PunterFive != "" {
+		t.Errorf("banque: decks %d %+v %v", banque.Decks, banque.Rules, err)
+	}
+	// The punter's 5 declined ("stand"), then the banker's 3 draws.
+	const shoe = "shoe 3C 4D 9H 2S | 4H 3D AC KS stand 5C |"
+	cs := coups(runTable(t, cdf, shoe))
+	if len(cs) != 1 || cs[0].Options.N != 1 || cs[0].Options.List[0].Choice != tableau.MustStand || cs[0].Banker.N != 3 {
+		t.Fatalf("option declined: %+v", cs)
+	}
+	// As `sabot check --game chemin-de-fer --punter-five draw` says: the
+	// stand is a missing card and coup 1 gets no result; 5C starts coup 2,
+	// which "|" closes short of cards.
+	var missing []int
+	outs := runTable(t, draw, shoe)
+	for _, o := range outs {
+		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertMissingCard {
+			missing = append(missing, o.Coup)
+		}
+	}
+	if len(missing) != 2 || missing[0] != 1 || missing[1] != 2 || len(coups(outs)) != 0 {
+		t.Errorf("stand where the house draws on 5: missing-card in coups %v, %d coups", missing, len(coups(outs)))
+	}
+}

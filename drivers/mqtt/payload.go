@@ -334,6 +334,10 @@ type RulesStatus struct {
 	PaysDragon        []float64 `json:"pays_dragon,omitempty"`
 	PaysDragonNatural float64   `json:"pays_dragon_natural,omitempty"`
 	PaysLucky6        []float64 `json:"pays_lucky6,omitempty"`
+	// PunterFive and BankerTable are chemin de fer's options (the game's
+	// parameters): "option", "draw" or "stand"; "scarne" or "free".
+	PunterFive  string `json:"punter_five,omitempty"`
+	BankerTable string `json:"banker_table,omitempty"`
 }
 
 // NewRulesStatus returns the status form of r.
@@ -341,6 +345,16 @@ func NewRulesStatus(r tableau.Rules) *RulesStatus {
 	s := &RulesStatus{
 		Game: r.Game, Commission: float64(r.CommissionBP()) / 10000,
 		TiePays: r.TiePayout(), PairPays: r.PairPayout(), SideBets: []string{},
+	}
+	if info, ok := tableau.LookupGame(r.Game.Name()); ok {
+		for i, v := range r.Game.Params() {
+			switch info.Params[i].Name {
+			case "punter-five":
+				s.PunterFive = v
+			case "banker-table":
+				s.BankerTable = v
+			}
+		}
 	}
 	off := r.Side.Offered
 	if off == 0 {

@@ -15,6 +15,10 @@ import (
 func TestStatusRules(t *testing.T) {
 	c4, _ := tableau.ParseCommission("4%")
 	side, _ := tableau.ParseSideSet("dragon-banker,lucky6")
+	chemin, err := tableau.NewCheminDeFer(tableau.MustDraw, tableau.FreeTable)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name  string
 		rules *tableau.Rules
@@ -27,6 +31,8 @@ func TestStatusRules(t *testing.T) {
 			`{"game":"punto-banco","commission":0.04,"tie_pays":9,"pair_pays":12,"side_bets":["dragon-banker","lucky6"],` +
 				`"pays_dragon":[30,10,6,4,2,1],"pays_dragon_natural":1,"pays_lucky6":[12,23]}`},
 		{"super6", &tableau.Rules{Game: tableau.GameSuper6}, `{"game":"super6","commission":0,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
+		{"chemin de fer", &tableau.Rules{Game: chemin}, `{"game":"chemin-de-fer","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[],"punter_five":"draw","banker_table":"free"}`},
+		{"banque", &tableau.Rules{Game: tableau.GameBanque}, `{"game":"banque","commission":0,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := testOptions("T1", t.TempDir())
