@@ -134,9 +134,20 @@ func (rc *RulesConfig) gameParam(name string) *string {
 // gameParamNames are the game parameters [rules] has a key for.
 var gameParamNames = []string{"punter-five", "banker-table"}
 
-// daemonGames are the games sabotd deals: every registered game (Macao
-// and Victoria are `sabot check` games only, not dealt from a smart shoe).
-func daemonGames() []string { return tableau.GameNames() }
+// daemonGames are the games sabotd deals: the registry's games except
+// Macao and Victoria, which are `sabot check` games only (casinos do not
+// deal them from a smart shoe).
+func daemonGames() []string {
+	var names []string
+	for _, n := range tableau.GameNames() {
+		if g, err := tableau.ParseGame(n); err == nil {
+			if _, macao := g.Macao(); !macao {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
 
 // RateText is a rate as the file writes it, a TOML string ("4%") or
 // number (0.04), kept as its text: the decoder hands any value to
