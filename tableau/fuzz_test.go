@@ -37,6 +37,7 @@ func FuzzTranscript(f *testing.F) {
 	f.Add([]byte("shoe 2H 3C 4D | 9S 3H void KD 5C | cut 1H"), uint8(3))
 	f.Add([]byte("# only a comment"), uint8(1))
 	f.Add([]byte("10h td 7 \xff\xfe q\u00e9 |||"), uint8(2))
+	f.Add([]byte("shoe dealer D1042 2H 3C 4D | 9S 3H KD 5C | dealer 7 6C dealer -\ndealer"), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, flags uint8) {
 		toks, err := tableau.ParseTranscript(bytes.NewReader(data), "fuzz")
 		sum, quickOK, qerr := tableau.QuickScan(bytes.NewReader(data))
@@ -76,7 +77,7 @@ func FuzzTranscript(f *testing.F) {
 			t.Fatalf("%d tokens after formatting, %d before", len(again), len(toks))
 		}
 		for i := range toks {
-			if again[i].Kind != toks[i].Kind || again[i].Card != toks[i].Card {
+			if again[i].Kind != toks[i].Kind || again[i].Card != toks[i].Card || again[i].Dealer != toks[i].Dealer {
 				t.Fatalf("token %d: %v after formatting, %v before", i, again[i], toks[i])
 			}
 		}

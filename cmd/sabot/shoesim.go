@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,6 +60,7 @@ type shoeSimConfig struct {
 	dealOut    string
 	opts       sim.Options
 	verbose    bool
+	dealer     string // --dealer: a badge signing this dealer in before the first token
 }
 
 func parseShoeSimFlags(args []string, stderr io.Writer) (shoeSimConfig, error) {
@@ -82,6 +84,7 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoeSimConfig, error) {
 	faults := fs.String("faults", "", "faults to inject, `name=rate,...`: corrupt, drop, dup, split, pull, reboot, unreadable")
 	fs.BoolVar(&cfg.opts.UID, "uid", false, "send a 7-byte RFID UID with each card")
 	fs.BoolVar(&cfg.opts.BurnButton, "burn-button", false, "turn the burn-mode switch on for the burn of each shoe and off after it")
+	fs.StringVar(&cfg.dealer, "dealer", "", "sign dealer `ID` in with a badge (DEALER) before dealing")
 	fs.DurationVar(&cfg.opts.PullTime, "pull-time", 500*time.Millisecond, "how long a simulated cable pull lasts")
 	fs.BoolVar(&cfg.verbose, "v", false, "log protocol activity to standard error")
 	if err := fs.Parse(args); err != nil {
@@ -119,6 +122,11 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoeSimConfig, error) {
 		errs = append(errs, fmt.Errorf("--boot-id %d: want 1–4294967295 (or 0, the default: random)", *bootID))
 	}
 	cfg.opts.BootID = uint32(*bootID)
+	if cfg.dealer != "" {
+		if err := tableau.ValidateDealerID(cfg.dealer); err != nil {
+			errs = append(errs, fmt.Errorf("--dealer %q: %s", cfg.dealer, strings.TrimPrefix(err.Error(), tableau.ErrDealerID.Error()+": ")))
+		}
+	}
 	return cfg, errors.Join(errs...)
 }
 
@@ -177,6 +185,17 @@ func runShoeSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 			toks = []tableau.Token{}
 		}
 		cfg.opts.Tokens = toks
+	}
+	if cfg.dealer != "" {
+		toks := cfg.opts.Tokens
+		if toks == nil {
+			var err error
+			if toks, err = sim.DealShoes(cfg.opts.Seed, cfg.opts.Decks, cfg.opts.Shoes); err != nil {
+				fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
+				return 2
+			}
+		}
+		cfg.opts.Tokens = append([]tableau.Token{{Kind: tableau.TokDealer, Dealer: cfg.dealer}}, toks...)
 	}
 	level := slog.LevelWarn
 	if cfg.verbose {

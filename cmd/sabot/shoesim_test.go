@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -124,6 +125,7 @@ func TestShoeSimBadFlags(t *testing.T) {
 		{[]string{"--link", "a", "--boot-id", "4294967296"}, "--boot-id 4294967296"},
 		{[]string{"--link", "a", "--transcript", bad}, bad + ":1:9: unknown token \"ZZ\""},
 		{[]string{"--link", "a", "--transcript", filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"--link", "a", "--dealer", "D 7"}, `--dealer "D 7": byte 2 is ' '`},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
@@ -210,5 +212,81 @@ func TestShoeSimSerialPort(t *testing.T) {
 	code := run(ctx, []string{"shoe-sim", "--port", shoeEnd, "--baud", "115200", "--seed", "4", "--decks", "1"}, nil, &stdout, &stderr)
 	if code != 0 || !strings.Contains(stderr.String(), "done:") {
 		t.Fatalf("exit %d, stderr %s", code, stderr.String())
+	}
+}
+
+// TestShoeSimDealer: --dealer ID signs the dealer in with a DEALER event
+// (protocol minor version 1) before the first token; a transcript's own
+// "dealer" tokens follow as DEALER events where they stand.
+func TestShoeSimDealer(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "shoe.txt")
+	os.WriteFile(tr, []byte("shoe 2H 3C 4D | dealer K.LEE 5S 5H 2C 2D | dealer -\n"), 0o644)
+	link := filepath.Join(dir, "ttySHOE")
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"shoe-sim", "--link", link, "--transcript", tr, "--dealer", "D7"}, nil, outW, &stderr)
+		outW.Close()
+	}()
+	if _, err := bufio.NewReader(outR).ReadString('\n'); err != nil {
+		t.Fatalf("no device printed: %v (stderr %s)", err, stderr.String())
+	}
+	go io.Copy(io.Discard, outR)
+	host, err := os.OpenFile(link, os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	sim.MakeRaw(host)
+	var rcv fwproto.Receiver
+	var got []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d, e := fwproto.NewDecoder(host), fwproto.NewEncoder(host)
+		for {
+			f, err := d.Decode()
+			if err != nil {
+				if !fwproto.IsFrameError(err) {
+					return
+				}
+				if v := rcv.Damaged(err); v.Reply.Msg != nil {
+					e.Encode(v.Reply)
+				}
+				continue
+			}
+			v := rcv.Receive(f)
+			if v.Action == fwproto.Deliver {
+				switch m := f.Msg.(type) {
+				case *fwproto.Hello:
+					got = append(got, fmt.Sprintf("hello/%d", m.Minor))
+				case *fwproto.Dealer:
+					got = append(got, fmt.Sprintf("dealer/%d/%s", m.Action, m.ID))
+				case *fwproto.Card:
+					got = append(got, "card")
+				}
+			}
+			if v.Reply.Msg != nil {
+				e.Encode(v.Reply)
+			}
+		}
+	}()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit %d, stderr:\n%s", c, stderr.String())
+		}
+	case <-ctx.Done():
+		t.Fatalf("shoe-sim did not finish; stderr:\n%s", stderr.String())
+	}
+	host.Close()
+	<-done
+	want := "hello/1 dealer/1/D7 card card card dealer/1/K.LEE card card card card dealer/0/"
+	if g := strings.Join(got, " "); g != want {
+		t.Fatalf("delivered %s\nwant      %s", g, want)
 	}
 }
