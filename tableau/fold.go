@@ -253,6 +253,9 @@ func (f *Fold) Feed(tok Token, out []Event) []Event {
 		f.SetDealer(tok.Dealer)
 	case TokStand:
 		out = f.Stand(out)
+	case TokRefuse: // Macao and Victoria only (MacaoFold): never fits here
+		f.open()
+		out = append(out, alertEvent(f.shoe, f.coupNum, AlertMisplacedToken, Card{}))
 	}
 	return f.stampDealer(out, n)
 }

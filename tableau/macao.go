@@ -420,8 +420,18 @@ func NewMacaoCoup(r MacaoRules) (MacaoCoup, error) {
 // Rules returns the coup's rules (Seats filled in).
 func (c *MacaoCoup) Rules() MacaoRules { return c.rules }
 
-// Reset empties the coup for the next one, keeping its rules.
-func (c *MacaoCoup) Reset() { *c = MacaoCoup{rules: c.rules, n: c.n} }
+// Reset empties the coup for the next one, keeping its rules. It clears
+// only the cards held (Cards[N:] and Refused[NRefused:] are always zero),
+// not the whole 6 KiB.
+func (c *MacaoCoup) Reset() {
+	for i := 0; i < c.n; i++ {
+		h := &c.hands[i]
+		clear(h.Cards[:h.N])
+		clear(h.Refused[:h.NRefused])
+		h.N, h.NRefused, h.Total, h.Natural, h.Bust = 0, 0, 0, false, false
+	}
+	c.dealt, c.turn, c.drawn, c.aside = 0, 0, false, 0
+}
 
 // Started reports whether the coup has taken a card.
 func (c *MacaoCoup) Started() bool { return c.dealt > 0 }

@@ -144,8 +144,9 @@ func (f *MacaoFold) open() {
 
 func (f *MacaoFold) begin() {
 	comp, _ := NewComposition(f.opts.Decks) // Decks validated by NewMacaoFold
-	f.coup.Reset()
-	*f = MacaoFold{opts: f.opts, shoe: f.shoe + 1, phase: PhaseBurn, comp: comp, coup: f.coup}
+	f.coup.Reset()                          // in place: the coup is 6 KiB
+	f.shoe, f.phase, f.comp = f.shoe+1, PhaseBurn, comp
+	f.burnN, f.burnWant, f.coupNum, f.voided, f.cut, f.lastCoup = 0, 0, 0, false, false, 0
 }
 
 // inCoup reports whether a coup is in progress: current, not voided, not

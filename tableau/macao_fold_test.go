@@ -270,3 +270,28 @@ func TestMacaoGames(t *testing.T) {
 		t.Error("10 seats accepted")
 	}
 }
+
+// BenchmarkMacaoFold folds the hand-worked 3-seat Macao shoe (7 coups, 50
+// cards); ns/op per shoe.
+func BenchmarkMacaoFold(b *testing.B) {
+	f, err := os.Open("testdata/macao/rules.seats3.shoe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	toks, err := tableau.ParseTranscript(f, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := tableau.MacaoOptions{Rules: tableau.MacaoRules{Seats: 3}, Markers: true}
+	var out []tableau.Event
+	b.ReportAllocs()
+	for b.Loop() {
+		fo, _ := tableau.NewMacaoFold(opts)
+		out = out[:0]
+		for _, t := range toks {
+			out = fo.Feed(t, out)
+		}
+		out = fo.End(out)
+	}
+}

@@ -894,6 +894,9 @@ func foldTokens(f *tableau.Fold, cfg checkConfig, name string, tokFree chan<- *c
 						name, t.Pos, voidIgnoredReason(f, cfg.opts.Markers, voided.shoe, voided.coup))})
 				}
 			}
+			if t.Kind == tableau.TokRefuse { // misplaced-token: say where
+				b.warns = append(b.warns, checkWarning{at: n, text: fmt.Sprintf("%s:%s: misplaced-token: refuse: only in --game macao and victoria", name, t.Pos)})
+			}
 			if len(b.evs) >= checkBatch || len(b.warns) >= checkBatch {
 				if !send() {
 					return nil // the writer failed and says why

@@ -149,3 +149,19 @@ func TestCheckMacaoFlags(t *testing.T) {
 		t.Errorf("2 decks by default: %s", out)
 	}
 }
+
+// TestCheckRefuseOutsideMacao: "refuse" in a punto banco or chemin de fer
+// transcript is a misplaced-token alert named with its position; the coup
+// goes on.
+func TestCheckRefuseOutsideMacao(t *testing.T) {
+	for _, game := range []string{"punto-banco", "chemin-de-fer"} {
+		code, out, errs := runCheckArgs(t, "shoe 4D 7C 8C QS 2H |\n9S 3H KD refuse 5C |\n", "--game", game)
+		lines := jsonLines(t, out)
+		if code != 1 || len(lines) != 2 || lines[0]["code"] != "misplaced-token" || lines[0]["coup"] != 1.0 || lines[1]["type"] != "coup" {
+			t.Errorf("%s: exit %d, %s", game, code, out)
+		}
+		if want := "<stdin>:2:10: misplaced-token: refuse: only in --game macao and victoria\n"; errs != want {
+			t.Errorf("%s: stderr %q, want %q", game, errs, want)
+		}
+	}
+}
