@@ -11,8 +11,7 @@ import (
 // with an open alert) applied to a console tracking 500 tables: what
 // every card of every table costs the console.
 func BenchmarkPitApplyState(b *testing.B) {
-	t := &testing.T{}
-	f := newPitFeed(t, "T1")
+	f := newPitFeed(b, "T1")
 	var state []byte
 	for _, m := range f.transcript("../../drivers/mqtt/testdata/extra-card.shoe") {
 		if m.Topic == mqtt.TopicState {

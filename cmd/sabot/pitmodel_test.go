@@ -16,7 +16,7 @@ import (
 // outputs into the messages sabotd publishes (mqtt.Builder), in the
 // daemon's order: outputs, then state, then roads (cmd/sabotd/mqttout.go).
 type pitFeed struct {
-	t    *testing.T
+	t    testing.TB
 	tbl  *tableau.Table
 	b    *mqtt.Builder
 	seq  uint64
@@ -24,7 +24,7 @@ type pitFeed struct {
 	outs []tableau.Output
 }
 
-func newPitFeed(t *testing.T, table string) *pitFeed {
+func newPitFeed(t testing.TB, table string) *pitFeed {
 	t.Helper()
 	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
 	tbl, err := tableau.NewTable(tableau.TableConfig{Table: table, Fold: tableau.Options{Decks: 8, Rules: rules, Markers: true}})
