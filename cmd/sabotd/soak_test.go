@@ -143,6 +143,24 @@ func endlessShoe(seed uint64, decks, coups, newShoeEvery int) []tableau.Token {
 	return toks
 }
 
+// withDealers puts a dealer change ("dealer Dn", a badge at the shoe)
+// after every every-th coup, rotating through n dealers, as a table's
+// relief dealers come round: the coups, alerts and the retained state's
+// shift counts then carry dealers through the soak.
+func withDealers(toks []tableau.Token, every, n int) []tableau.Token {
+	out := []tableau.Token{{Kind: tableau.TokDealer, Dealer: "D0"}}
+	coups := 0
+	for _, t := range toks {
+		out = append(out, t)
+		if t.Kind == tableau.TokMarker {
+			if coups++; coups%every == 0 {
+				out = append(out, tableau.Token{Kind: tableau.TokDealer, Dealer: fmt.Sprintf("D%d", coups/every%n)})
+			}
+		}
+	}
+	return out
+}
+
 // beetekRecords renders tokens as a Bee-Tek shoe's output: the burn in
 // "[Manual Burn Cards]" mode, other cards in "[Game]" mode, rank and suit
 // in either order, ten as "10" or "T", some records glued together without
@@ -589,7 +607,7 @@ func TestSoak(t *testing.T) {
 	btWant := expectedCheck(t, strings.Join(plain, " "), "--markers", "off")
 	// The Sabot-protocol table: a new shoe every 2,500 coups (a month has
 	// several shoes that run far past their decks).
-	sbToks := endlessShoe(202, 8, coups, 2500)
+	sbToks := withDealers(endlessShoe(202, 8, coups, 2500), 50, 6)
 	var tr bytes.Buffer
 	tableau.FormatTranscript(&tr, sbToks)
 	sbWant := expectedCheck(t, tr.String())
