@@ -127,10 +127,10 @@ func randomBanqueGame(rng *rand.Rand) BanqueGame {
 
 // TestBanqueMatchesReference: on random shoes of 9 to 11 cards and random
 // strategies (any banker table), every count equals the rank-by-rank
-// reference dealt in the casino's order. (The reference is slow: 40
+// reference dealt in the casino's order. (The reference is slow: 20
 // cases, seeded; SABOT_BANQUE_CASES=N for more.)
 func TestBanqueMatchesReference(t *testing.T) {
-	cases := 40
+	cases := 20
 	if s := os.Getenv("SABOT_BANQUE_CASES"); s != "" {
 		cases, _ = strconv.Atoi(s)
 	}
@@ -169,7 +169,7 @@ func TestBanqueMatchesReference(t *testing.T) {
 // right and left tableaux fare exactly alike, whatever the shoe.
 func TestBanqueSymmetric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 10))
-	for range 5 {
+	for range 3 {
 		rc := FullShoe(1 + rng.IntN(4))
 		for range rng.IntN(40) {
 			if i := rng.IntN(NumRanks); rc[i] > 0 {
