@@ -208,6 +208,12 @@ func aCheval(r, l Payout) Payout {
 	return push
 }
 
+// Naturals reports, for a banque coup, whether the right tableau, the
+// left one and the banker have a natural (8 or 9 on two cards).
+func (c Coup) Naturals() [3]bool {
+	return [3]bool{c.Player.Natural(), c.Left.Natural(), c.Banker.Natural()}
+}
+
 // Natural reports whether the hand's first two cards total 8 or 9.
 func (h Hand) Natural() bool { return h.N >= 2 && twoCardTotal(&h) >= 8 }
 

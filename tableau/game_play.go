@@ -334,6 +334,7 @@ func (l *OptionList) UnmarshalJSON(b []byte) error {
 	if len(v) > MaxOptions {
 		return fmt.Errorf("tableau: %d options (at most %d)", len(v), MaxOptions)
 	}
-	*l = OptionList{Kept: true, N: copy(l.List[:], v)}
+	*l = OptionList{Kept: true}
+	l.N = copy(l.List[:], v)
 	return nil
 }

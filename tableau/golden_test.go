@@ -28,6 +28,9 @@ func optionsFromName(t *testing.T, name string, toks []tableau.Token) tableau.Op
 		if g, err := tableau.ParseGame(strings.TrimPrefix(part, "check-")); err == nil && part != "ez" && part != "super6" {
 			opts.Rules.Game = g // check-chemin-de-fer.shoe, banque.*.shoe
 		}
+		if part == "free" { // chemin de fer's free banker table
+			opts.Rules.Game, _ = tableau.NewGame("chemin-de-fer", map[string]string{"banker-table": "free"})
+		}
 		switch {
 		case strings.HasPrefix(part, "decks"):
 			n := 0

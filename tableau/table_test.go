@@ -148,6 +148,9 @@ func optionsForSample(name string, toks []tableau.Token) tableau.Options {
 		if g, err := tableau.ParseGame(strings.TrimPrefix(part, "check-")); err == nil {
 			opts.Rules.Game = g // check-chemin-de-fer.shoe, banque.*.shoe
 		}
+		if part == "free" { // chemin de fer's free banker table
+			opts.Rules.Game, _ = tableau.NewGame("chemin-de-fer", map[string]string{"banker-table": "free"})
+		}
 		switch {
 		case strings.HasPrefix(part, "decks"):
 			fmt.Sscanf(part, "decks%d", &opts.Decks)

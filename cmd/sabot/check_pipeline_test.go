@@ -24,8 +24,12 @@ func randomTranscript(rng *rand.Rand, n int) string {
 	suits := []string{"", "S", "h", "D", "c"}
 	for range n {
 		switch k := rng.IntN(100); {
-		case k < 78:
+		case k < 74:
 			b.WriteString(ranks[rng.IntN(len(ranks))] + suits[rng.IntN(len(suits))])
+		case k < 77:
+			b.WriteString("stand")
+		case k < 78:
+			b.WriteString("non")
 		case k < 90:
 			b.WriteString("|")
 		case k < 93:
@@ -79,6 +83,9 @@ func TestCheckMatchesFold(t *testing.T) {
 		{"--markers", "on", "--rules", "ez", "--decks", "6"},
 		{"--markers", "off", "--rules", "super6", "--tie-pays", "9", "--cut-rule", "one-more"},
 		{"--markers", "on", "--side-bets", "all"},
+		{"--markers", "on", "--game", "chemin-de-fer"},
+		{"--markers", "off", "--game", "chemin-de-fer", "--banker-table", "free", "--punter-five", "draw"},
+		{"--markers", "on", "--game", "banque", "--decks", "8"},
 	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "in.shoe")

@@ -52,6 +52,74 @@ func contractGame(shoe string) string {
 	return ""
 }
 
+// TestCheckGameGoldens runs the command on the chemin de fer and banque
+// samples (tableau/testdata/GAME.*.shoe, flags from the name: "free" the
+// free banker table, "markers-off") and compares its output with their
+// golden files byte for byte, and its exit status (1: they raise alerts).
+func TestCheckGameGoldens(t *testing.T) {
+	var shoes []string
+	for _, g := range []string{"chemin-de-fer", "banque"} {
+		m, _ := filepath.Glob("../../tableau/testdata/" + g + "*.shoe")
+		if len(m) == 0 {
+			t.Fatalf("no %s sample", g)
+		}
+		shoes = append(shoes, m...)
+	}
+	for _, shoe := range shoes {
+		t.Run(filepath.Base(shoe), func(t *testing.T) {
+			parts := strings.Split(filepath.Base(shoe), ".")
+			args := []string{"--game", parts[0]}
+			for _, p := range parts[1:] {
+				switch p {
+				case "free":
+					args = append(args, "--banker-table", "free")
+				case "markers-off":
+					args = append(args, "--markers", "off")
+				}
+			}
+			code, out, errs := runCheckArgs(t, "", append(args, shoe)...)
+			want, err := os.ReadFile(strings.TrimSuffix(shoe, ".shoe") + ".expected.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != 1 || errs != "" || out != string(want) {
+				t.Errorf("sabot check %v: exit %d, stderr %q, output:\n%s\nwant:\n%s", args, code, errs, out, want)
+			}
+		})
+	}
+}
+
+// TestCheckGameFlags: the game flags' errors name the flag.
+func TestCheckGameFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--game", "chemmy"}, `--game "chemmy": want punto-banco`},
+		{[]string{"--game", "banque", "--punter-five", "draw"}, "--punter-five: not a parameter of banque"},
+		{[]string{"--punter-five", "draw"}, "--punter-five: not a parameter of punto-banco"},
+		{[]string{"--game", "chemin-de-fer", "--punter-five", "maybe"}, `punter-five "maybe" (want option, draw, stand)`},
+		{[]string{"--game", "chemin-de-fer", "--rules", "ez"}, `--game "chemin-de-fer" and --rules "ez" disagree`},
+		{[]string{"--game", "chemin-de-fer", "--side-bets", "all"}, "not offered in chemin-de-fer"},
+		{[]string{"--game", "banque", "--commission", "5%"}, "--commission"},
+		{[]string{"--game", "banque", "--advantage", "0"}, "--advantage"},
+	} {
+		code, _, errs := runCheckArgs(t, "", append(c.args, "/dev/null")...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+	cfg, err := parseCheckFlags([]string{"--game", "banque"}, io.Discard)
+	if err != nil || cfg.opts.Decks != 3 || cfg.opts.Rules.Game != tableau.GameBanque {
+		t.Errorf("--game banque: decks %d game %v, %v", cfg.opts.Decks, cfg.opts.Rules.Game, err)
+	}
+	cfg, err = parseCheckFlags([]string{"--game", "chemin-de-fer", "--decks", "8", "--punter-five", "stand"}, io.Discard)
+	want, _ := tableau.NewCheminDeFer(tableau.MustStand, tableau.ScarneTable)
+	if err != nil || cfg.opts.Decks != 8 || cfg.opts.Rules.Game != want {
+		t.Errorf("--game chemin-de-fer --decks 8 --punter-five stand: decks %d game %v, %v", cfg.opts.Decks, cfg.opts.Rules.Game, err)
+	}
+}
+
 // TestCheckContract runs the command on the team's worked examples and
 // compares each line as a JSON value: expected keys must match exactly,
 // extra keys are allowed, "card" must be absent where the contract omits it.

@@ -1,0 +1,351 @@
+package tableau_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// The drawing rules of each game written out by hand, cell by cell, as
+// the rule books print them (D draw, S stand, O option), independently of
+// tableau's DrawTable code. Punter: totals 0–7. Banker: one row per
+// two-card total 0–7; columns: the punter stood, then the punter's third
+// card of value 0 (ten or court), 1 (ace), 2, …, 9.
+type handTable struct {
+	punter string    // 8 letters, totals 0–7
+	banker [8]string // 11 letters each
+}
+
+var (
+	puntoBancoByHand = handTable{
+		punter: "DDDDDDSS",
+		banker: [8]string{
+			//  s0123456789
+			"DDDDDDDDDDD", // 0
+			"DDDDDDDDDDD", // 1
+			"DDDDDDDDDDD", // 2
+			"DDDDDDDDDSD", // 3: stands against an 8
+			"DSSDDDDDDSS", // 4: draws against 2–7
+			"DSSSSDDDDSS", // 5: draws against 4–7
+			"SSSSSSSDDSS", // 6: stood → stands; draws against 6–7
+			"SSSSSSSSSSS", // 7
+		},
+	}
+	// Chemin de fer, Scarne's banker table: as punto banco but an option
+	// on 3 against a 9 and on 5 against a 4; the punter's 5 an option.
+	cheminScarneByHand = handTable{
+		punter: "DDDDDOSS",
+		banker: [8]string{
+			//  s0123456789
+			"DDDDDDDDDDD", // 0
+			"DDDDDDDDDDD", // 1
+			"DDDDDDDDDDD", // 2
+			"DDDDDDDDDSO", // 3
+			"DSSDDDDDDSS", // 4
+			"DSSSSODDDSS", // 5
+			"SSSSSSSDDSS", // 6
+			"SSSSSSSSSSS", // 7
+		},
+	}
+	cheminFreeByHand = handTable{
+		punter: "DDDDDOSS",
+		banker: [8]string{"OOOOOOOOOOO", "OOOOOOOOOOO", "OOOOOOOOOOO", "OOOOOOOOOOO",
+			"OOOOOOOOOOO", "OOOOOOOOOOO", "OOOOOOOOOOO", "OOOOOOOOOOO"},
+	}
+)
+
+// withPunterFive returns t with the punter's 5 replaced.
+func withPunterFive(t handTable, r byte) handTable {
+	t.punter = t.punter[:5] + string(r) + t.punter[6:]
+	return t
+}
+
+func ruleOf(c byte) tableau.Rule {
+	switch c {
+	case 'D':
+		return tableau.MustDraw
+	case 'O':
+		return tableau.Option
+	}
+	return tableau.MustStand
+}
+
+// cardOfValue is a card of point value v (0: a king), of suit s.
+func cardOfValue(v int, s string) string {
+	switch v {
+	case 0:
+		return "K" + s
+	case 1:
+		return "A" + s
+	}
+	return fmt.Sprintf("%d%s", v, s)
+}
+
+// twoCardsOf returns two cards totalling t (0–9), neither a natural's
+// accident: t itself is the total.
+func twoCardsOf(t int, s string) []string {
+	return []string{"T" + s, cardOfValue(t, s)}
+}
+
+func dealCoup(t *testing.T, g tableau.Game, cards []string) tableau.Coup {
+	t.Helper()
+	c := tableau.NewCoup(g)
+	for _, s := range cards {
+		card, err := tableau.ParseCard(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, a := c.Deal(card); a != "" {
+			t.Fatalf("%v: %s dealing %s", cards, a, s)
+		}
+	}
+	return c
+}
+
+// checkDecision checks a coup at a decision of rule want for hand: its
+// Decision, its Need, and what a card and a stand do there.
+func checkDecision(t *testing.T, name string, c tableau.Coup, hand tableau.Position, third tableau.Need, want tableau.Rule, total, punterThird int) {
+	t.Helper()
+	d, ok := c.Decision()
+	if !ok || d.Hand != hand || d.Rule != want || d.Total != total || d.PunterThird != punterThird {
+		t.Errorf("%s: Decision = %+v, %v; want %s's %s on %d (punter's third %d)", name, d, ok, hand, want, total, punterThird)
+		return
+	}
+	if want == tableau.MustStand {
+		// The hand's forced stand is its turn, but a card goes to the next
+		// hand that may draw (TestDecisionOrder): its Need is not this
+		// hand's third card.
+		if n := c.Need(); n == third {
+			t.Errorf("%s: Need = %s at a forced stand", name, n)
+		}
+	} else if n := c.Need(); n != third {
+		t.Errorf("%s: Need = %s, want %s", name, n, third)
+	}
+	// A card there is the hand's draw.
+	if want != tableau.MustStand {
+		drew := c
+		card, _ := tableau.ParseCard("2C")
+		if _, a := drew.Deal(card); a != "" {
+			t.Errorf("%s: a card raises %s", name, a)
+		}
+		opts := drew.Options()
+		if want == tableau.Option {
+			if len(opts) != 1 || opts[0].Choice != tableau.MustDraw || opts[0].Hand != hand || opts[0].Total != total || opts[0].PunterThird != punterThird {
+				t.Errorf("%s: a card at the option records %+v", name, opts)
+			}
+		} else if len(opts) != 0 {
+			t.Errorf("%s: a card at a forced draw records %+v", name, opts)
+		}
+	}
+	// A stand.
+	stood := c
+	_, a := stood.Stand()
+	switch want {
+	case tableau.MustDraw:
+		if a != tableau.AlertMissingCard || !stood.Dead() || stood.Complete() || stood.Winner() != tableau.WinnerNone {
+			t.Errorf("%s: stand at a forced draw: alert %q dead %v", name, a, stood.Dead())
+		}
+	case tableau.Option:
+		opts := stood.Options()
+		if a != "" || len(opts) != 1 || opts[0].Choice != tableau.MustStand || opts[0].Hand != hand {
+			t.Errorf("%s: stand at an option: alert %q options %+v", name, a, opts)
+		}
+	case tableau.MustStand:
+		if a != "" || stood.Dead() || stood.Cards() != c.Cards() || len(stood.Options()) != 0 {
+			t.Errorf("%s: stand at a forced stand: alert %q", name, a)
+		}
+	}
+}
+
+// checkBankerStands checks a coup where the banker must stand: complete
+// (no decision pending), a card is extra, a stand changes nothing.
+func checkBankerStands(t *testing.T, name string, c tableau.Coup) {
+	t.Helper()
+	if d, ok := c.Decision(); ok || !c.Complete() || c.Need() != tableau.NeedNone {
+		t.Errorf("%s: banker must stand, but Decision = %+v, %v, Need %s", name, d, ok, c.Need())
+		return
+	}
+	card, _ := tableau.ParseCard("2C")
+	extra := c
+	if _, a := extra.Deal(card); a != tableau.AlertExtraCard || extra.Cards() != c.Cards() {
+		t.Errorf("%s: a card where the banker must stand: %q", name, a)
+	}
+	stood := c
+	if n, a := stood.Stand(); a != "" || n != tableau.NeedNone || !stood.Complete() || stood.Winner() != c.Winner() {
+		t.Errorf("%s: stand where the banker must stand: %q %s", name, a, n)
+	}
+}
+
+func testTwoHandCells(t *testing.T, g tableau.Game, want handTable) {
+	// The punter's cells: totals 0–7 against a banker's 3 (drawing after
+	// a punter who stood, in every table here but the free one, where it
+	// is an option).
+	for p := 0; p <= 7; p++ {
+		c := dealCoup(t, g, []string{twoCardsOf(p, "S")[0], "TH", twoCardsOf(p, "S")[1], "3H"})
+		name := fmt.Sprintf("%s punter %d", g, p)
+		checkDecision(t, name, c, tableau.PositionPlayer, tableau.NeedPlayerThird, ruleOf(want.punter[p]), p, tableau.NoThirdCard)
+	}
+	// The banker's cells.
+	for b := 0; b <= 7; b++ {
+		for col := 0; col <= 10; col++ {
+			var cards []string
+			third := col - 1
+			if third == tableau.NoThirdCard {
+				// The punter stands on 6 (stood by rule: a stand passes his turn).
+				cards = []string{"3S", "TH", "3D", cardOfValue(b, "H")}
+			} else {
+				// The punter draws on 4 (always forced), his third of value v.
+				cards = []string{"AS", "TH", "3D", cardOfValue(b, "H"), cardOfValue(third, "C")}
+			}
+			c := dealCoup(t, g, cards)
+			if third == tableau.NoThirdCard {
+				if d, ok := c.Decision(); ok && d.Hand == tableau.PositionPlayer {
+					if _, a := c.Stand(); a != "" {
+						t.Fatalf("stand on 6: %s", a)
+					}
+				}
+			}
+			name := fmt.Sprintf("%s banker %d/%d", g, b, third)
+			r := ruleOf(want.banker[b][col])
+			if r == tableau.MustStand {
+				checkBankerStands(t, name, c)
+				continue
+			}
+			checkDecision(t, name, c, tableau.PositionBanker, tableau.NeedBankerThird, r, b, third)
+		}
+	}
+	// Naturals end the coup, either side.
+	for _, cards := range [][]string{{"8S", "2H", "KD", "3C"}, {"2S", "9H", "KD", "QC"}, {"4S", "4H", "5D", "4C"}} {
+		c := dealCoup(t, g, cards)
+		if !c.Natural() || !c.Complete() {
+			t.Errorf("%s %v: natural %v complete %v", g, cards, c.Natural(), c.Complete())
+		}
+		checkBankerStands(t, fmt.Sprintf("%s natural %v", g, cards), c)
+	}
+}
+
+func TestCellsPuntoBanco(t *testing.T) {
+	for _, g := range tableau.Games {
+		testTwoHandCells(t, g, puntoBancoByHand)
+	}
+}
+
+func TestCellsCheminDeFer(t *testing.T) {
+	for _, c := range []struct {
+		five, banker string
+		want         handTable
+	}{
+		{"option", "scarne", cheminScarneByHand},
+		{"draw", "scarne", withPunterFive(cheminScarneByHand, 'D')},
+		{"stand", "scarne", withPunterFive(cheminScarneByHand, 'S')},
+		{"option", "free", cheminFreeByHand},
+		{"draw", "free", withPunterFive(cheminFreeByHand, 'D')},
+		{"stand", "free", withPunterFive(cheminFreeByHand, 'S')},
+	} {
+		g, err := tableau.NewGame("chemin-de-fer", map[string]string{"punter-five": c.five, "banker-table": c.banker})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testTwoHandCells(t, g, c.want)
+	}
+}
+
+// Banque by hand: each tableau's rule on its two-card total 0–9 (8 and 9
+// are naturals: no card), the banker's on his (an option on 0–7; a
+// natural ends the coup).
+const (
+	banqueTableauByHand = "DDDDDOSSSS"
+	banqueBankerByHand  = "OOOOOOOO"
+)
+
+func TestCellsBanque(t *testing.T) {
+	g := tableau.GameBanque
+	deal := func(r, l, b int) tableau.Coup {
+		rc, lc, bc := twoCardsOf(r, "S"), twoCardsOf(l, "D"), twoCardsOf(b, "H")
+		return dealCoup(t, g, []string{rc[0], lc[0], bc[0], rc[1], lc[1], bc[1]})
+	}
+	for r := 0; r <= 9; r++ {
+		c := deal(r, 6, 3) // left stands on 6, banker on 3 (his option)
+		name := fmt.Sprintf("banque right %d", r)
+		want := ruleOf(banqueTableauByHand[r])
+		checkDecision(t, name, c, tableau.PositionRight, tableau.NeedPlayerThird, want, r, tableau.NoThirdCard)
+		if want == tableau.MustStand {
+			// A card goes past the right tableau, standing, to the left
+			// one (which stands) and to the banker (his option): a draw.
+			drew := c
+			card, _ := tableau.ParseCard("2C")
+			drew.Deal(card)
+			if drew.Player.N != 2 || drew.Left.N != 2 || drew.Banker.N != 3 {
+				t.Errorf("%s: a card went to right %d left %d banker %d", name, drew.Player.N, drew.Left.N, drew.Banker.N)
+			}
+		}
+	}
+	for l := 0; l <= 9; l++ {
+		c := deal(7, l, 3)
+		if _, a := c.Stand(); a != "" { // the right's 7: a forced stand passed
+			t.Fatal(a)
+		}
+		name := fmt.Sprintf("banque left %d", l)
+		checkDecision(t, name, c, tableau.PositionLeft, tableau.NeedLeftThird, ruleOf(banqueTableauByHand[l]), l, tableau.NoThirdCard)
+	}
+	for b := 0; b <= 7; b++ {
+		c := deal(6, 7, b)
+		c.Stand() // right's 6
+		c.Stand() // left's 7
+		name := fmt.Sprintf("banque banker %d", b)
+		checkDecision(t, name, c, tableau.PositionBanker, tableau.NeedBankerThird, ruleOf(banqueBankerByHand[b]), b, tableau.NoThirdCard)
+	}
+	// The banker's natural ends the coup, whatever the tableaux hold.
+	for b := 8; b <= 9; b++ {
+		c := deal(2, 5, b)
+		if !c.Complete() || !c.Natural() {
+			t.Errorf("banque banker natural %d: complete %v", b, c.Complete())
+		}
+		checkBankerStands(t, fmt.Sprintf("banque banker natural %d", b), c)
+	}
+	// A tableau's natural does not: both tableaux naturals, the banker
+	// still has his option.
+	c := deal(9, 8, 4)
+	if d, ok := c.Decision(); !ok || d.Hand != tableau.PositionRight || d.Rule != tableau.MustStand {
+		t.Errorf("tableaux naturals: Decision %+v %v", d, ok)
+	}
+	if c.Need() != tableau.NeedBankerThird {
+		t.Errorf("tableaux naturals: Need %s, want banker-third (his option)", c.Need())
+	}
+	if n := c.Naturals(); n != [3]bool{true, true, false} {
+		t.Errorf("Naturals = %v", n)
+	}
+}
+
+// TestDecisionOrder: the punter decides before the banker; his forced
+// stand is his turn until a stand passes it or a card goes to the banker.
+func TestDecisionOrder(t *testing.T) {
+	c := dealCoup(t, tableau.GamePuntoBanco, []string{"3S", "TH", "3D", "3H"}) // P 6, B 3
+	d, _ := c.Decision()
+	if d.Hand != tableau.PositionPlayer || d.Rule != tableau.MustStand || c.Need() != tableau.NeedBankerThird {
+		t.Fatalf("P6 B3: %+v, need %s", d, c.Need())
+	}
+	if _, a := c.Stand(); a != "" {
+		t.Fatalf("stand at the player's 6: %s", a)
+	}
+	if d, _ := c.Decision(); d.Hand != tableau.PositionBanker || d.Rule != tableau.MustDraw {
+		t.Fatalf("after the player's stand: %+v", d)
+	}
+	if _, a := c.Stand(); a != tableau.AlertMissingCard {
+		t.Fatalf("a second stand (the banker's, who must draw): %q", a)
+	}
+	// Without the first stand, a card is the banker's.
+	c = dealCoup(t, tableau.GamePuntoBanco, []string{"3S", "TH", "3D", "3H", "4C"})
+	if c.Banker.N != 3 || !c.Complete() {
+		t.Fatalf("the card after P6 B3 went to player %d / banker %d", c.Player.N, c.Banker.N)
+	}
+	// The first cards are never optional: a stand there is a missing card.
+	c = dealCoup(t, tableau.GameCheminDeFer, []string{"3S", "TH", "3D"})
+	if _, a := c.Stand(); a != tableau.AlertMissingCard || !c.Dead() {
+		t.Fatalf("stand during the first cards: %q", a)
+	}
+	if _, a := c.Deal(tableau.Card{Rank: tableau.Rank2, Suit: tableau.Hearts}); a != tableau.AlertExtraCard {
+		t.Fatalf("a card after a dead coup: %q", a)
+	}
+}
