@@ -42,7 +42,81 @@ const (
 	// maxPitPassword is the longest password accepted (bcrypt reads 72
 	// bytes at most and refuses longer).
 	maxPitPassword = 72
+	// pitLoginFailures failed logins of one user name within
+	// pitLoginWindow lock the name out until the window has passed
+	// since the first of them (answered 429, the password not checked).
+	pitLoginFailures = 5
+	pitLoginWindow   = 5 * time.Minute
+	// maxPitFailNames bounds the names whose failures are counted; past
+	// it the oldest counts are forgotten.
+	maxPitFailNames = 1024
 )
+
+// pitThrottle counts failed logins by user name.
+type pitThrottle struct {
+	now func() time.Time
+
+	mu    sync.Mutex
+	fails map[string]*pitFails
+}
+
+type pitFails struct {
+	n     int
+	first time.Time
+}
+
+func newPitThrottle(now func() time.Time) *pitThrottle {
+	if now == nil {
+		now = time.Now
+	}
+	return &pitThrottle{now: now, fails: map[string]*pitFails{}}
+}
+
+// locked reports whether name is locked out, and until when.
+func (p *pitThrottle) locked(name string) (bool, time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f := p.fails[name]
+	if f == nil {
+		return false, time.Time{}
+	}
+	until := f.first.Add(pitLoginWindow)
+	if !p.now().Before(until) {
+		delete(p.fails, name)
+		return false, time.Time{}
+	}
+	return f.n >= pitLoginFailures, until
+}
+
+// failed counts a failed login of name.
+func (p *pitThrottle) failed(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	f := p.fails[name]
+	if f == nil || !now.Before(f.first.Add(pitLoginWindow)) {
+		if len(p.fails) >= maxPitFailNames {
+			var oldest string
+			var at time.Time
+			for k, v := range p.fails {
+				if oldest == "" || v.first.Before(at) {
+					oldest, at = k, v.first
+				}
+			}
+			delete(p.fails, oldest)
+		}
+		f = &pitFails{first: now}
+		p.fails[name] = f
+	}
+	f.n++
+}
+
+// succeeded clears name's failures.
+func (p *pitThrottle) succeeded(name string) {
+	p.mu.Lock()
+	delete(p.fails, name)
+	p.mu.Unlock()
+}
 
 // validUserName reports whether s can be a console user: 1–64 of
 // A-Z a-z 0-9 _ . @ - (the name goes into commands as the operator, which

@@ -81,7 +81,8 @@ type pitServer struct {
 	assets   fs.FS
 	version  string // the assets' hash
 
-	bcrypt chan struct{} // pitBcryptParallel slots
+	bcrypt   chan struct{} // pitBcryptParallel slots
+	throttle *pitThrottle
 
 	mu      sync.Mutex
 	clients int
@@ -109,7 +110,7 @@ func newPitServer(model *pitModel, acker pitAcker, users *pitUsers, sessions *pi
 	})
 	return &pitServer{model: model, acker: acker, users: users, sessions: sessions, secure: secure, log: log,
 		assets: sub, version: hex.EncodeToString(sum.Sum(nil))[:12],
-		bcrypt: make(chan struct{}, pitBcryptParallel), done: make(chan struct{})}
+		bcrypt: make(chan struct{}, pitBcryptParallel), throttle: newPitThrottle(sessions.now), done: make(chan struct{})}
 }
 
 // close ends every event stream.
@@ -259,6 +260,12 @@ func (s *pitServer) serveLogin(w http.ResponseWriter, r *http.Request, _ pitSess
 		jsonError(w, http.StatusBadRequest, "want {\"user\":…,\"password\":…}: "+err.Error())
 		return
 	}
+	if locked, until := s.throttle.locked(req.User); locked {
+		w.Header().Set("Retry-After", fmt.Sprint(int(time.Until(until).Seconds())+1))
+		s.log.Warn("pit: login refused: too many failures", "user", req.User, "remote", r.RemoteAddr)
+		jsonError(w, http.StatusTooManyRequests, fmt.Sprintf("too many failed logins for %s; try again after %s", req.User, until.UTC().Format(time.TimeOnly)))
+		return
+	}
 	select {
 	case s.bcrypt <- struct{}{}:
 	default:
@@ -269,10 +276,12 @@ func (s *pitServer) serveLogin(w http.ResponseWriter, r *http.Request, _ pitSess
 	ok := validUserName(req.User) && s.users.check(req.User, req.Password)
 	<-s.bcrypt
 	if !ok {
+		s.throttle.failed(req.User)
 		s.log.Warn("pit: failed login", "user", req.User, "remote", r.RemoteAddr)
 		jsonError(w, http.StatusUnauthorized, "wrong user name or password")
 		return
 	}
+	s.throttle.succeeded(req.User)
 	token, sess := s.sessions.create(req.User)
 	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: token, Path: "/", HttpOnly: true, Secure: s.secure,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(s.sessions.ttl / time.Second)})

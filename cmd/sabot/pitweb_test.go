@@ -440,3 +440,52 @@ func TestPitBoardsAndFlags(t *testing.T) {
 		t.Error("isLoopback")
 	}
 }
+
+// Five failed logins of one name within five minutes lock it out (429,
+// the password not even checked) until five minutes after the first;
+// another name is not affected; a success clears the count.
+func TestPitLoginThrottle(t *testing.T) {
+	users, err := loadPitUsers(usersFile(t, "alice:right", "bob:right"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	srv := newPitServer(newPitModel(0, nil, nil), &fakeAcker{}, users, newPitSessions(time.Hour, clock), false, nil)
+	ts := httptest.NewServer(srv.handler())
+	defer ts.Close()
+	c := &http.Client{Timeout: 10 * time.Second}
+	login := func(user, pw string) int {
+		code, _ := postJSON(t, c, ts.URL+"/api/login", fmt.Sprintf(`{"user":%q,"password":%q}`, user, pw), nil)
+		return code
+	}
+	login("bob", "wrong")
+	if login("bob", "right") != 200 {
+		t.Fatal("bob")
+	}
+	for i := range pitLoginFailures {
+		if code := login("alice", "wrong"); code != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d", i+1, code)
+		}
+	}
+	if code := login("alice", "right"); code != http.StatusTooManyRequests {
+		t.Errorf("the right password while locked out: %d", code)
+	}
+	if code := login("bob", "right"); code != 200 {
+		t.Errorf("another user while alice is locked out: %d", code)
+	}
+	mu.Lock()
+	now = now.Add(pitLoginWindow)
+	mu.Unlock()
+	if code := login("alice", "right"); code != 200 {
+		t.Errorf("after the window: %d", code)
+	}
+	// Bounded: many names' failures.
+	for i := range maxPitFailNames + 10 {
+		srv.throttle.failed(fmt.Sprintf("u%d", i))
+	}
+	if n := len(srv.throttle.fails); n > maxPitFailNames {
+		t.Errorf("%d names counted", n)
+	}
+}
