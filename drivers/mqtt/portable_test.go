@@ -94,4 +94,31 @@ func TestNATSTopicRules(t *testing.T) {
 	if q := tok.(*paho.SubscribeToken).Result()["sabot/T1/#"]; q != 1 {
 		t.Errorf("QoS 2 subscription granted QoS %d, want 1", q)
 	}
+	// How long after SUBACK a retained message comes (the takeover
+	// probe's window at startup must cover it).
+	var worst time.Duration
+	for i := range 5 {
+		got := make(chan time.Time, 1)
+		tok := cl.Subscribe("sabot/BAC-07/status", 1, func(_ paho.Client, m paho.Message) {
+			select {
+			case got <- time.Now():
+			default:
+			}
+		})
+		if !tok.WaitTimeout(20*time.Second) || tok.Error() != nil {
+			t.Fatalf("subscribe: %v", tok.Error())
+		}
+		acked := time.Now()
+		select {
+		case at := <-got:
+			worst = max(worst, at.Sub(acked))
+		case <-time.After(5 * time.Second):
+			t.Errorf("subscription %d: no retained status within 5 s", i+1)
+		}
+		cl.Unsubscribe("sabot/BAC-07/status").WaitTimeout(10 * time.Second)
+	}
+	t.Logf("MEASURE retained message after SUBACK on NATS: at most %v over 5 subscriptions (probe window at start %v)", worst, probeWindowStart)
+	if worst > probeWindowStart/2 {
+		t.Errorf("a retained status came %v after SUBACK: the takeover probe's start window %v leaves too little margin", worst, probeWindowStart)
+	}
 }
