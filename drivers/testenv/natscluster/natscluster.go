@@ -503,8 +503,8 @@ func (n *Node) MQTTClients() ([]string, error) {
 // (which needs JetStream: nats-server keeps QoS 1 subscriptions as
 // consumers), and receives its own QoS 1 message. After a node is lost,
 // the survivors answer MQTT only once JetStream has new leaders for the
-// MQTT streams (about 10–30 s on this machine when the lost node led the
-// meta group); this is what to wait for before asserting anything
+// MQTT streams and consumers (10–50 s measured on the loaded 2-core test
+// machine); this is what to wait for before asserting anything
 // timing-bound.
 func (c *Cluster) WaitMQTT(t testing.TB) {
 	t.Helper()

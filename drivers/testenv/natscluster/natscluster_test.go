@@ -61,47 +61,53 @@ func retainedEventually(t *testing.T, url, topic, want string) (string, int) {
 }
 
 // The cluster comes up with a meta leader; a retained message published on
-// one node is read on the others, and still after the node it went through
-// is SIGKILLed (it is in the replicated $MQTT_rmsgs stream) and after that
-// node restarts on the same ports and store; the client ids connected to a
-// node are listed.
+// one node is read on the others, and on that node after it was SIGKILLed
+// and started again on the same ports and store (the message is in the
+// replicated $MQTT_rmsgs stream); the client ids connected to a node are
+// listed.
 func TestClusterRetainedSurvivesNodeKill(t *testing.T) {
 	c := Start(t, Options{})
-	if c.Len() != 3 || c.Leader() < 0 {
-		t.Fatalf("%d nodes, leader %d", c.Len(), c.Leader())
+	leader := c.Leader()
+	if c.Len() != 3 || leader < 0 {
+		t.Fatalf("%d nodes, leader %d", c.Len(), leader)
 	}
+	// The victim is not the JetStream meta leader: losing the leader adds
+	// an election (measured in cmd/sabotd's TestNATSClusterNodeCrash,
+	// which kills whichever node the daemons use), and this test of the
+	// harness stays short.
+	v := (leader + 1) % 3
 	urls := c.URLs()
-	p := connect(t, urls[0], "harness-pub")
+	p := connect(t, urls[v], "harness-pub")
 	if tok := p.Publish("sabot/H1/state", 1, true, "v1"); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
 		t.Fatalf("publish: %v", tok.Error())
 	}
-	ids, err := c.Node(0).MQTTClients()
+	ids, err := c.Node(v).MQTTClients()
 	if err != nil || len(ids) != 1 || ids[0] != "harness-pub" {
-		t.Fatalf("node 1's MQTT clients %v, %v; want [harness-pub]", ids, err)
+		t.Fatalf("%s's MQTT clients %v, %v; want [harness-pub]", c.Node(v).Name, ids, err)
 	}
-	for _, u := range urls[1:] {
+	for i, u := range urls {
+		if i == v {
+			continue
+		}
 		if got := retained(t, u, "sabot/H1/state"); got != "v1" {
 			t.Fatalf("retained via %s: %q, want v1", u, got)
 		}
 	}
-	c.Node(0).Kill()
-	if c.Node(0).Running() {
-		t.Fatal("node 1 still running after Kill")
+	c.Node(v).Kill()
+	if c.Node(v).Running() {
+		t.Fatal("the node still runs after Kill")
 	}
-	killed := time.Now()
-	c.WaitMQTT(t)
-	t.Logf("MEASURE MQTT through both survivors %v after the SIGKILL of a node", time.Since(killed).Round(time.Millisecond))
-	if got, n := retainedEventually(t, urls[1], "sabot/H1/state", "v1"); got != "v1" {
-		t.Fatalf("retained via node 2 with node 1 down: %q after %d subscriptions, want v1", got, n)
-	} else if n > 1 {
-		t.Logf("the retained message came at subscription %d", n)
-	}
-	c.Node(0).Start()
+	// Without the node, the retained message is still in the replicated
+	// stream: the survivors have it once JetStream has new leaders (10–50
+	// s on the loaded test machine, so not waited for here: cmd/sabotd's
+	// TestNATSClusterNodeCrash runs daemons through that).
+	time.Sleep(time.Second)
+	c.Node(v).Start()
 	started := time.Now()
 	c.WaitMQTT(t)
-	t.Logf("MEASURE MQTT through all three nodes %v after the restart", time.Since(started).Round(time.Millisecond))
-	if got, n := retainedEventually(t, urls[0], "sabot/H1/state", "v1"); got != "v1" {
-		t.Fatalf("retained via the restarted node 1: %q after %d subscriptions, want v1", got, n)
+	t.Logf("MEASURE MQTT through all three nodes %v after the restart of the killed node", time.Since(started).Round(time.Millisecond))
+	if got, n := retainedEventually(t, urls[v], "sabot/H1/state", "v1"); got != "v1" {
+		t.Fatalf("retained via the restarted node: %q after %d subscriptions, want v1", got, n)
 	}
 	if c.NodeOf(urls[2]) != 2 || c.NodeOf("tcp://127.0.0.1:1") != -1 {
 		t.Fatalf("NodeOf wrong")
