@@ -221,8 +221,9 @@ func AnalyzeBanque(rc *RankCounts, g *BanqueGame) (BanqueOdds, error) {
 		return 2 * c[a] * c[b]
 	}
 	var rw, rl, rt, lw, ll, lt, nat [4]u128
-	draws := func(total uint64, five Rule) bool {
-		return total <= 4 || (total == 5 && five == MustDraw)
+	draws := func(total uint64, five Rule) bool { // TableauPunter with its 5 fixed
+		r := TableauPunter(int(total))
+		return r == MustDraw || (r == Option && five == MustDraw)
 	}
 	// side tallies a tableau's final total f against the banker's
 	// distribution hist (3-card unit) with weight w.
