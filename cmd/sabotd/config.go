@@ -343,7 +343,8 @@ type MQTTConfig struct {
 	// variable SABOT_MQTT_PASSWORD is used when it is empty.
 	PasswordFile string `toml:"password_file"`
 	// Commands enables the cmd/ack, cmd/void, cmd/new-shoe,
-	// cmd/bets-open, cmd/bets-closed and cmd/dealer command topics.
+	// cmd/bets-open, cmd/bets-closed, cmd/dealer and cmd/stand command
+	// topics.
 	Commands bool `toml:"commands"`
 	// BacklogLimit caps the outbox (messages); 0 uses the driver default.
 	BacklogLimit int `toml:"backlog_limit"`

@@ -425,6 +425,8 @@ func (d *daemon) onCommand(c mqtt.Command) error {
 		in.Kind = tableau.InputBetsClosed
 	case mqtt.CmdDealer:
 		in.Kind, in.Dealer = tableau.InputDealer, c.Dealer
+	case mqtt.CmdStand:
+		in.Kind = tableau.InputStand
 		if c.Dealer == tableau.DealerSignOut {
 			in.Dealer = ""
 		}
@@ -526,6 +528,8 @@ func shoeInput(ev shoe.Event) (in tableau.Input, ok bool) {
 			in.Kind = tableau.InputVoid
 		case shoe.ButtonNewShoe:
 			in.Kind = tableau.InputShoe
+		case shoe.ButtonStand:
+			in.Kind = tableau.InputStand
 		default:
 			return in, false
 		}

@@ -94,6 +94,8 @@ func (d *daemon) runBoard(ctx context.Context) {
 					in.Kind, in.Operator = tableau.InputVoid, "void-key"
 				case board.InBetsKey:
 					in.Kind = tableau.InputBetsClosed
+				case board.InStandKey:
+					in.Kind = tableau.InputStand
 				case board.InDealerKey:
 					select {
 					case presses <- ev.At:

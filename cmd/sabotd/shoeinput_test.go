@@ -22,6 +22,8 @@ func TestShoeInputMapping(t *testing.T) {
 		{shoe.Event{Kind: shoe.KindButton, Button: shoe.ButtonNewShoe, Pressed: true}, tableau.InputShoe, true},
 		{shoe.Event{Kind: shoe.KindButton, Button: shoe.ButtonCoup, Pressed: true}, tableau.InputButton, true},
 		{shoe.Event{Kind: shoe.KindCutCard}, tableau.InputCut, true},
+		{shoe.Event{Kind: shoe.KindButton, Button: shoe.ButtonStand, Pressed: true}, tableau.InputStand, true},
+		{shoe.Event{Kind: shoe.KindButton, Button: shoe.ButtonStand, Pressed: false}, "", false},
 	} {
 		in, ok := shoeInput(tc.ev)
 		if ok != tc.ok || (ok && in.Kind != tc.kind) {

@@ -71,12 +71,16 @@ const (
 	// InDealerKey is the dealer sign-in key: sabotd counts its presses
 	// (a dealer's place in the [dealer] roster; see docs/configuration.md).
 	InDealerKey = "dealer_key"
+	// InStandKey is the dealer's stand ("non") key: the hand whose turn
+	// it is declines a card (chemin de fer, banque: the transcript's
+	// "stand").
+	InStandKey = "stand_key"
 )
 
 // OutputNames and InputNames list the outputs and inputs in config order.
 var (
 	OutputNames = []string{OutAlarmLamp, OutTowerRed, OutTowerAmber, OutTowerGreen, OutBuzzer}
-	InputNames  = []string{InCoupButton, InAckKey, InVoidKey, InBetsKey, InDealerKey}
+	InputNames  = []string{InCoupButton, InAckKey, InVoidKey, InBetsKey, InDealerKey, InStandKey}
 )
 
 // Backends.

@@ -36,6 +36,9 @@ type GPIOConfig struct {
 	BetsKey string `toml:"bets_key"`
 	// DealerKey is the dealer sign-in key (sabotd's [dealer] roster).
 	DealerKey string `toml:"dealer_key"`
+	// StandKey is the dealer's stand ("non") key: at an option of chemin
+	// de fer or banque, the hand whose turn it is declines a card.
+	StandKey string `toml:"stand_key"`
 	// AlertBuzzer is the buzzer pattern for an unacknowledged alert (see
 	// ParsePattern): "" means "beep:3"; "slow-blink" sounds until the
 	// acknowledgement.
@@ -71,7 +74,7 @@ const (
 // outputKeys and inputKeys are the [gpio] keys of the outputs and inputs.
 var (
 	outputKeys = map[string]string{OutAlarmLamp: "lamp", OutTowerRed: "tower_red", OutTowerAmber: "tower_amber", OutTowerGreen: "tower_green", OutBuzzer: "buzzer"}
-	inputKeys  = map[string]string{InCoupButton: "coup_button", InAckKey: "ack_key", InVoidKey: "void_key", InBetsKey: "bets_key", InDealerKey: "dealer_key"}
+	inputKeys  = map[string]string{InCoupButton: "coup_button", InAckKey: "ack_key", InVoidKey: "void_key", InBetsKey: "bets_key", InDealerKey: "dealer_key", InStandKey: "stand_key"}
 )
 
 func (g GPIOConfig) pin(name string) string {
@@ -96,6 +99,8 @@ func (g GPIOConfig) pin(name string) string {
 		return g.BetsKey
 	case InDealerKey:
 		return g.DealerKey
+	case InStandKey:
+		return g.StandKey
 	}
 	return ""
 }

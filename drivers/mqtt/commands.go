@@ -23,6 +23,7 @@ const (
 	CmdBetsOpen   = "bets-open"   // live dealer: betting is open
 	CmdBetsClosed = "bets-closed" // live dealer: betting closed, cards may be drawn
 	CmdDealer     = "dealer"      // a dealer signs in (Command.Dealer) or out ("-")
+	CmdStand      = "stand"       // the hand whose turn it is declines a card (chemin de fer, banque)
 )
 
 // MaxCommand is the largest command payload accepted, in bytes.
@@ -131,9 +132,9 @@ func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
 func (p *Publisher) validateCommand(name string, payload []byte, retained bool) (Command, string) {
 	cmd := Command{Name: name, Received: p.opts.Now()}
 	switch name {
-	case CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed, CmdDealer:
+	case CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed, CmdDealer, CmdStand:
 	default:
-		return cmd, fmt.Sprintf("unknown command %q (want ack, void, new-shoe, bets-open, bets-closed or dealer)", truncateUTF8(name, 64))
+		return cmd, fmt.Sprintf("unknown command %q (want ack, void, new-shoe, bets-open, bets-closed, dealer or stand)", truncateUTF8(name, 64))
 	}
 	if len(payload) > MaxCommand {
 		return cmd, fmt.Sprintf("payload of %d bytes exceeds the %d-byte limit", len(payload), MaxCommand)

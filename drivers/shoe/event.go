@@ -58,18 +58,19 @@ type Button uint8
 
 // The shoe's buttons. The mapping onto the `sabot check` transcript is:
 // ButtonCoup pressed is "|", ButtonVoid pressed is "void", ButtonNewShoe
-// pressed is "shoe"; ButtonBurn gives the burn-mode position (pressed: cards
-// drawn now are burn cards).
+// pressed is "shoe", ButtonStand pressed is "stand"; ButtonBurn gives the
+// burn-mode position (pressed: cards drawn now are burn cards).
 const (
 	ButtonCoup    Button = iota + 1 // the dealer's coup (end of coup) button
 	ButtonBurn                      // the burn-mode switch
 	ButtonVoid                      // the supervisor's key: void the current coup
 	ButtonNewShoe                   // the new-shoe button (a fresh shoe is loaded)
+	ButtonStand                     // the dealer's stand ("non") button: the hand whose turn it is declines a card
 )
 
-var buttonNames = [...]string{"", "coup", "burn", "void", "new-shoe"}
+var buttonNames = [...]string{"", "coup", "burn", "void", "new-shoe", "stand"}
 
-// String returns "coup", "burn", "void" or "new-shoe".
+// String returns "coup", "burn", "void", "new-shoe" or "stand".
 func (b Button) String() string {
 	if int(b) < len(buttonNames) && b != 0 {
 		return buttonNames[b]

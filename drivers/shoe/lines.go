@@ -99,6 +99,8 @@ func (l *Lines) Feed(p []byte, now time.Time, emit Emit) error {
 			ev.Kind, ev.Button, ev.Pressed = KindButton, ButtonVoid, true
 		case "shoe":
 			ev.Kind, ev.Button, ev.Pressed = KindButton, ButtonNewShoe, true
+		case "stand", "non":
+			ev.Kind, ev.Button, ev.Pressed = KindButton, ButtonStand, true
 		case "cut":
 			ev.Kind = KindCutCard
 		case "?":

@@ -39,3 +39,17 @@ func TestLinesDealer(t *testing.T) {
 		t.Fatalf("got %q (unknown %d), want %q", got, l.Stats().Unknown, want)
 	}
 }
+
+// TestLinesStand: "stand" and the dealer's "non" are the stand button.
+func TestLinesStand(t *testing.T) {
+	l := NewLines(ProtocolConfig{Logger: quietLogger()})
+	var got []string
+	emit := func(ev Event) error { got = append(got, ev.String()); return nil }
+	if err := l.Feed([]byte("AS\nstand\nNON\nstands\n"), time.Time{}, emit); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"card AS", "button stand pressed", "button stand pressed"}
+	if !reflect.DeepEqual(got, want) || l.Stats().Unknown != 1 { // "stands"
+		t.Fatalf("got %q (unknown %d), want %q", got, l.Stats().Unknown, want)
+	}
+}
