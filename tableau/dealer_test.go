@@ -71,6 +71,13 @@ func TestDealerTranscript(t *testing.T) {
 			t.Fatalf("AppendJSON %s\n json.Marshal %s", fast, slow)
 		}
 	}
+	adv := tableau.Event{Kind: tableau.EventAlert, Alert: tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Coup: 3,
+		Code: tableau.AlertAdvantage, AdvantageBet: &tableau.AdvantageBet{Bet: "tie", EV: 0.0125}, Dealer: "D1"}}
+	fast, _ := adv.AppendJSON(nil)
+	slow, _ := json.Marshal(adv)
+	if string(fast) != string(slow) || !strings.HasSuffix(string(fast), `"ev":0.0125,"dealer":"D1"}`) {
+		t.Fatalf("advantage alert: AppendJSON %s, json.Marshal %s", fast, slow)
+	}
 	line, _ := evs[0].AppendJSON(nil)
 	if !strings.HasSuffix(string(line), `,"dealer":"D1042"}`) {
 		t.Fatalf("coup line %s", line)

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
@@ -252,4 +256,108 @@ func dealerLines(s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestDaemonDealerShift: the shift boundary in the daemon, on an injected
+// clock. Dealers sign in and deal through 13:59:59 and past 14:00 (UTC,
+// [dealer] shift_start): /metrics' per-dealer counts and the retained
+// state's shift restart at 14:00, the dealer at the table carrying on into
+// the new shift with zero counts; a restart (the journal replayed) gives
+// the same counts.
+func TestDaemonDealerShift(t *testing.T) {
+	dir := t.TempDir()
+	newDaemon := func() *daemon {
+		d := testDaemon(t, dir)
+		d.cfg.Dealer.TimeZone = "UTC" // the daemon's table is made from cfg again in replay
+		d.cfg.Alerts.Misdeal = "alert-only"
+		var err error
+		if d.table, err = newTable(d.cfg, nil); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := newDaemon()
+	fc := clockwork.NewFakeClockAt(time.Date(2026, 12, 1, 13, 59, 30, 0, time.UTC))
+	d.clock = fc
+	if _, _, err := d.replay(); err != nil {
+		t.Fatal(err)
+	}
+	stop := runLoop(t, d)
+	feed := func(src string, step time.Duration) {
+		t.Helper()
+		toks, err := tableau.ParseTranscript(strings.NewReader(src), "feed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range toks {
+			fc.Advance(step)
+			if err := d.submit(t.Context(), tableau.TokenInput(tok)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The morning shift (06:00–14:00): D1 deals a coup, D2 a coup with a
+	// surplus card, between 13:59:30 and 14:00.
+	feed("shoe dealer D1 2H 3C 4D | 5S 5H AC 2D | dealer D2 9S 2H KC 3D 7C |", time.Second)
+	scrape := func(d *daemon) string {
+		var b strings.Builder
+		for _, l := range strings.Split(metricsText(t, d), "\n") {
+			if strings.HasPrefix(l, "sabot_dealer_") || strings.HasPrefix(l, "sabot_shift_") {
+				b.WriteString(l + "\n")
+			}
+		}
+		return b.String()
+	}
+	before := scrape(d)
+	for _, w := range []string{`sabot_dealer_coups{dealer="D1"} 1`, `sabot_dealer_coups{dealer="D2"} 1`,
+		`sabot_dealer_alerts{code="extra-card",dealer="D2"} 1`, `sabot_dealer_signed_in{dealer="D2"} 1`,
+		fmt.Sprintf("sabot_shift_start_timestamp_seconds %g", float64(time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC).Unix()))} {
+		if !strings.Contains(before, w) {
+			t.Fatalf("before 14:00, no %s in\n%s", w, before)
+		}
+	}
+	// 14:00 passes: the next input opens the afternoon shift (steps within
+	// the clock-jump tolerance: this is time passing, not a jump).
+	if now := fc.Now(); now.Hour() != 13 {
+		t.Fatalf("the morning's inputs ran to %v", now)
+	}
+	fc.Advance(10 * time.Second)
+	feed("KS 9D QS QD |", time.Second)
+	after := scrape(d)
+	v := d.table.View()
+	if v.Shift.Start != time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC) || len(v.Shift.Dealers) != 1 ||
+		v.Shift.Dealers[0].Dealer != "D2" || v.Shift.Dealers[0].Coups != 1 {
+		t.Fatalf("afternoon shift %+v", v.Shift)
+	}
+	if strings.Contains(after, `dealer="D1"`) || !strings.Contains(after, `sabot_dealer_coups{dealer="D2"} 1`) ||
+		strings.Contains(after, "extra-card") {
+		t.Fatalf("after 14:00:\n%s", after)
+	}
+	msg, err := d.builder.State(v, 99, fc.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(msg.Payload), `"dealer":"D2","shift":{"start":"2026-12-01T14:00:00Z","dealers":[{"dealer":"D2","coups":1,"voids":0,"alerts":{}}]}`) {
+		t.Fatalf("state %s", msg.Payload)
+	}
+	stop()
+	d.journal.Close()
+
+	r := newDaemon()
+	r.clock = fc
+	if _, _, err := r.replay(); err != nil {
+		t.Fatal(err)
+	}
+	r.metrics.dealers.note(r.table.View()) // as start does after the replay
+	if got := scrape(r); got != after {
+		t.Fatalf("after the restart:\n%s\nwant\n%s", got, after)
+	}
+}
+
+// metricsText is what /metrics serves for d's registry.
+func metricsText(t *testing.T, d *daemon) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(d.metrics.reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return rec.Body.String()
 }
