@@ -80,6 +80,10 @@ func (f *Fold) stampDealer(out []Event, from int) []Event {
 func (e *Event) setDealer(id string) {
 	switch e.Kind {
 	case EventCoup:
+		if e.Macao != nil {
+			e.Macao.Dealer = id
+			return
+		}
 		e.Coup.Dealer = id
 	case EventAlert:
 		e.Alert.Dealer = id

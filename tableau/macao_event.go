@@ -24,6 +24,9 @@ type MacaoCoupEvent struct {
 	Banker  MacaoHandEvent   `json:"banker"`
 	Refused []MacaoRefusal   `json:"refused,omitempty"`
 	Aside   int              `json:"aside,omitempty"`
+	// Dealer is the dealer signed in when the coup was complete, as
+	// CoupEvent.Dealer.
+	Dealer string `json:"dealer,omitempty"`
 }
 
 // MacaoRefusal is a card refused: the hand ("seat1" to "seat9", or

@@ -48,6 +48,7 @@ type MacaoFold struct {
 	lastCoup int
 
 	misfit MacaoMisfit // why the last token raised an alert (MacaoFits: it did not, or not from the game)
+	dealer string      // the dealer signed in ("" none), kept across shoes, as in Fold
 }
 
 // NewMacaoFold returns a MacaoFold for opts. Errors: deck count outside
@@ -100,26 +101,39 @@ func (f *MacaoFold) Voided() bool { return f.phase == PhaseCoup && f.voided }
 // or extra-card, and MacaoFits if it raised none of them.
 func (f *MacaoFold) LastMisfit() MacaoMisfit { return f.misfit }
 
-// Feed folds one transcript token.
+// Feed folds one transcript token. Its events carry the dealer signed in
+// ("dealer ID" tokens, as in Fold).
 func (f *MacaoFold) Feed(tok Token, out []Event) []Event {
+	n := len(out)
 	switch tok.Kind {
 	case TokCard:
-		return f.Card(tok.Card, out)
+		out = f.Card(tok.Card, out)
 	case TokShoe:
-		return f.NewShoe(out)
+		out = f.NewShoe(out)
 	case TokMarker:
-		return f.Marker(out)
+		out = f.Marker(out)
 	case TokCut:
-		return f.Cut(out)
+		out = f.Cut(out)
 	case TokVoid:
-		return f.Void(out)
+		out = f.Void(out)
 	case TokStand:
-		return f.Stand(out)
+		out = f.Stand(out)
 	case TokRefuse:
-		return f.Refuse(out)
+		out = f.Refuse(out)
+	case TokDealer:
+		f.misfit = MacaoFits
+		f.dealer = tok.Dealer
+	}
+	if f.dealer != "" {
+		for i := n; i < len(out); i++ {
+			out[i].setDealer(f.dealer)
+		}
 	}
 	return out
 }
+
+// Dealer is the id of the dealer signed in, "" when none is.
+func (f *MacaoFold) Dealer() string { return f.dealer }
 
 // FoldMacaoTokens folds a whole transcript with opts and returns its
 // events, including those End raises.
