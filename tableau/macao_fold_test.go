@@ -1,6 +1,7 @@
 package tableau_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -293,5 +294,30 @@ func BenchmarkMacaoFold(b *testing.B) {
 			out = fo.Feed(t, out)
 		}
 		out = fo.End(out)
+	}
+}
+
+// TestMacaoEventJSONRoundTrip: a Macao coup line reads back into an Event
+// equal to the one written (UnmarshalJSON tells it by its "seats"), and
+// AppendJSON writes json.Marshal's bytes.
+func TestMacaoEventJSONRoundTrip(t *testing.T) {
+	for _, shoe := range []string{"testdata/macao/rules.seats3.shoe", "testdata/macao/victoria.bust.seats2.shoe", "testdata/macao/dealer.shoe"} {
+		for _, e := range foldMacaoFile(t, shoe) {
+			b, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := e.AppendJSON(nil)
+			if err != nil || string(a) != string(b) {
+				t.Errorf("AppendJSON %s (%v), json.Marshal %s", a, err, b)
+			}
+			var back tableau.Event
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatalf("%s: %v", b, err)
+			}
+			if !reflect.DeepEqual(back, e) {
+				t.Errorf("%s read back as %+v", b, back)
+			}
+		}
 	}
 }
