@@ -2,8 +2,10 @@ package tableau_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -259,5 +261,85 @@ func TestGameLinesRoundTrip(t *testing.T) {
 				t.Errorf("%s: round trip\n%s\n%s", g, b, b2)
 			}
 		}
+	}
+}
+
+// TestSnapshotMidCoupOptions: a table of each game with options,
+// snapshotted in the middle of a coup after a stand (whose turn it is, the
+// choices so far, banque's left tableau), restored and fed the rest, gives
+// the same coup line as the table that never stopped.
+func TestSnapshotMidCoupOptions(t *testing.T) {
+	for _, c := range []struct {
+		game       tableau.Game
+		before     string
+		after      string
+		wantOption int
+	}{
+		{tableau.GameCheminDeFer, "shoe 2C 8D 4S | 3S 4H 3D TC stand", "8D |", 0},     // the punter's 6 stood: the 8 is the banker's
+		{tableau.GameCheminDeFer, "shoe 2C 8D 4S | 4D 2C AS KH stand", "5S |", 1},     // the punter's 5 stood
+		{tableau.GameBanque, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand", "4D 6H |", 2}, // right 5 stood
+		{tableau.GameBanque, "shoe 2C 8D 4S | 9H 8C 3D KS KH 2H stand", "stand 5C |", 1},
+	} {
+		cfg := tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: c.game}, Markers: true}}
+		feed := func(tb *tableau.Table, src string, seq *uint64) []tableau.Output {
+			toks, err := tableau.ParseTranscript(strings.NewReader(src), "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []tableau.Output
+			for _, tok := range toks {
+				*seq++
+				out = tb.Apply(*seq, time.Unix(1700000000, 0), tableau.TokenInput(tok), out)
+			}
+			return out
+		}
+		whole, _ := tableau.NewTable(cfg)
+		var seq uint64
+		feed(whole, c.before, &seq)
+		snap, err := whole.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		restored, err := tableau.RestoreTable(cfg, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq2 := seq
+		want := feed(whole, c.after, &seq)
+		got := feed(restored, c.after, &seq2)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s %s | %s: restored gives\n%v\nwant\n%v", c.game, c.before, c.after, got, want)
+		}
+		var coups int
+		for _, o := range want {
+			if o.Kind == tableau.OutputCoup {
+				coups++
+				if n := len(o.Event.Coup.Options.Slice()); n != c.wantOption {
+					t.Errorf("%s %s: %d options: %s", c.game, c.before, n, o.Event)
+				}
+			}
+		}
+		if coups != 1 {
+			t.Errorf("%s %s | %s: %d coups: %v", c.game, c.before, c.after, coups, want)
+		}
+	}
+}
+
+// TestTableBanquePositions: the daemon's card outputs place banque's
+// cards in the right tableau, the left one and the banker's hand.
+func TestTableBanquePositions(t *testing.T) {
+	tb, _ := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: tableau.GameBanque}, Markers: true}})
+	toks, _ := tableau.ParseTranscript(strings.NewReader("shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |"), "t")
+	var got []string
+	for i, tok := range toks {
+		for _, o := range tb.Apply(uint64(i+1), time.Unix(1700000000, 0), tableau.TokenInput(tok), nil) {
+			if o.Kind == tableau.OutputCard {
+				got = append(got, fmt.Sprintf("%s%d", o.Card.Position, o.Card.Index))
+			}
+		}
+	}
+	want := "burn1 burn2 burn3 right1 left1 banker1 right2 left2 banker2 left3 banker3"
+	if strings.Join(got, " ") != want {
+		t.Errorf("positions %v, want %s", got, want)
 	}
 }

@@ -90,6 +90,14 @@ type tableSnap struct {
 	Voided   bool       `json:"voided"`
 	Cut      bool       `json:"cut"`
 	LastCoup int        `json:"last_coup"`
+	// The coup's state beyond its hands in the games with options
+	// (game*.go): banque's left tableau, whose turn it is, a stand at a
+	// forced draw, the choices made. Omitted when empty, so punto banco
+	// snapshots read as before.
+	Left    []snapCard     `json:"left,omitempty"`
+	Turn    int            `json:"turn,omitempty"`
+	Dead    bool           `json:"dead,omitempty"`
+	Options []OptionChoice `json:"options,omitempty"`
 
 	// Table.
 	ShoeID      string         `json:"shoe_id"`
@@ -133,7 +141,8 @@ func (t *Table) Snapshot() ([]byte, error) {
 		V:    SnapshotVersion,
 		Shoe: f.shoe, Phase: f.phase, Decks: f.comp.decks, Drawn: f.comp.drawn,
 		BurnN: f.burnN, BurnWant: f.burnWant, CoupNum: f.coupNum,
-		Player: toSnapHand(f.coup.Player), Banker: toSnapHand(f.coup.Banker),
+		Player: toSnapHand(f.coup.Player), Banker: toSnapHand(f.coup.Banker), Left: toSnapHand(f.coup.Left),
+		Turn: int(f.coup.turn), Dead: f.coup.dead, Options: f.coup.opts.Slice(),
 		Voided: f.voided, Cut: f.cut, LastCoup: f.lastCoup,
 
 		ShoeID: t.shoeID, CurShoe: t.curShoe, InShoe: t.inShoe,
@@ -256,6 +265,14 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 	if f.coup.Banker, err = s.hand(s.Banker, "banker hand"); err != nil {
 		return nil, err
 	}
+	if f.coup.Left, err = s.hand(s.Left, "left hand"); err != nil {
+		return nil, err
+	}
+	if s.Turn < 0 || s.Turn > MaxOptions || len(s.Options) > MaxOptions {
+		return nil, bad("turn %d, %d options", s.Turn, len(s.Options))
+	}
+	f.coup.turn, f.coup.dead = uint8(s.Turn), s.Dead
+	f.coup.opts.N = copy(f.coup.opts.List[:], s.Options)
 	f.voided, f.cut, f.lastCoup = s.Voided, s.Cut, s.LastCoup
 
 	t.shoeID, t.curShoe, t.inShoe = s.ShoeID, s.CurShoe, s.InShoe

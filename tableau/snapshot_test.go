@@ -31,8 +31,10 @@ func genInput(t *rapid.T) tableau.Input {
 			in.UID = fmt.Sprintf("u%d", rapid.IntRange(0, 30).Draw(t, "uid"))
 		}
 		return in
-	case k < 72:
+	case k < 68:
 		return tableau.Input{Kind: tableau.InputButton}
+	case k < 72:
+		return tableau.Input{Kind: tableau.InputStand}
 	default:
 		kinds := []tableau.InputKind{tableau.InputCut, tableau.InputVoid, tableau.InputShoe, tableau.InputUnreadable,
 			tableau.InputAlarm, tableau.InputOffline, tableau.InputOnline, tableau.InputAck, tableau.InputBetsOpen,
@@ -58,7 +60,7 @@ func genTableConfig(t *rapid.T) tableau.TableConfig {
 			Decks:   rapid.IntRange(1, 2).Draw(t, "decks"),
 			Markers: rapid.Bool().Draw(t, "markers"),
 			CutRule: tableau.CutRule(rapid.IntRange(0, 1).Draw(t, "cutRule")),
-			Rules:   tableau.Rules{Game: tableau.Games[rapid.IntRange(0, 2).Draw(t, "game")]},
+			Rules:   tableau.Rules{Game: fuzzGames[rapid.IntRange(0, len(fuzzGames)-1).Draw(t, "game")]},
 		},
 		Misdeal:           tableau.MisdealPolicy(rapid.IntRange(0, 1).Draw(t, "misdeal")),
 		RequireBetsClosed: rapid.Bool().Draw(t, "betsClosed"),

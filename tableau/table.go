@@ -685,16 +685,22 @@ func (t *Table) place(before foldSnapshot, card Card) placed {
 	f := t.fold
 	c := f.Coup()
 	p.PlayerTotal, p.BankerTotal, p.Need = c.PlayerTotal(), c.BankerTotal(), c.Need()
+	firstPos := PositionPlayer // the hand Coup.Player is: banque's right tableau
+	if f.opts.Rules.Game == GameBanque {
+		firstPos = PositionRight
+	}
 	switch {
 	case f.Phase() == PhaseBurn || (before.phase == PhaseBurn && f.Phase() == PhaseBetween):
 		p.Position = PositionBurn
 		p.Index, _ = f.Burn()
 		p.PlayerTotal, p.BankerTotal = 0, 0
 	case f.CoupNumber() != before.coupNum || before.phase != PhaseCoup:
-		p.Position, p.Index = PositionPlayer, 1
+		p.Position, p.Index = firstPos, 1
 		p.coup, p.coupCard = f.CoupNumber(), true
 	case c.Player.N > before.coup.Player.N:
-		p.Position, p.Index, p.coup, p.coupCard = PositionPlayer, c.Player.N, f.CoupNumber(), true
+		p.Position, p.Index, p.coup, p.coupCard = firstPos, c.Player.N, f.CoupNumber(), true
+	case c.Left.N > before.coup.Left.N:
+		p.Position, p.Index, p.coup, p.coupCard = PositionLeft, c.Left.N, f.CoupNumber(), true
 	case c.Banker.N > before.coup.Banker.N:
 		p.Position, p.Index, p.coup, p.coupCard = PositionBanker, c.Banker.N, f.CoupNumber(), true
 	default:
@@ -859,12 +865,16 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 		return t.emitAlert(a, a.Code.Info(alertText(a)), seq, at, out)
 	case EventCoup:
 		c := ev.Coup
-		if len(t.results) == MaxShoeResults { // bound: MaxShoeResults per shoe, the oldest dropped
-			t.dropped.Add(t.results[0])
-			t.results = append(t.results[:0], t.results[1:]...)
+		// The results feed the scoreboard roads: coups with one winner
+		// (banque's, settled per tableau, have none and are left out).
+		if c.Winner != WinnerNone {
+			if len(t.results) == MaxShoeResults { // bound: MaxShoeResults per shoe, the oldest dropped
+				t.dropped.Add(t.results[0])
+				t.results = append(t.results[:0], t.results[1:]...)
+			}
+			t.results = append(t.results, CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
+				PlayerPair: c.PlayerPair, BankerPair: c.BankerPair, Total: winnerTotal(c)})
 		}
-		t.results = append(t.results, CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
-			PlayerPair: c.PlayerPair, BankerPair: c.BankerPair, Total: winnerTotal(c)})
 		return append(out, t.outputIn(c.Shoe, OutputCoup, seq, at, c.Coup, func(o *Output) { o.Event = ev }))
 	case EventVoid:
 		v := ev.Void
