@@ -476,7 +476,7 @@ func pitBrowserScenario(t *testing.T, brokers []string) {
 		t.Errorf("the alert reached the page %.0f ms after its MQTT message (limit 1000 ms)", shown-arrived)
 	}
 	li := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]').textContent`)
-	if !strings.HasPrefix(li, "E1extra-card surplus card 7H after coup 1 was complete (coup 1)") {
+	if !strings.HasPrefix(li, "E1extra-card: surplus card 7H after coup 1 was complete (coup 1)") {
 		t.Errorf("the alert shows %q", li)
 	}
 	if id := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]').dataset.id`); id != alertID {

@@ -96,7 +96,7 @@
       li.append(el('span', 'e', a.e !== 'E0' ? a.e : '!'));
       li.append(el('span', 'code', a.code));
       if (a.count > 1) li.append(el('span', 'count', ' ×' + a.count));
-      li.append(' ');
+      li.append(': ');
       li.append(el('span', 'text', a.text + ' (coup ' + a.coup + (a.dealer ? ', dealer ' + a.dealer : '') + ')'));
       const ag = el('span', 'age', (a.late ? '≥' : '') + age(a.time));
       ag.dataset.time = a.time;
