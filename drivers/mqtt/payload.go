@@ -115,10 +115,34 @@ func Encode(topic string, retained bool, v any) (Message, error) {
 type CoupPayload struct {
 	Envelope
 	tableau.CoupEvent
-	// Rules is the rule profile: "punto-banco", "super6" or "ez".
+	// Rules is the game's name, as Game ("punto-banco", "super6", "ez",
+	// "chemin-de-fer"; banque coups have their own shape, see
+	// encodeBanqueCoup).
 	Rules tableau.Game `json:"rules"`
 	// TiePays is the tie payout n of n:1 (8 or 9).
 	TiePays int `json:"tie_pays"`
+}
+
+// encodeBanqueCoup is the coup payload of a banque coup: the envelope, the
+// banque coup line as `sabot check` writes it (right, left, banker, their
+// totals, each tableau's winner, the natural of each hand, options,
+// settlement of right, left and à cheval) and rules (the game's name);
+// no tie_pays (banque has no tie bet).
+func encodeBanqueCoup(env Envelope, ev *tableau.Event, r tableau.Rules) (Message, error) {
+	line, err := ev.MarshalJSON()
+	if err != nil {
+		return Message{}, fmt.Errorf("mqtt: encode %s payload: %w", TopicCoup, err)
+	}
+	head, err := json.Marshal(struct {
+		Envelope
+		Rules tableau.Game `json:"rules"`
+	}{env, r.Game})
+	if err != nil || len(line) < 2 || line[0] != '{' {
+		return Message{}, fmt.Errorf("mqtt: encode %s payload: %v", TopicCoup, err)
+	}
+	// Two objects with disjoint keys, as one.
+	merged := append(append(head[:len(head)-1:len(head)-1], ','), line[1:]...)
+	return Encode(TopicCoup, false, json.RawMessage(merged))
 }
 
 // CardPayload is published on TopicCard for every card drawn:
@@ -420,7 +444,11 @@ func (b *Builder) Output(o tableau.Output) (Message, bool, error) {
 		m, err = Encode(TopicCard, false, CardPayload{Envelope: env, Shoe: o.Shoe, Coup: o.Coup, CardPlay: o.Card,
 			Rank: c.Rank.String(), Suit: c.Suit.String(), Value: c.Value()})
 	case tableau.OutputCoup:
-		m, err = Encode(TopicCoup, false, CoupPayload{Envelope: env, CoupEvent: o.Event.Coup, Rules: b.rules.Game, TiePays: tiePays(b.rules)})
+		if o.Event.Coup.Game.Name() == "banque" {
+			m, err = encodeBanqueCoup(env, &o.Event, b.rules)
+		} else {
+			m, err = Encode(TopicCoup, false, CoupPayload{Envelope: env, CoupEvent: o.Event.Coup, Rules: b.rules.Game, TiePays: tiePays(b.rules)})
+		}
 	case tableau.OutputAlert:
 		info := o.Alert
 		info.Text = truncateUTF8(info.Text, MaxAlertText)
