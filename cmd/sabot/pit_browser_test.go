@@ -210,6 +210,7 @@ format = "json"
 // pitWatch records, from its own subscription, when each table's alerts
 // arrive, the acknowledgements and each table's newest state.
 type pitWatch struct {
+	c      paho.Client
 	mu     sync.Mutex
 	alerts map[string]float64 // "<code> <alert id>" → arrival, ms since the Unix epoch
 	acks   []mqtt.AckPayload
@@ -228,6 +229,7 @@ func watchTables(t *testing.T, brokers []string) *pitWatch {
 		t.Fatalf("watch: connect: %v", tok.Error())
 	}
 	t.Cleanup(func() { c.Disconnect(50) })
+	w.c = c
 	filters := map[string]byte{"sabot/+/alert": 1, "sabot/+/alert/ack": 1, "sabot/+/state": 1}
 	if tok := c.SubscribeMultiple(filters, func(_ paho.Client, m paho.Message) {
 		now := float64(time.Now().UnixNano()) / 1e6
@@ -539,5 +541,13 @@ func pitBrowserScenario(t *testing.T, brokers []string) {
 	if !strings.Contains(pitLog.String(), "pit: ack sent") {
 		t.Errorf("the console did not log the ack:\n%s", pitLog.String())
 	}
+	// A dealer signs in at PIT-1 (the pit system's dealer command): the
+	// tile shows the dealer of the table's state.
+	if tok := watch.c.Publish("sabot/PIT-1/cmd/dealer", 1, false,
+		[]byte(`{"request_id":"pit-test-dealer-1","operator":"pit-system","dealer":"D-17"}`)); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	pitWaitPage(t, ctx, "the dealer on the tile", 10*time.Second,
+		`(document.querySelector('.tile[data-table="PIT-1"] [data-k="dealer"]') || {}).textContent === 'D-17'`)
 	pitScreenshot(t, ctx, "pit-acknowledged.png")
 }
