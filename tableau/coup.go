@@ -307,7 +307,7 @@ func (c *Coup) Decision() (Decision, bool) {
 
 // record adds the choice at option d.
 func (c *Coup) record(d Decision, choice Rule) {
-	c.opts.add(OptionChoice{Hand: d.Hand, Total: d.Total, PunterThird: d.PunterThird, Choice: choice})
+	c.opts.add(OptionChoice{Hand: optionHandOf(d.Hand), Total: int8(d.Total), PunterThird: int8(d.PunterThird), Choice: choice})
 }
 
 // Close is the dealer ending the coup (the coup button, "|"). It returns

@@ -131,7 +131,7 @@ func checkDecision(t *testing.T, name string, c tableau.Coup, hand tableau.Posit
 		}
 		opts := drew.Options()
 		if want == tableau.Option {
-			if len(opts) != 1 || opts[0].Choice != tableau.MustDraw || opts[0].Hand != hand || opts[0].Total != total || opts[0].PunterThird != punterThird {
+			if len(opts) != 1 || opts[0].Choice != tableau.MustDraw || opts[0].Hand.Position() != hand || int(opts[0].Total) != total || int(opts[0].PunterThird) != punterThird {
 				t.Errorf("%s: a card at the option records %+v", name, opts)
 			}
 		} else if len(opts) != 0 {
@@ -148,7 +148,7 @@ func checkDecision(t *testing.T, name string, c tableau.Coup, hand tableau.Posit
 		}
 	case tableau.Option:
 		opts := stood.Options()
-		if a != "" || len(opts) != 1 || opts[0].Choice != tableau.MustStand || opts[0].Hand != hand {
+		if a != "" || len(opts) != 1 || opts[0].Choice != tableau.MustStand || opts[0].Hand.Position() != hand {
 			t.Errorf("%s: stand at an option: alert %q options %+v", name, a, opts)
 		}
 	case tableau.MustStand:

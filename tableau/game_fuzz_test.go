@@ -64,7 +64,7 @@ func FuzzGameCoup(f *testing.F) {
 				t.Fatalf("options %v in %s", c.Options(), g)
 			}
 		}
-		seen := map[tableau.Position]bool{}
+		seen := map[tableau.OptionHand]bool{}
 		for _, o := range c.Options() {
 			if seen[o.Hand] || o.Total < 0 || o.Total > 7 {
 				t.Fatalf("options %+v", c.Options())

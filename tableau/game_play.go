@@ -237,17 +237,52 @@ func (p twoHandPlay) deal(c *Coup, card Card) bool {
 // hand (banque's three).
 const MaxOptions = 3
 
-// OptionChoice is one choice made at an option point: the hand (player,
-// banker; right, left or banker in banque), its two-card total, the
-// punter's third card where the banker's rule depends on it, and the
-// choice (MustDraw: "draw", MustStand: "stand").
+// OptionHand is the hand of an option choice in one byte (its Position
+// names it): OptionPlayer (the punter), OptionBanker, OptionRight and
+// OptionLeft (banque's tableaux).
+type OptionHand uint8
+
+// The option hands.
+const (
+	OptionPlayer OptionHand = iota
+	OptionBanker
+	OptionRight
+	OptionLeft
+)
+
+var optionHandPositions = [...]Position{PositionPlayer, PositionBanker, PositionRight, PositionLeft}
+
+// Position returns the hand's position ("player", "banker", "right",
+// "left"), PositionNone for an invalid value.
+func (h OptionHand) Position() Position {
+	if int(h) < len(optionHandPositions) {
+		return optionHandPositions[h]
+	}
+	return PositionNone
+}
+
+// optionHandOf is the OptionHand of position p.
+func optionHandOf(p Position) OptionHand {
+	for i, q := range optionHandPositions {
+		if q == p {
+			return OptionHand(i)
+		}
+	}
+	return OptionPlayer
+}
+
+// OptionChoice is one choice made at an option point: the hand, its
+// two-card total (0–7), the punter's third card's value (0–9) where the
+// banker's rule depends on it (NoThirdCard otherwise), and the choice
+// (MustDraw: "draw", MustStand: "stand"). Four bytes: a coup line holds
+// MaxOptions of them in place.
 //
 // In JSON: {"hand":"banker","total":3,"player_third":9,"choice":"stand"};
 // "player_third" is omitted when the punter stood (or in banque).
 type OptionChoice struct {
-	Hand        Position
-	Total       int
-	PunterThird int // NoThirdCard: none
+	Hand        OptionHand
+	Total       int8
+	PunterThird int8 // NoThirdCard: none
 	Choice      Rule
 }
 
@@ -260,13 +295,13 @@ type optionChoiceJSON struct {
 
 // MarshalJSON encodes the choice (see OptionChoice).
 func (o OptionChoice) MarshalJSON() ([]byte, error) {
-	v := optionChoiceJSON{Hand: o.Hand, Total: o.Total, Choice: o.Choice.String()}
-	if o.PunterThird != NoThirdCard {
-		t := o.PunterThird
-		v.PlayerThird = &t
+	if o.Choice != MustDraw && o.Choice != MustStand || o.Hand.Position() == PositionNone {
+		return nil, fmt.Errorf("tableau: option choice %s by hand %d (want draw or stand)", o.Choice, o.Hand)
 	}
-	if o.Choice != MustDraw && o.Choice != MustStand {
-		return nil, fmt.Errorf("tableau: option choice %s (want draw or stand)", o.Choice)
+	v := optionChoiceJSON{Hand: o.Hand.Position(), Total: int(o.Total), Choice: o.Choice.String()}
+	if o.PunterThird != NoThirdCard {
+		t := int(o.PunterThird)
+		v.PlayerThird = &t
 	}
 	return json.Marshal(v)
 }
@@ -281,9 +316,15 @@ func (o *OptionChoice) UnmarshalJSON(b []byte) error {
 	if err != nil || r == Option {
 		return fmt.Errorf("tableau: option choice %q (want draw or stand)", v.Choice)
 	}
-	*o = OptionChoice{Hand: v.Hand, Total: v.Total, PunterThird: NoThirdCard, Choice: r}
+	if v.Total < 0 || v.Total > 9 || v.PlayerThird != nil && (*v.PlayerThird < 0 || *v.PlayerThird > 9) {
+		return fmt.Errorf("tableau: option total %d or punter's third card out of range", v.Total)
+	}
+	if h := optionHandOf(v.Hand); h.Position() != v.Hand {
+		return fmt.Errorf("tableau: option hand %q (want player, banker, right or left)", v.Hand)
+	}
+	*o = OptionChoice{Hand: optionHandOf(v.Hand), Total: int8(v.Total), PunterThird: NoThirdCard, Choice: r}
 	if v.PlayerThird != nil {
-		o.PunterThird = *v.PlayerThird
+		o.PunterThird = int8(*v.PlayerThird)
 	}
 	return nil
 }
@@ -294,7 +335,7 @@ func (o *OptionChoice) UnmarshalJSON(b []byte) error {
 // empty and left out of JSON (IsZero).
 type OptionList struct {
 	Kept bool
-	N    int
+	N    uint8
 	List [MaxOptions]OptionChoice
 }
 
@@ -307,7 +348,7 @@ func (l *OptionList) Slice() []OptionChoice {
 }
 
 func (l *OptionList) add(o OptionChoice) {
-	if l.N < MaxOptions { // one decision per hand: never full
+	if int(l.N) < MaxOptions { // one decision per hand: never full
 		l.List[l.N] = o
 		l.N++
 	}
@@ -319,7 +360,7 @@ func (l OptionList) IsZero() bool { return !l.Kept && l.N == 0 }
 
 // MarshalJSON encodes the choices as an array ([] when none).
 func (l OptionList) MarshalJSON() ([]byte, error) {
-	if l.N < 0 || l.N > MaxOptions {
+	if int(l.N) > MaxOptions {
 		return nil, fmt.Errorf("tableau: %d options (at most %d)", l.N, MaxOptions)
 	}
 	return json.Marshal(l.List[:l.N])
@@ -335,6 +376,6 @@ func (l *OptionList) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("tableau: %d options (at most %d)", len(v), MaxOptions)
 	}
 	*l = OptionList{Kept: true}
-	l.N = copy(l.List[:], v)
+	l.N = uint8(copy(l.List[:], v))
 	return nil
 }

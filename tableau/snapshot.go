@@ -272,7 +272,7 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		return nil, bad("turn %d, %d options", s.Turn, len(s.Options))
 	}
 	f.coup.turn, f.coup.dead = uint8(s.Turn), s.Dead
-	f.coup.opts.N = copy(f.coup.opts.List[:], s.Options)
+	f.coup.opts.N = uint8(copy(f.coup.opts.List[:], s.Options))
 	f.voided, f.cut, f.lastCoup = s.Voided, s.Cut, s.LastCoup
 
 	t.shoeID, t.curShoe, t.inShoe = s.ShoeID, s.CurShoe, s.InShoe
