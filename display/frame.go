@@ -51,6 +51,27 @@ func (d Digit) Segments() Segments {
 type Frame struct {
 	Digits     []Digit
 	Brightness int // 0..MaxBrightness
+	// Turns are further pages shown in turn after Digits, each for
+	// TurnPeriod, round and round (a 4-digit display showing banque's
+	// three totals one after another); nil for a frame of one page. Each
+	// page has len(Digits) digits.
+	Turns [][]Digit
+}
+
+// TurnPeriod is how long each page of a frame with Turns is shown: a
+// whole number of half BlinkPeriods, so that a renderer redrawing at each
+// half period (as for blinking) turns the pages on time.
+const TurnPeriod = 3 * BlinkPeriod
+
+// pages returns the frame's pages: Digits, then Turns.
+func (f Frame) pages() int { return 1 + len(f.Turns) }
+
+// page returns the digits of page i (0: Digits).
+func (f Frame) page(i int) []Digit {
+	if i == 0 {
+		return f.Digits
+	}
+	return f.Turns[i-1]
 }
 
 // Blank returns a frame of n blank digits at brightness b.
@@ -74,6 +95,9 @@ func (f Frame) Segments(on bool) []Segments {
 // Blinking reports whether any digit blinks, i.e. whether the frame must
 // be redrawn every half BlinkPeriod.
 func (f Frame) Blinking() bool {
+	if len(f.Turns) > 0 {
+		return true // its pages turn at half periods too
+	}
 	for _, d := range f.Digits {
 		if d.Blink {
 			return true
@@ -100,22 +124,33 @@ func (f Frame) Phase(on bool) Frame {
 // At returns the frame as shown at elapsed time t since it was first
 // shown: Phase(true) in the first half of each BlinkPeriod, Phase(false)
 // in the second.
+//
+// A frame with Turns shows page (t / TurnPeriod) mod (1 + len(Turns)):
+// the result is that page at its blink phase, with no Turns.
 func (f Frame) At(t time.Duration) Frame {
 	if t < 0 {
 		t = 0
+	}
+	if len(f.Turns) > 0 {
+		f = Frame{Digits: f.page(int(t/TurnPeriod) % f.pages()), Brightness: f.Brightness}
 	}
 	return f.Phase(t%BlinkPeriod < BlinkPeriod/2)
 }
 
 // Equal reports whether two frames show the same thing.
 func (f Frame) Equal(g Frame) bool {
-	if f.Brightness != g.Brightness || len(f.Digits) != len(g.Digits) {
+	if f.Brightness != g.Brightness || len(f.Digits) != len(g.Digits) || len(f.Turns) != len(g.Turns) {
 		return false
 	}
-	for i := range f.Digits {
-		a, b := f.Digits[i], g.Digits[i]
-		if a.Segments() != b.Segments() || a.Blink != b.Blink {
+	for p := range f.pages() {
+		a, b := f.page(p), g.page(p)
+		if len(a) != len(b) {
 			return false
+		}
+		for i := range a {
+			if a[i].Segments() != b[i].Segments() || a[i].Blink != b[i].Blink {
+				return false
+			}
 		}
 	}
 	return true
@@ -125,9 +160,22 @@ func (f Frame) Equal(g Frame) bool {
 // character (a blank digit as ' '), followed by '.' when its decimal point is
 // lit, with a blinking digit wrapped in brackets: "[7] bn5" is a blinking 7,
 // a blank, a 'b', an 'n' and a 5.
+//
+// The pages of a frame with Turns are written one after another, separated
+// by " / ": "r  5 / L  3 / b  7".
 func (f Frame) String() string {
 	var b strings.Builder
-	for _, d := range f.Digits {
+	for p := range f.pages() {
+		if p > 0 {
+			b.WriteString(" / ")
+		}
+		writeDigits(&b, f.page(p))
+	}
+	return b.String()
+}
+
+func writeDigits(b *strings.Builder, digits []Digit) {
+	for _, d := range digits {
 		c := d.Segments().Char()
 		if d.Blink {
 			b.WriteByte('[')
@@ -140,7 +188,6 @@ func (f Frame) String() string {
 			b.WriteByte(']')
 		}
 	}
-	return b.String()
 }
 
 // TextFrame is the inverse of Frame.String: each character is a digit,

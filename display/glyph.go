@@ -47,12 +47,13 @@ var glyphs = map[rune]Segments{
 	'E': SegA | SegD | SegE | SegF | SegG, // error code prefix
 	'r': SegE | SegG,                      // "Err", "br"
 	'n': SegC | SegE | SegG,               // natural
+	'L': SegD | SegE | SegF,               // banque's left tableau
 	'-': SegG,                             // shoe offline
 	' ': 0,                                // blank
 }
 
 // Glyph returns the segments that show r, which must be one of the digits
-// '0'–'9', the letters 'P', 'b', 't', 'E', 'r', 'n', the dash '-' or the
+// '0'–'9', the letters 'P', 'b', 't', 'E', 'r', 'n', 'L', the dash '-' or the
 // blank ' '. ok is false for any other rune.
 func Glyph(r rune) (s Segments, ok bool) {
 	s, ok = glyphs[r]
@@ -61,7 +62,7 @@ func Glyph(r rune) (s Segments, ok bool) {
 
 // Glyphs returns the characters of the glyph table, in a fixed order.
 func Glyphs() []rune {
-	return []rune("0123456789PbtErn- ")
+	return []rune("0123456789PbtErnL- ")
 }
 
 // String lists the lit segments by letter, e.g. "abcdef" for '0'; the

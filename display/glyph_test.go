@@ -26,6 +26,7 @@ func TestGlyphTable(t *testing.T) {
 		{'E', 0x79, "adefg"},
 		{'r', 0x50, "eg"},
 		{'n', 0x54, "ceg"},
+		{'L', 0x38, "def"},
 		{'-', 0x40, "g"},
 		{' ', 0x00, ""},
 	}

@@ -7,14 +7,16 @@ import (
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// Hand names one of the two hands of a coup.
+// Hand names one of the hands of a coup.
 type Hand uint8
 
-// The hands. HandNone means "neither".
+// The hands. HandNone means "none". HandLeft is banque's left tableau
+// (its right tableau is HandPlayer).
 const (
 	HandNone Hand = iota
 	HandPlayer
 	HandBanker
+	HandLeft
 )
 
 // Result is the outcome of a finished coup.
@@ -69,6 +71,15 @@ type TableState struct {
 	// Offline is set while the shoe is disconnected: every digit shows a
 	// dash. It takes precedence over everything else.
 	Offline bool
+
+	// Banque is set for a baccarat banque coup: Player is then the right
+	// tableau and Left the left one; RightResult and LeftResult are each
+	// tableau's result against the banker once the coup is complete
+	// (ResultPlayer: the tableau wins; Result stays ResultNone). See
+	// Compose for how the three totals are shown.
+	Banque                  bool
+	Left                    []tableau.Card
+	RightResult, LeftResult Result
 }
 
 // Layout says where each item goes on a display of Width digits. An index
@@ -176,6 +187,9 @@ func Compose(s TableState, l Layout, b int) Frame {
 			count = strconv.Itoa(s.BurnRemaining)
 		}
 		writeText(f.Digits, "br"+pad(count, l.Width-2, true))
+	case s.Banque:
+		composeBanque(&f, &s)
+		return f
 	default:
 		if len(s.Player) > 0 {
 			set(l.PlayerLabel, 'P')
@@ -207,6 +221,85 @@ func Compose(s TableState, l Layout, b int) Frame {
 		f.Digits[l.Winner].DP = true
 	}
 	return f
+}
+
+// composeBanque writes a banque coup: the right tableau ('r'), the left
+// ('L') and the banker ('b'), each as its label and total once it has
+// cards, the total blinking while that hand must (or may) draw.
+//
+//   - 8 digits or more: "r5 L3 b7"; once complete, the digit after each
+//     tableau's total shows its result against the banker, P (the tableau
+//     wins), b (the banker) or t (a tie): "r5PL3bb7". LastCoup lights the
+//     point of digit 2.
+//   - 6 or 7 digits: "r5L3b7"; once complete, the point of a tableau's
+//     total is lit when it beat the banker (a tie is not marked).
+//     LastCoup lights the point of the last digit.
+//   - 4 or 5 digits: the hands in turn, one page each for TurnPeriod
+//     (Frame.Turns): "r  5", "L  3", "b  7"; once complete a tableau's page
+//     has its result at digit 2: "r P5", "L b3". LastCoup lights the point
+//     of digit 1 (the colon of clock modules) on every page.
+func composeBanque(f *Frame, s *TableState) {
+	type hand struct {
+		label  rune
+		cards  []tableau.Card
+		result Result
+		wait   Hand
+	}
+	hands := [3]hand{{'r', s.Player, s.RightResult, HandPlayer}, {'L', s.Left, s.LeftResult, HandLeft}, {'b', s.Banker, ResultNone, HandBanker}}
+	resultChar := map[Result]rune{ResultPlayer: 'P', ResultBanker: 'b', ResultTie: 't'}
+	n := len(f.Digits)
+	put := func(d []Digit, i int, c rune, blinking bool) {
+		if i >= 0 && i < len(d) {
+			d[i].Char, d[i].Blink = c, blinking
+		}
+	}
+	switch {
+	case n >= 8:
+		for i, h := range hands {
+			if len(h.cards) == 0 {
+				continue
+			}
+			put(f.Digits, 3*i, h.label, false)
+			put(f.Digits, 3*i+1, rune('0'+Total(h.cards)), s.Waiting == h.wait)
+			if c, ok := resultChar[h.result]; ok && i < 2 {
+				put(f.Digits, 3*i+2, c, false)
+			}
+		}
+		f.Digits[2].DP = s.LastCoup
+	case n >= 6:
+		for i, h := range hands {
+			if len(h.cards) == 0 {
+				continue
+			}
+			put(f.Digits, 2*i, h.label, false)
+			put(f.Digits, 2*i+1, rune('0'+Total(h.cards)), s.Waiting == h.wait)
+			f.Digits[2*i+1].DP = h.result == ResultPlayer
+		}
+		f.Digits[n-1].DP = f.Digits[n-1].DP || s.LastCoup
+	default:
+		var pages [][]Digit
+		for _, h := range hands {
+			if len(h.cards) == 0 {
+				continue
+			}
+			p := make([]Digit, n)
+			put(p, 0, h.label, false)
+			put(p, 3, rune('0'+Total(h.cards)), s.Waiting == h.wait)
+			if c, ok := resultChar[h.result]; ok {
+				put(p, 2, c, false)
+			}
+			p[1].DP = s.LastCoup
+			pages = append(pages, p)
+		}
+		if len(pages) == 0 {
+			f.Digits[1].DP = s.LastCoup
+			return
+		}
+		f.Digits = pages[0]
+		if len(pages) > 1 {
+			f.Turns = pages[1:]
+		}
+	}
 }
 
 func blink(d []Digit, i int) {

@@ -12,6 +12,9 @@ import "github.com/sabot-table/sabot/tableau"
 //     coups), Waiting for "player-third"/"banker-third", the winner and
 //     natural once complete; a voided coup shows blank (it no longer
 //     counts);
+//   - banque (v.Banque): the left tableau too, "left-third" as HandLeft,
+//     and each tableau's result against the banker once complete (see
+//     Compose for the three totals);
 //   - LastCoup from v.IsLastCoup;
 //   - Alert: the oldest alert latched and awaiting acknowledgement
 //     (flashing); acknowledging clears the latch, and the display returns
@@ -45,9 +48,20 @@ func FromView(v tableau.TableView) TableState {
 		s.Waiting = HandPlayer
 	case "banker-third":
 		s.Waiting = HandBanker
+	case "left-third":
+		s.Waiting = HandLeft
+	}
+	if v.Banque {
+		s.Banque = true
+		s.Left = v.Left.Cards[:min(max(v.Left.N, 0), tableau.MaxHandCards)]
 	}
 	if v.Voided {
-		s.Player, s.Banker, s.Waiting, s.Voided = nil, nil, HandNone, true
+		s.Player, s.Banker, s.Left, s.Waiting, s.Voided = nil, nil, nil, HandNone, true
+		return s
+	}
+	if v.Banque && v.Complete {
+		res := map[tableau.Winner]Result{tableau.WinnerPlayer: ResultPlayer, tableau.WinnerBanker: ResultBanker, tableau.WinnerTie: ResultTie}
+		s.RightResult, s.LeftResult = res[v.RightWinner], res[v.LeftWinner]
 		return s
 	}
 	if v.Complete {

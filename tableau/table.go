@@ -979,6 +979,15 @@ type TableView struct {
 	PlayerTotal int    `json:"player_total"`
 	BankerTotal int    `json:"banker_total"`
 	Waiting     string `json:"waiting"` // Need: "player", ..., "complete"
+	// Banque only (empty otherwise): Player is the right tableau, Left the
+	// left one; RightWinner and LeftWinner each tableau's result against
+	// the banker once complete (WinnerPlayer: the tableau wins). The
+	// displays show all three totals.
+	Left        Hand   `json:"left,omitzero"`
+	LeftTotal   int    `json:"left_total,omitempty"`
+	RightWinner Winner `json:"right_winner,omitzero"`
+	LeftWinner  Winner `json:"left_winner,omitzero"`
+	Banque      bool   `json:"banque,omitempty"`
 	Complete    bool   `json:"complete"`
 	Voided      bool   `json:"voided"`
 	Winner      Winner `json:"winner,omitzero"`
@@ -1046,6 +1055,10 @@ func (t *Table) View() TableView {
 	v.Player, v.Banker = c.Player, c.Banker
 	v.PlayerTotal, v.BankerTotal = c.PlayerTotal(), c.BankerTotal()
 	v.Waiting = c.Need().String()
+	if c.Game().Name() == "banque" {
+		v.Banque, v.Left, v.LeftTotal = true, c.Left, c.LeftTotal()
+		v.RightWinner, v.LeftWinner = c.SideWinners()
+	}
 	if c.Cards() > 0 {
 		v.Complete = c.Complete()
 		v.Winner = c.Winner()
