@@ -2,6 +2,7 @@ package tableau_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -341,5 +342,18 @@ func TestTableBanquePositions(t *testing.T) {
 	want := "burn1 burn2 burn3 right1 left1 banker1 right2 left2 banker2 left3 banker3"
 	if strings.Join(got, " ") != want {
 		t.Errorf("positions %v, want %s", got, want)
+	}
+}
+
+func TestTableAdvantageOnlyPuntoBanco(t *testing.T) {
+	on, _ := tableau.AdvantageAbove(0)
+	for _, g := range []tableau.Game{tableau.GameCheminDeFer, tableau.GameBanque} {
+		_, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: g}}, AdvantageThreshold: on})
+		if !errors.Is(err, tableau.ErrRules) || !strings.Contains(err.Error(), g.Name()) {
+			t.Errorf("%s with the advantage check: %v", g, err)
+		}
+	}
+	if _, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: tableau.GameEZ}}, AdvantageThreshold: on}); err != nil {
+		t.Errorf("EZ with the advantage check: %v", err)
 	}
 }

@@ -476,13 +476,18 @@ const MaxUIDBytes = 128
 // shoe are not reported; UIDs remembered before keep being checked.
 const MaxShoeUIDs = 2 * 52 * MaxDecks
 
-// NewTable returns a Table for cfg; errors come from NewFold.
+// NewTable returns a Table for cfg; errors come from NewFold, and wrap
+// ErrRules for an advantage check on a game not dealt by the punto banco
+// tableau, ErrOverrunCards for a bad OverrunCards.
 func NewTable(cfg TableConfig) (*Table, error) {
 	f, err := NewFold(cfg.Fold)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Fold = f.Options()
+	if g := cfg.Fold.Rules.Game; cfg.AdvantageThreshold.On() && !g.PuntoBancoDeal() {
+		return nil, fmt.Errorf("%w: the advantage check values the punto banco tableau's bets, not %s's: leave it off", ErrRules, g.Name())
+	}
 	if cfg.OverrunCards < 0 || cfg.OverrunCards > MaxOverrunCards {
 		return nil, fmt.Errorf("%w: %d (want 0 for the default %d, or up to %d)", ErrOverrunCards, cfg.OverrunCards, DefaultOverrunCards, MaxOverrunCards)
 	}
