@@ -143,3 +143,37 @@ func TestCoupSchemaByGame(t *testing.T) {
 		t.Errorf("%d coups", n)
 	}
 }
+
+// TestStateBanque: a banque table's retained state carries the left
+// tableau and, once complete, each tableau's result; the schema accepts
+// it at every card (waiting "left", "left-third" included).
+func TestStateBanque(t *testing.T) {
+	rules := tableau.Rules{Game: tableau.GameBanque}
+	tb, _ := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Rules: rules, Decks: 3, Markers: true}})
+	toks, _ := tableau.ParseTranscript(strings.NewReader("shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |"), "t")
+	b := NewBuilder("T1", rules)
+	var outs []tableau.Output
+	var last Message
+	for i, tok := range toks {
+		outs = tb.Apply(uint64(i+1), time.Unix(0, 0), tableau.TokenInput(tok), outs[:0])
+		m, err := b.State(tb.View(), uint64(i+1), time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validatePayload(t, TopicState, m.Payload); err != nil {
+			t.Fatalf("after %v: %v\n%s", tok, err, m.Payload)
+		}
+		last = m
+	}
+	for _, w := range []string{`"left":["2H","AC","4D"]`, `"left_total":7`, `"right_winner":"right"`, `"left_winner":"left"`, `"player":["5S","KC"]`} {
+		if !strings.Contains(string(last.Payload), w) {
+			t.Errorf("state lacks %s:\n%s", w, last.Payload)
+		}
+	}
+	pb := tableau.Rules{}
+	tp, _ := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Rules: pb, Markers: true}})
+	m, _ := NewBuilder("T1", pb).State(tp.View(), 1, time.Unix(0, 0))
+	if strings.Contains(string(m.Payload), `"left`) {
+		t.Errorf("punto banco state with banque keys: %s", m.Payload)
+	}
+}

@@ -274,6 +274,28 @@ type StatePayload struct {
 	// fit in MaxPayload, the dealers who signed in first are summed into
 	// Others until it does.
 	Shift tableau.ShiftView `json:"shift,omitzero"`
+	// Banque only (omitted otherwise): Player is the right tableau, Left
+	// the left one; RightWinner and LeftWinner each tableau's result
+	// against the banker once the coup is complete ("right" or "left":
+	// the tableau wins, "banker", "tie").
+	Left        *tableau.Hand `json:"left,omitempty"`
+	LeftTotal   *int          `json:"left_total,omitempty"`
+	RightWinner string        `json:"right_winner,omitempty"`
+	LeftWinner  string        `json:"left_winner,omitempty"`
+}
+
+// banqueWinner is a banque tableau's result in a state payload: side when
+// the tableau wins, "banker", "tie", or "" while not complete.
+func banqueWinner(w tableau.Winner, side string) string {
+	switch w {
+	case tableau.WinnerPlayer:
+		return side
+	case tableau.WinnerBanker:
+		return "banker"
+	case tableau.WinnerTie:
+		return "tie"
+	}
+	return ""
 }
 
 // StateAlert is a latched entry awaiting acknowledgement, in
@@ -487,6 +509,11 @@ func (b *Builder) State(v tableau.TableView, seq uint64, t time.Time) (Message, 
 		CardsRemaining: v.Remaining, RemainingByRank: v.ByRank, OpenAlertCount: max(v.AlertCount, len(v.Alerts)),
 		Offline: v.Offline, BetsOpen: v.BetsOpen, GateLocked: v.GateLocked, Advantage: v.Advantage,
 		Dealer: v.Dealer,
+	}
+	if v.Banque {
+		left, total := v.Left, v.LeftTotal
+		p.Left, p.LeftTotal = &left, &total
+		p.RightWinner, p.LeftWinner = banqueWinner(v.RightWinner, "right"), banqueWinner(v.LeftWinner, "left")
 	}
 	// A shoe that has given more cards than its decks hold (a shoe that
 	// never ends, a wrong deck count) has no cards left, not fewer than none.
