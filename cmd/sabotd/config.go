@@ -975,8 +975,10 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 			bad("http.addr", "%q: want host:port with a port 0–65535 (0 picks a free one) or \"off\"", c.HTTP.Addr)
 		}
 	}
-	if _, err := c.Alerts.Advantage(); err != nil {
+	if a, err := c.Alerts.Advantage(); err != nil {
 		bad("alerts.advantage_threshold", "%s (remove the key for off)", strings.TrimPrefix(err.Error(), tableau.ErrAdvantageThreshold.Error()+": "))
+	} else if a.On() && !r.Game.PuntoBancoDeal() && oneOf(c.Game, daemonGames()...) {
+		bad("alerts.advantage_threshold", "the advantage check values the punto banco tableau's bets, not %s's: remove the key (game = %q)", c.Game, c.Game)
 	}
 	if !oneOf(c.Alerts.Misdeal, "alert-only", "void") {
 		bad("alerts.misdeal", "%q: must be \"alert-only\" or \"void\"", c.Alerts.Misdeal)

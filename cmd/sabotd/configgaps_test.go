@@ -113,6 +113,8 @@ func configGaps() []gapCase {
 			[]string{"c.toml:8: rules.banker_table:", `"kemeny" (want scarne, free)`}},
 		{"side bets at banque", "game = \"banque\"\n" + head + "[rules]\nside_bets = [\"big\"]\n",
 			[]string{"c.toml:8: rules.side_bets:", "not offered in banque"}},
+		{"advantage check at chemin de fer", "game = \"chemin-de-fer\"\n" + head + "[alerts]\nadvantage_threshold = 0\n",
+			[]string{"c.toml:8: alerts.advantage_threshold:", "not chemin-de-fer's"}},
 		{"commission at banque", "game = \"banque\"\n" + head + "[rules]\ncommission = \"5%\"\n",
 			[]string{"c.toml:8: rules.commission:", "banque charges no commission (the house holds the bank)"}},
 		{"old rules key, unknown game", "rules = \"chemmy\"\n" + head,
