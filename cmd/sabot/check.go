@@ -103,7 +103,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
 	}
-	decks := fs.Int("decks", tableau.DefaultDecks, "decks in the shoe, 1–8 (default: the game's, 8, chemin-de-fer 6, banque 3)")
+	decks := fs.Int("decks", 0, "decks in the shoe, 1–8 (default: the game's, 8; chemin-de-fer 6, banque 3, macao and victoria 2)")
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez (see --game)")
 	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
 	params := addGameParamFlags(fs)
