@@ -315,6 +315,37 @@ func floorTokens(seed uint64, decks, coups int) ([]tableau.Token, int, error) {
 	return nil, 0, fmt.Errorf("floor-sim: %d shoes of seed %d deal only %d coups, want %d", shoes, seed, done, coups)
 }
 
+// floorProbe is the table name of the subscriber's probe messages (not a
+// table of the floor: FLOOR-n).
+const floorProbe = "floor-sim-probe"
+
+// waitProbes publishes a probe to each subscribed topic (the "+" level
+// as floorProbe), again every second, until every one came back or 60 s
+// passed.
+func waitProbes(cl paho.Client, sub *floorSub, topics map[string]byte) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		missing := 0
+		for topic := range topics {
+			kind := topic[strings.LastIndexByte(topic, '/')+1:]
+			sub.mu.Lock()
+			ok := sub.probed[kind]
+			sub.mu.Unlock()
+			if !ok {
+				missing++
+				cl.Publish("sabot/"+floorProbe+"/"+kind, 1, false, `{"id":"probe"}`)
+			}
+		}
+		if missing == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("floor-sim: the subscriber's subscriptions did not deliver within 60 s (%d of %d topics silent)", missing, len(topics))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 // floorAlert is an alert the subscriber received.
 type floorAlert struct {
 	table, code string
@@ -332,6 +363,7 @@ type floorSub struct {
 	cards     map[string]int
 	coups     map[string]int
 	online    map[string]bool
+	probed    map[string]bool      // kinds whose probe came back
 	lastCard  map[string]time.Time // the time of each table's latest card
 	alertList []floorAlert         // at most maxFloorAlerts
 	voids     int
@@ -349,6 +381,12 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		return
 	}
 	table, kind := parts[len(parts)-2], parts[len(parts)-1]
+	if table == floorProbe {
+		s.mu.Lock()
+		s.probed[kind] = true
+		s.mu.Unlock()
+		return
+	}
 	var p struct {
 		ID     string `json:"id"`
 		Time   string `json:"time"`
@@ -415,9 +453,13 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{}, lastCard: map[string]time.Time{}}
-	opts := paho.NewClientOptions().SetClientID(fmt.Sprintf("sabot-floor-sim-%d-%d", os.Getpid(), run)).
-		SetCleanSession(true).SetAutoReconnect(true).SetConnectRetry(true).SetOrderMatters(false)
+	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{}, lastCard: map[string]time.Time{}, probed: map[string]bool{}}
+	// A persistent session: if the subscriber's connection drops under
+	// load, the broker keeps its messages until it is back (removed at
+	// the end by a clean connection with the same id).
+	clientID := fmt.Sprintf("sabot-floor-sim-%d-%d", os.Getpid(), run)
+	opts := paho.NewClientOptions().SetClientID(clientID).
+		SetCleanSession(false).SetAutoReconnect(true).SetConnectRetry(true).SetOrderMatters(false)
 	for _, b := range c.brokers {
 		opts.AddBroker(b)
 	}
@@ -430,7 +472,24 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	if tok := cl.Connect(); !tok.WaitTimeout(30*time.Second) || tok.Error() != nil {
 		return nil, fmt.Errorf("floor-sim: subscriber cannot connect to %s: %v", strings.Join(c.brokers, ", "), tok.Error())
 	}
-	defer cl.Disconnect(250)
+	defer func() {
+		cl.Disconnect(250)
+		wipe := paho.NewClientOptions().SetClientID(clientID).SetCleanSession(true)
+		for _, b := range c.brokers {
+			wipe.AddBroker(b)
+		}
+		w := paho.NewClient(wipe)
+		if tok := w.Connect(); tok.WaitTimeout(10*time.Second) && tok.Error() == nil {
+			w.Disconnect(250)
+		}
+	}()
+	// The subscriptions are live once a probe published to each topic
+	// comes back (a SUBACK is not enough: a NATS cluster under load took
+	// seconds more before it delivered on a new subscription, and the
+	// first coups of a floor went to nobody).
+	if err := waitProbes(cl, sub, topics); err != nil {
+		return nil, err
+	}
 
 	tables := make([]*floorTable, n)
 	rep := &FloorReport{Tables: n, Rate: c.rate, CoupsPerTable: c.coups, P99Max: float64(c.p99Max) / 1e6}
