@@ -426,6 +426,9 @@ func CoupLine(s display.TableState) (line string, ok bool) {
 	if s.Voided && s.Coup > 0 {
 		return fmt.Sprintf("#%d voided", s.Coup), true
 	}
+	if s.Banque {
+		return banqueLine(s)
+	}
 	var who string
 	switch s.Result {
 	case display.ResultPlayer:
@@ -442,6 +445,28 @@ func CoupLine(s display.TableState) (line string, ok bool) {
 		line += " (natural)"
 	}
 	return line, true
+}
+
+// banqueLine is CoupLine for a banque coup: "#2 right 5 left 7 banker 3:
+// right wins, left ties" once both tableaux have a result.
+func banqueLine(s display.TableState) (string, bool) {
+	side := func(name string, r display.Result) (string, bool) {
+		switch r {
+		case display.ResultPlayer:
+			return name + " wins", true
+		case display.ResultBanker:
+			return name + " loses", true
+		case display.ResultTie:
+			return name + " ties", true
+		}
+		return "", false
+	}
+	rw, ok1 := side("right", s.RightResult)
+	lw, ok2 := side("left", s.LeftResult)
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	return fmt.Sprintf("#%d right %d left %d banker %d: %s, %s", s.Coup, display.Total(s.Player), display.Total(s.Left), display.Total(s.Banker), rw, lw), true
 }
 
 // MessageLine describes what needs attention, e.g. "E1 extra-card

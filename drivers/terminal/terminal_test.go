@@ -225,3 +225,17 @@ func TestScreenSizeAndRoads(t *testing.T) {
 		t.Errorf("the same size redrew (%d bytes, %v)", buf.Len(), err)
 	}
 }
+
+// TestBanqueCoupLine: a banque coup's line names the three totals and
+// each tableau's result, once both are known.
+func TestBanqueCoupLine(t *testing.T) {
+	s := display.TableState{Coup: 2, Banque: true, Player: cardsOf(t, 5), Left: cardsOf(t, 3), Banker: cardsOf(t, 3),
+		RightResult: display.ResultPlayer, LeftResult: display.ResultTie}
+	if l, ok := CoupLine(s); !ok || l != "#2 right 5 left 3 banker 3: right wins, left ties" {
+		t.Errorf("CoupLine = %q, %v", l, ok)
+	}
+	s.LeftResult = display.ResultNone
+	if _, ok := CoupLine(s); ok {
+		t.Error("CoupLine before the left tableau's result")
+	}
+}
