@@ -356,6 +356,18 @@ func sampleTranscripts(t *testing.T) []string {
 	return files
 }
 
+// sampleGame returns the game a sample transcript's name gives
+// ("chemin-de-fer.free.markers-off.shoe", "banque.shoe"), or "" for the
+// punto banco family (dealt by the punto banco tableau).
+func sampleGame(name string) string {
+	for _, part := range strings.Split(filepath.Base(name), ".") {
+		if g, err := tableau.ParseGame(part); err == nil && g.HasOptions() {
+			return g.Name()
+		}
+	}
+	return ""
+}
+
 func decksOf(name string) int {
 	for _, part := range strings.Split(filepath.Base(name), ".") {
 		var n int
@@ -374,6 +386,13 @@ func decksOf(name string) int {
 func TestE2ESamples(t *testing.T) {
 	broker := startMosquitto(t)
 	for _, file := range sampleTranscripts(t) {
+		if g := sampleGame(file); g != "" {
+			// A chemin de fer or banque transcript has stand tokens, which
+			// a shoe does not send (the dealer's stand key and the MQTT
+			// stand command feed them: see the game tables' own tests).
+			t.Logf("%s: a %s transcript, not dealt from the virtual shoe", filepath.Base(file), g)
+			continue
+		}
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			src, err := os.ReadFile(file)
 			if err != nil {
