@@ -326,3 +326,23 @@ func TestDealerShift(t *testing.T) {
 		t.Fatalf("restored view differs:\n%s\n%s", a, b)
 	}
 }
+
+// TestDealerRecall: game recall names the dealer of each coup (the one its
+// result or void is attributed to).
+func TestDealerRecall(t *testing.T) {
+	tb, _ := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Markers: true}})
+	var seq uint64
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	rec := tableau.NewRecall(10)
+	rec.Add(applyTranscript(t, tb, dealerShoe, &seq, &at))
+	var got []string
+	for _, c := range rec.Last(10) {
+		got = append(got, fmt.Sprintf("%d:%s:%s", c.Coup, c.Result, c.Dealer))
+	}
+	if g := strings.Join(got, " "); g != "1:banker:D1042 2:player:ANNA.B-7 3:banker: 4:void: 5::" {
+		t.Fatalf("recall %s", g)
+	}
+	if txt := tableau.RecallText(rec.Last(10)[:1]); !strings.Contains(txt, "coup 1: banker, player 6, banker 7, dealer D1042\n") {
+		t.Fatalf("recall text %q", txt)
+	}
+}

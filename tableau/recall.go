@@ -62,6 +62,9 @@ type RecallCoup struct {
 	Alerts       []RecallAlert `json:"alerts"`
 	// AlertsDropped counts alerts past the per-coup bound.
 	AlertsDropped int `json:"alerts_dropped,omitempty"`
+	// Dealer is the dealer the coup's result (or void) is attributed to
+	// (CoupEvent.Dealer); empty while in progress or with no dealer.
+	Dealer string `json:"dealer,omitempty"`
 }
 
 // Recall keeps the last coups of a Table's outputs (Add), at most its
@@ -99,10 +102,10 @@ func (r *Recall) Add(outs []Output) {
 			c := r.coup(o.ShoeID, o.Shoe, o.Coup)
 			c.PlayerTotal, c.BankerTotal = ev.PlayerTotal, ev.BankerTotal
 			c.Result, c.Natural, c.PlayerPair, c.BankerPair = ev.Winner.String(), ev.Natural, ev.PlayerPair, ev.BankerPair
-			c.ResultID = o.ID
+			c.ResultID, c.Dealer = o.ID, ev.Dealer
 		case OutputVoid:
 			c := r.coup(o.ShoeID, o.Shoe, o.Coup)
-			c.Result, c.ResultID = "void", o.ID
+			c.Result, c.ResultID, c.Dealer = "void", o.ID, o.Event.Void.Dealer
 		case OutputAlert:
 			if o.Coup == 0 {
 				continue // the burn's
@@ -203,6 +206,9 @@ func RecallText(coups []RecallCoup) string {
 			result = "in progress"
 		}
 		b = fmt.Appendf(b, "shoe %d (%s) coup %d: %s, player %d, banker %d", c.Shoe, c.ShoeID, c.Coup, result, c.PlayerTotal, c.BankerTotal)
+		if c.Dealer != "" {
+			b = append(b, ", dealer "+c.Dealer...)
+		}
 		for _, f := range []struct {
 			on   bool
 			name string
