@@ -212,6 +212,7 @@ const (
 	ButtonCoup       = 1 // the dealer's coup button: Position 1 = pressed
 	ButtonBurn       = 2 // burn-mode switch: Position 1 = on (cards are burns), 0 = off
 	ButtonSupervisor = 3 // supervisor key: Position 1 = turned to void (void the current coup), 0 = back to normal
+	ButtonStand      = 4 // the dealer's stand ("non") button, chemin de fer and banque: Position 1 = pressed
 )
 
 // Supervisor key positions.

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/journal"
+	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -93,5 +96,46 @@ dir = %q
 	}
 	if len(r.events()) != 3 {
 		t.Errorf("events: %v", r.events())
+	}
+}
+
+// TestDaemonStandButton: a sabot-protocol shoe's stand button (BUTTON 4,
+// from the virtual shoe dealing the transcript's "stand") reaches a chemin
+// de fer table as the punter's declined 5.
+func TestDaemonStandButton(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "ttySHOE")
+	conf := fmt.Sprintf(`table = "T-S"
+game = "chemin-de-fer"
+[shoe]
+device = %q
+protocol = "sabot"
+markers = "on"
+[mqtt]
+embedded_addr = "127.0.0.1:0"
+[state]
+dir = %q
+`, link, filepath.Join(dir, "state"))
+	m, _ := bootDaemon(t, conf)
+	r := newReceived()
+	subscribe(t, m.d.broker.URL(), "sabot/T-S", r)
+	toks, err := tableau.ParseTranscript(strings.NewReader("shoe 3C 4D 9H 2S | 4H 3D AC KS stand 5C |"), "deal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := sim.New(sim.Options{Tokens: toks, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := vs.Run(ctx, sim.NewPTY(link)); err != nil {
+		t.Fatalf("virtual shoe: %v (%+v)", err, vs.Stats())
+	}
+	waitFor(t, "the coup", 10*time.Second, func() bool { return len(r.kind("coup")) == 1 })
+	c := r.kind("coup")[0]
+	opts, _ := json.Marshal(c["options"])
+	if string(opts) != `[{"choice":"stand","hand":"player","total":5}]` || fmt.Sprint(c["banker"]) != "[3D KS 5C]" {
+		t.Errorf("coup %v", c)
 	}
 }

@@ -515,6 +515,8 @@ func (s *Sabot) deliver(f fwproto.Frame, lost uint32, now time.Time, emit Emit) 
 			s.burn = ev.Pressed
 		case fwproto.ButtonSupervisor:
 			ev.Button, ev.Pressed = ButtonVoid, m.Position == fwproto.KeyVoid
+		case fwproto.ButtonStand:
+			ev.Button = ButtonStand
 		default:
 			s.unknown.Add(1)
 			s.log.Warn("shoe: sabot: unknown button; event acknowledged and skipped", "device", s.path, "button", m.Button, "seq", f.Seq)

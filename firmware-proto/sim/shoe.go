@@ -784,6 +784,8 @@ func (s *Shoe) deal(now time.Time) {
 		s.event(now, &fwproto.Button{Button: fwproto.ButtonCoup, Position: 1, Clock: clk}, i)
 	case tableau.TokVoid:
 		s.event(now, &fwproto.Button{Button: fwproto.ButtonSupervisor, Position: fwproto.KeyVoid, Clock: clk}, i)
+	case tableau.TokStand:
+		s.event(now, &fwproto.Button{Button: fwproto.ButtonStand, Position: 1, Clock: clk}, i)
 	case tableau.TokCut:
 		s.event(now, &fwproto.CutCard{Clock: clk}, i)
 	case tableau.TokDealer:
