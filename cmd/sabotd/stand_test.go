@@ -139,3 +139,49 @@ dir = %q
 		t.Errorf("coup %v", c)
 	}
 }
+
+// TestDaemonBanque: a banque table on the lines protocol publishes its
+// coup in banque's shape and its 8-digit display shows the three totals
+// and each tableau's result.
+func TestDaemonBanque(t *testing.T) {
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	conf := fmt.Sprintf(`table = "T-B"
+game = "banque"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:0"
+[display]
+kind = "fake"
+[state]
+dir = %q
+`, tty.Name(), t.TempDir())
+	m, _ := bootDaemon(t, conf)
+	waitShoeOnline(t, m)
+	r := newReceived()
+	subscribe(t, m.d.broker.URL(), "sabot/T-B", r)
+	for _, tok := range strings.Fields("shoe 2C 8D 4S | 5S 2H 9D KC AC 8H") {
+		fmt.Fprintf(ptmx, "%s\r\n", tok)
+	}
+	// The right tableau's 5 is at its option: it blinks.
+	waitFor(t, "the option on the display", 10*time.Second, func() bool { return m.d.fakeFrame() == "r[5] L3 b7" })
+	for _, tok := range strings.Fields("stand 4D 6H |") {
+		fmt.Fprintf(ptmx, "%s\r\n", tok)
+	}
+	waitFor(t, "the coup", 10*time.Second, func() bool { return len(r.kind("coup")) == 1 })
+	c := r.kind("coup")[0]
+	if c["game"] != "banque" || c["right_winner"] != "right" || c["left_winner"] != "left" || c["banker_total"] != float64(3) ||
+		fmt.Sprint(c["left"]) != "[2H AC 4D]" || c["rules"] != "banque" {
+		t.Errorf("banque coup %v", c)
+	}
+	if _, ok := c["tie_pays"]; ok {
+		t.Errorf("banque coup with tie_pays: %v", c)
+	}
+	waitFor(t, "the result on the display", 10*time.Second, func() bool { return m.d.fakeFrame() == "r5PL7Pb3" })
+}
