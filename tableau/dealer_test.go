@@ -1,9 +1,11 @@
 package tableau_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -104,10 +106,16 @@ func TestDealerTranscript(t *testing.T) {
 			t.Fatalf("token %d: %v, want %v", i, again[i], toks[i])
 		}
 	}
-	// QuickScan gives dealer transcripts to the Lexer (an id may look
-	// like a card: it must not be counted as one).
-	if _, ok, err := tableau.QuickScan(strings.NewReader(dealerShoe)); ok || err != nil {
-		t.Fatalf("QuickScan accepted a dealer transcript: %v", err)
+	// QuickScan reads "dealer ID" too: the id is not a card ("dealer 7"),
+	// and a bad or missing id is left to the Lexer to explain.
+	sum, ok, err := tableau.QuickScan(strings.NewReader(dealerShoe))
+	if !ok || err != nil || sum.Cards != 19 || sum.Markers != 5 || sum.Bytes != len(dealerShoe) {
+		t.Fatalf("QuickScan of the dealer shoe: %+v %v %v", sum, ok, err)
+	}
+	for _, bad := range []string{"9S dealer", "dealer D!1 9S", "dealer -x", "dealer " + strings.Repeat("a", 33)} {
+		if _, ok, err := tableau.QuickScan(strings.NewReader(bad)); ok || err != nil {
+			t.Fatalf("QuickScan accepted %q (%v)", bad, err)
+		}
 	}
 }
 
@@ -344,5 +352,38 @@ func TestDealerRecall(t *testing.T) {
 	}
 	if txt := tableau.RecallText(rec.Last(10)[:1]); !strings.Contains(txt, "coup 1: banker, player 6, banker 7, dealer D1042\n") {
 		t.Fatalf("recall text %q", txt)
+	}
+}
+
+// BenchmarkFoldShoeDealers folds the clean 8-deck shoe with a dealer
+// change every 10 coups, for comparison with BenchmarkFoldShoe (no
+// dealer): the cost of stamping the dealer on every event.
+//
+//	go test -run '^$' -bench 'FoldShoe' -benchmem ./tableau/
+func BenchmarkFoldShoeDealers(b *testing.B) {
+	src, err := os.ReadFile("testdata/clean-8deck.shoe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain, err := tableau.ParseTranscript(bytes.NewReader(src), "clean-8deck.shoe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var toks []tableau.Token
+	coups := 0
+	for _, tk := range plain {
+		toks = append(toks, tk)
+		if tk.Kind == tableau.TokMarker {
+			if coups%10 == 0 {
+				toks = append(toks, tableau.Token{Kind: tableau.TokDealer, Dealer: fmt.Sprintf("D%d", coups/10)})
+			}
+			coups++
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tableau.FoldTokens(tableau.Options{Markers: true}, toks); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -612,6 +612,8 @@ type Summary struct {
 	Bytes   int
 	Cards   int
 	Markers int
+
+	dealer bool // the next token is a dealer id ("dealer ID")
 }
 
 // QuickScan reads r to the end and, if every token in it is certainly
@@ -718,7 +720,7 @@ func quickScan(r io.Reader, bom bool) (s Summary, ok bool, err error) {
 			i = j
 		}
 		if rerr == io.EOF {
-			if n > 0 && !s.count(tok[:n]) {
+			if n > 0 && !s.count(tok[:n]) || s.dealer { // s.dealer: "dealer" without its id
 				return s, false, nil
 			}
 			return s, true, nil
@@ -732,9 +734,15 @@ func (s *Summary) count(word []byte) bool {
 	if len(word) > MaxTokenBytes {
 		return false
 	}
+	if s.dealer { // the id after "dealer": valid, or the Lexer explains
+		s.dealer = false
+		return string(word) == DealerSignOut || ValidateDealerID(string(word)) == nil
+	}
 	switch kind, _, _ := classifyWord(word); kind {
-	case 0, TokDealer: // the Lexer reads "dealer ID" (an id may look like a card)
+	case 0:
 		return false
+	case TokDealer:
+		s.dealer = true
 	case TokCard:
 		s.Cards++
 	case TokMarker:
