@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -368,12 +369,34 @@ func sampleGame(name string) string {
 	return ""
 }
 
+// sampleParams returns the game parameters a sample's name gives
+// ("free" is chemin de fer's banker-table), as `sabot check` flags and
+// as sabotd's [rules] keys.
+func sampleParams(name, game string) (flags []string, rules string) {
+	info, _ := tableau.LookupGame(game)
+	for _, part := range strings.Split(filepath.Base(name), ".") {
+		for _, p := range info.Params {
+			if slices.Contains(p.Values, part) {
+				flags = append(flags, "--"+p.Name, part)
+				rules += fmt.Sprintf("%s = %q\n", strings.ReplaceAll(p.Name, "-", "_"), part)
+			}
+		}
+	}
+	return flags, rules
+}
+
+// decksOf returns the decks a sample's name gives ("decks6"), or its
+// game's default (8; chemin de fer 6, banque 3).
 func decksOf(name string) int {
 	for _, part := range strings.Split(filepath.Base(name), ".") {
 		var n int
 		if _, err := fmt.Sscanf(part, "decks%d", &n); err == nil {
 			return n
 		}
+	}
+	if g := sampleGame(name); g != "" {
+		info, _ := tableau.LookupGame(g)
+		return info.DefaultDecks
 	}
 	return 8
 }
@@ -386,13 +409,9 @@ func decksOf(name string) int {
 func TestE2ESamples(t *testing.T) {
 	broker := startMosquitto(t)
 	for _, file := range sampleTranscripts(t) {
-		if g := sampleGame(file); g != "" {
-			// A chemin de fer or banque transcript has stand tokens, which
-			// a shoe does not send (the dealer's stand key and the MQTT
-			// stand command feed them: see the game tables' own tests).
-			t.Logf("%s: a %s transcript, not dealt from the virtual shoe", filepath.Base(file), g)
-			continue
-		}
+		// A chemin de fer or banque transcript's stand tokens are the
+		// shoe's stand button (BUTTON 4), sent by the virtual shoe.
+		game := sampleGame(file)
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			src, err := os.ReadFile(file)
 			if err != nil {
@@ -405,7 +424,14 @@ func TestE2ESamples(t *testing.T) {
 			markers := tableau.HasMarkers(toks)
 			decks := decksOf(file)
 			flags := []string{"--decks", fmt.Sprint(decks), "--markers", map[bool]string{true: "on", false: "off"}[markers]}
-			want := expectedCheck(t, string(src), flags...)
+			extra := fmt.Sprintf("decks = %d", decks)
+			checkFlags := flags
+			if game != "" {
+				pf, rules := sampleParams(file, game)
+				checkFlags = append(append(append([]string{}, flags...), "--game", game), pf...)
+				extra = fmt.Sprintf("game = %q\n%s\n[rules]\n%s", game, extra, rules)
+			}
+			want := expectedCheck(t, string(src), checkFlags...)
 			var words []string
 			for _, tok := range toks {
 				words = append(words, tok.String())
@@ -422,8 +448,7 @@ func TestE2ESamples(t *testing.T) {
 			// The virtual shoe deals the transcript over the sabot protocol.
 			shoe := startShoeSim(t, strings.Join(words, " "), "--rate", "0", "--decks", fmt.Sprint(decks))
 			state := t.TempDir()
-			p := startSabotd(t, e2eConfig(table, shoe.link, "sabot", flags[3], broker.url(), state,
-				fmt.Sprintf("decks = %d", decks)))
+			p := startSabotd(t, e2eConfig(table, shoe.link, "sabot", flags[3], broker.url(), state, extra))
 			shoe.wait(t, 30*time.Second)
 			n := countLines(want)
 			waitFor(t, fmt.Sprintf("%d events", n), 20*time.Second, func() bool { return len(withoutLink(r.events())) >= n })
