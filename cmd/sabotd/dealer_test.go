@@ -194,6 +194,16 @@ dir = %q
 		time.Sleep(60 * time.Millisecond)
 	}
 	waitFor(t, "the state with K.LEE", 10*time.Second, func() bool { s := lastState(); return s != nil && s["dealer"] == "K.LEE" })
+	// Each sign-in is a significant event on <prefix>/event, with how.
+	waitFor(t, "the sign-in events", 10*time.Second, func() bool {
+		var got []string
+		for _, e := range r.kind("event") {
+			if e["type"] == "dealer-sign-in" {
+				got = append(got, fmt.Sprintf("%v/%v/%v", e["dealer"], e["source"], e["operator"]))
+			}
+		}
+		return strings.Join(got, " ") == "D1042/shoe/<nil> ANNA.B-7/mqtt/pit K.LEE/gpio/dealer-key"
+	})
 	deal("9S 2H KC 3D |")
 	waitFor(t, "coup 2", 10*time.Second, func() bool { return len(dealt()) >= 3 })
 	if e := dealt()[2]; e["type"] != "coup" || e["coup"] != float64(2) || e["dealer"] != "K.LEE" {

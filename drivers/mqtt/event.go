@@ -27,6 +27,8 @@ const (
 	EventJournalFail  = "journal-failed"
 	EventClockJump    = "clock-jump"
 	EventArchiveGone  = "archive-pruned"
+	EventDealerIn     = "dealer-sign-in"  // a dealer signed in (tableau.InputDealer; dealer: the id)
+	EventDealerOut    = "dealer-sign-out" // the dealer signed out (tableau.InputDealer with no id)
 )
 
 // Power-up's Input.Text: how the previous run ended.
@@ -55,6 +57,12 @@ type EventPayload struct {
 	CleanShutdown *bool `json:"clean_shutdown,omitempty"`
 	// Code is a shoe alarm's code (shoe-alarm).
 	Code string `json:"code,omitempty"`
+	// Dealer is the dealer signing in (dealer-sign-in), Source how:
+	// "shoe" (a badge), "mqtt" (the pit's command), "gpio" (the dealer
+	// key); Operator who sent the command.
+	Dealer   string `json:"dealer,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Operator string `json:"operator,omitempty"`
 }
 
 // eventTypes maps journaled input kinds, other than tableau.InputEvent,
@@ -102,6 +110,16 @@ func (b *Builder) Event(in tableau.Input, seq uint64, at time.Time, view tableau
 		case EventConfigChange:
 			p.SHA256 = in.Ref
 		}
+	} else if in.Kind == tableau.InputDealer {
+		p.Type, p.Source, p.Operator = EventDealerOut, in.Source, truncateUTF8(in.Operator, 64)
+		p.Text = "the dealer signed out"
+		if in.Dealer != "" {
+			p.Type, p.Dealer = EventDealerIn, in.Dealer
+			p.Text = "dealer " + in.Dealer + " signed in"
+		}
+		if in.Source != "" {
+			p.Text += " (" + in.Source + ")"
+		}
 	} else {
 		t := eventTypes[in.Kind]
 		p.Type = t
@@ -122,6 +140,9 @@ func (b *Builder) Event(in tableau.Input, seq uint64, at time.Time, view tableau
 // IsEvent reports whether the journaled input in is a significant event
 // (Builder.Event gives a message for it).
 func IsEvent(in tableau.Input) bool {
+	if in.Kind == tableau.InputDealer {
+		return in.Dealer == "" || tableau.ValidateDealerID(in.Dealer) == nil // the table ignores a bad id: no event
+	}
 	if in.Kind != tableau.InputEvent {
 		_, ok := eventTypes[in.Kind]
 		return ok

@@ -192,6 +192,8 @@ func TestEventPayloads(t *testing.T) {
 		{tableau.Input{Kind: tableau.InputJournalFailed, Text: "disk full"}, "journal-failed", "", false},
 		{tableau.Input{Kind: tableau.InputClockJump, Text: "+2h0m0s"}, "clock-jump", "", false},
 		{tableau.Input{Kind: tableau.InputArchivePruned, Text: "journal-1-9.gz"}, "archive-pruned", "", false},
+		{tableau.Input{Kind: tableau.InputDealer, Dealer: "D1042", Source: "shoe"}, "dealer-sign-in", "", false},
+		{tableau.Input{Kind: tableau.InputDealer, Source: "mqtt", Operator: "pit"}, "dealer-sign-out", "", false},
 	}
 	for i, c := range cases {
 		m, ok, err := b.Event(c.in, uint64(100+i), at, view)
@@ -219,7 +221,7 @@ func TestEventPayloads(t *testing.T) {
 	}
 	nine, _ := tableau.ParseCard("9S")
 	for _, in := range []tableau.Input{{Kind: tableau.InputCard, Card: nine}, {Kind: tableau.InputAck},
-		{Kind: tableau.InputEvent, Code: "no-such-event"}} {
+		{Kind: tableau.InputEvent, Code: "no-such-event"}, {Kind: tableau.InputDealer, Dealer: "bad id"}} {
 		if _, ok, err := b.Event(in, 1, at, view); ok || err != nil {
 			t.Errorf("%+v gave an event (%v)", in, err)
 		}
