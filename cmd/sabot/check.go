@@ -685,6 +685,9 @@ func quickScanParts(ctx context.Context, parts []io.Reader, firstSize int64) (ta
 // checkBatch events), the read and output buffers — whatever the input's
 // size.
 func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
+	if shoeParallel(cfg) && !serialFold {
+		return foldCheckShoes(cfg, r, name, stdout, stderr) // check_par.go: two folds
+	}
 	var (
 		f  *tableau.Fold
 		mf *tableau.MacaoFold

@@ -61,7 +61,8 @@ func randomTranscript(rng *rand.Rand, n int) string {
 // tableau.FoldTokens gives for tableau.ParseTranscript's tokens — on the
 // samples and on random transcripts of every token kind, small and large
 // enough to fill many batches, with and without markers, under each rule
-// profile and with side bets.
+// profile and with side bets; folded by two folds (a segment of shoes
+// each, where they apply) and by one, with the same warnings.
 func TestCheckMatchesFold(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	inputs := map[string]string{}
@@ -78,6 +79,23 @@ func TestCheckMatchesFold(t *testing.T) {
 		inputs[fmt.Sprintf("random %d", i)] = randomTranscript(rng, 1+rng.IntN(3000))
 	}
 	inputs["random large"] = randomTranscript(rng, 20000)
+	clean, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Shoes of about 450 tokens, with dealers, voids and cuts between
+	// them; and one shoe of 3,600 tokens (no "shoe" token but the first),
+	// which spans several token batches.
+	var shoes strings.Builder
+	for i := range 12 {
+		shoes.Write(clean)
+		fmt.Fprintf(&shoes, "dealer D-%d\n", i%3)
+		if i%4 == 1 {
+			shoes.WriteString("void 2H cut |\n")
+		}
+	}
+	inputs["12 shoes"] = shoes.String()
+	inputs["one long shoe"] = strings.Repeat(strings.ReplaceAll(string(clean), "\nshoe\n", "\n"), 8)
 	flagSets := [][]string{
 		{"--markers", "on"}, {"--markers", "off"},
 		{"--markers", "on", "--rules", "ez", "--decks", "6"},
@@ -120,16 +138,25 @@ func TestCheckMatchesFold(t *testing.T) {
 				}
 				want.Write(append(line, '\n'))
 			}
-			var out bytes.Buffer
-			code := run(context.Background(), append(append([]string{"check"}, flags...), p), nil, &out, io.Discard)
-			if code == 2 || !bytes.Equal(out.Bytes(), want.Bytes()) {
-				got, exp := out.String(), want.String()
-				k := 0
-				for k < min(len(got), len(exp)) && got[k] == exp[k] {
-					k++
+			var warned [2]string                          // the warnings on standard error, each way
+			for si, serial := range []bool{false, true} { // two folds (where they apply) or one
+				serialFold = serial
+				var out, errb bytes.Buffer
+				code := run(context.Background(), append(append([]string{"check"}, flags...), p), nil, &out, &errb)
+				serialFold = false
+				warned[si] = errb.String()
+				if code == 2 || !bytes.Equal(out.Bytes(), want.Bytes()) {
+					got, exp := out.String(), want.String()
+					k := 0
+					for k < min(len(got), len(exp)) && got[k] == exp[k] {
+						k++
+					}
+					t.Fatalf("%s %v (one fold %v): exit %d, %d bytes out, want %d; first difference at byte %d:\n got %.300q\nwant %.300q",
+						name, flags, serial, code, len(got), len(exp), k, got[max(0, k-100):], exp[max(0, k-100):])
 				}
-				t.Fatalf("%s %v: exit %d, %d bytes out, want %d; first difference at byte %d:\n got %.300q\nwant %.300q",
-					name, flags, code, len(got), len(exp), k, got[max(0, k-100):], exp[max(0, k-100):])
+			}
+			if warned[0] != warned[1] {
+				t.Fatalf("%s %v: warnings with two folds:\n%.2000s\nwith one:\n%.2000s", name, flags, warned[0], warned[1])
 			}
 		}
 	}
