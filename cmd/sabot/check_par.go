@@ -192,7 +192,7 @@ func lexSegments(l *tableau.Lexer, folds []*shoeFolder, order chan<- int, stop <
 		cur = next
 		tb.toks, tb.extra, tb.err = tb.toks[:0], tb.extra[:0], nil
 		tb.fresh, tb.shoes, tb.dealer, tb.last = fresh, shoes, dealer, false
-		for {
+		for !tb.last && len(tb.toks) < checkTokBatch {
 			if len(pending) == 0 {
 				fill()
 				if len(pending) == 0 {
@@ -200,32 +200,45 @@ func lexSegments(l *tableau.Lexer, folds []*shoeFolder, order chan<- int, stop <
 					break
 				}
 			}
-			t := &pending[0]
-			if t.Kind == tableau.TokShoe && len(tb.toks) >= minSegmentTokens {
-				tb.last = true
-				break
+			if !started { // the first token begins shoe 1, "shoe" or not
+				started = true
+				if pending[0].Kind != tableau.TokShoe {
+					shoes = 1
+				}
 			}
-			if len(tb.toks) == checkTokBatch {
-				break
+			k, room := 0, min(len(pending), checkTokBatch-len(tb.toks))
+			for ; k < room; k++ {
+				t := &pending[k]
+				switch t.Kind {
+				case tableau.TokShoe:
+					if len(tb.toks) >= minSegmentTokens {
+						tb.last = true
+					} else {
+						shoes++
+					}
+				case tableau.TokDealer:
+					dealer = t.Dealer
+				}
+				if tb.last {
+					break
+				}
+				whole := t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != "" ||
+					t.Card.Rank > tableau.NumRanks || t.Card.Suit > tableau.NumSuits
+				tb.toks = append(tb.toks, checkTok{kind: t.Kind, rank: t.Card.Rank, suit: t.Card.Suit, whole: whole})
+				if whole {
+					tb.extra = append(tb.extra, *t)
+				}
 			}
-			pending = pending[1:]
-			whole := t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != "" ||
-				t.Card.Rank > tableau.NumRanks || t.Card.Suit > tableau.NumSuits
-			tb.toks = append(tb.toks, checkTok{kind: t.Kind, rank: t.Card.Rank, suit: t.Card.Suit, whole: whole})
-			if whole {
-				tb.extra = append(tb.extra, *t)
+			pending = pending[k:]
+		}
+		if !tb.last && tb.err == nil { // a full batch: does a "shoe" token follow?
+			if len(pending) == 0 {
+				fill()
+				if len(pending) == 0 {
+					tb.err = lerr
+				}
 			}
-			// The fold's shoe number: the first token begins shoe 1
-			// ("shoe" or not), each later "shoe" the next.
-			switch {
-			case !started:
-				started, shoes = true, 1
-			case t.Kind == tableau.TokShoe:
-				shoes++
-			}
-			if t.Kind == tableau.TokDealer {
-				dealer = t.Dealer
-			}
+			tb.last = len(pending) > 0 && pending[0].Kind == tableau.TokShoe
 		}
 		select {
 		case order <- cur:

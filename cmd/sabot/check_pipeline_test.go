@@ -95,6 +95,21 @@ func TestCheckMatchesFold(t *testing.T) {
 		}
 	}
 	inputs["12 shoes"] = shoes.String()
+	// A "shoe" token just before, at and just after a full token batch
+	// (checkTokBatch), after a coup left unfinished or not.
+	for k := checkTokBatch - 3; k <= checkTokBatch+3; k++ {
+		for _, last := range []string{"", " 2H"} {
+			toks := strings.Fields(randomTranscript(rng, 3*k))
+			var cards []string
+			for _, w := range toks {
+				if w != "|" && w != "void" && w != "cut" && w != "shoe" && w != "dealer" && w != "-" && w != "#" && !strings.HasPrefix(w, "D-") && w != "a" && w != "comment" {
+					cards = append(cards, w)
+				}
+			}
+			src := "shoe " + strings.Join(cards[:k-1-len(strings.Fields(last))], " ") + last + " shoe " + strings.Join(cards[k:k+300], " ")
+			inputs[fmt.Sprintf("shoe after %d tokens%s", k, last)] = src
+		}
+	}
 	inputs["one long shoe"] = strings.Repeat(strings.ReplaceAll(string(clean), "\nshoe\n", "\n"), 8)
 	flagSets := [][]string{
 		{"--markers", "on"}, {"--markers", "off"},
