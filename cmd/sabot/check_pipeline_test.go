@@ -75,7 +75,7 @@ func TestCheckMatchesFold(t *testing.T) {
 		}
 		inputs[p] = string(b)
 	}
-	for i := range 20 {
+	for i := range 12 {
 		inputs[fmt.Sprintf("random %d", i)] = randomTranscript(rng, 1+rng.IntN(3000))
 	}
 	inputs["random large"] = randomTranscript(rng, 20000)
@@ -131,7 +131,7 @@ func TestCheckMatchesFold(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		sets := flagSets
-		if strings.HasPrefix(name, "random") { // two of them, in turn
+		if !strings.Contains(name, ".shoe") { // made up: two of them, in turn
 			k := len(name) % len(flagSets)
 			sets = [][]string{flagSets[k], flagSets[(k+1+len(src)%3)%len(flagSets)]}
 		}
