@@ -299,7 +299,11 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "sabot check: %s: %v\n", in.name, err)
 		return 2
 	}
-	alerts, err := foldCheck(cfg, ctxReader{ctx, second}, in.name, stdout, stderr)
+	fold := foldCheck
+	if shoeParallel(cfg, sc.size) {
+		fold = foldCheckShoes // check_par.go: two folds
+	}
+	alerts, err := fold(cfg, ctxReader{ctx, second}, in.name, stdout, stderr)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "sabot check: interrupted")
 		return 2
@@ -433,7 +437,7 @@ func (in *checkInput) first() io.Reader {
 // splitScanMin is the size from which the first pass over a regular file
 // is split in two parts, scanned at once on two cores (a variable for the
 // tests).
-var splitScanMin int64 = 1 << 20
+var splitScanMin int64 = 256 << 10
 
 // maxSplitSearch bounds the search, from the middle of the file, for the
 // newline after which the second part starts; without one the file is
@@ -685,9 +689,6 @@ func quickScanParts(ctx context.Context, parts []io.Reader, firstSize int64) (ta
 // checkBatch events), the read and output buffers — whatever the input's
 // size.
 func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
-	if shoeParallel(cfg) && !serialFold {
-		return foldCheckShoes(cfg, r, name, stdout, stderr) // check_par.go: two folds
-	}
 	var (
 		f  *tableau.Fold
 		mf *tableau.MacaoFold

@@ -28,11 +28,23 @@ const parFolds = 2
 // segment then goes on in the next batch, to the same fold.
 const minSegmentTokens = checkTokBatch / 2
 
-// shoeParallel reports whether foldCheckShoes can fold cfg's transcript:
-// on two cores or more, for the punto banco deal (whose fold keeps nothing
-// across shoes but the shoe number and the dealer).
-func shoeParallel(cfg checkConfig) bool {
-	return cfg.macao == nil && cfg.opts.Rules.Game.PuntoBancoDeal() && runtime.GOMAXPROCS(0) >= 2
+// parFoldMin is the smallest transcript (in bytes) folded by
+// foldCheckShoes: below it the setup (twice the batches) outweighs the
+// gain.
+const parFoldMin = 256 << 10
+
+// shoeParallel reports whether foldCheckShoes is to fold cfg's transcript
+// of size bytes: of parFoldMin bytes or more, on two cores or more, for
+// the punto banco deal (whose fold keeps nothing across shoes but the shoe
+// number and the dealer).
+func shoeParallel(cfg checkConfig, size int) bool {
+	if serialFold {
+		return false
+	}
+	if parFoldAll {
+		size = parFoldMin
+	}
+	return size >= parFoldMin && cfg.macao == nil && cfg.opts.Rules.Game.PuntoBancoDeal() && runtime.GOMAXPROCS(0) >= 2
 }
 
 // segBuf is a token batch of foldCheckShoes: a checkTokBuf and where it
@@ -359,6 +371,7 @@ func foldSegments(sf *shoeFolder, cfg checkConfig, name string, stop <-chan stru
 	return nil
 }
 
-// serialFold makes foldCheck use one fold even where foldCheckShoes could
-// run (for the tests, which compare the two).
-var serialFold bool
+// serialFold and parFoldAll make sabot check fold with one fold always,
+// or with two folds whatever the size (for the tests, which compare the
+// two).
+var serialFold, parFoldAll bool

@@ -155,10 +155,10 @@ func TestCheckMatchesFold(t *testing.T) {
 			}
 			var warned [2]string                          // the warnings on standard error, each way
 			for si, serial := range []bool{false, true} { // two folds (where they apply) or one
-				serialFold = serial
+				serialFold, parFoldAll = serial, !serial
 				var out, errb bytes.Buffer
 				code := run(context.Background(), append(append([]string{"check"}, flags...), p), nil, &out, &errb)
-				serialFold = false
+				serialFold, parFoldAll = false, false
 				warned[si] = errb.String()
 				if code == 2 || !bytes.Equal(out.Bytes(), want.Bytes()) {
 					got, exp := out.String(), want.String()

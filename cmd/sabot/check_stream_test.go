@@ -264,7 +264,17 @@ func TestCheckMemoryDoesNotGrow(t *testing.T) {
 // shoe (809 KB, 21,504 coups) to io.Discard; MB/s is input bytes per
 // second. The 100 MB measuring command is in docs/cli.md ("Checking a
 // year of a busy table").
-func BenchmarkCheckThroughput(b *testing.B) {
+func BenchmarkCheckThroughput(b *testing.B) { benchCheckThroughput(b) }
+
+// BenchmarkCheckThroughputOneFold is BenchmarkCheckThroughput with one
+// fold (as for the games foldCheckShoes does not fold), for comparison.
+func BenchmarkCheckThroughputOneFold(b *testing.B) {
+	serialFold = true
+	defer func() { serialFold = false }()
+	benchCheckThroughput(b)
+}
+
+func benchCheckThroughput(b *testing.B) {
 	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
 	if err != nil {
 		b.Fatal(err)
