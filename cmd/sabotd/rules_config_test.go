@@ -84,6 +84,13 @@ func TestRulesConfigSettlesAndValues(t *testing.T) {
 		{"pair pays 12", "pair_pays = 12", 2, tableau.BetPlayerPair, 12, 13*pubPair8 - 1, 1e-5},
 		{"lucky 6 at 15/23", "side_bets = [\"lucky6\"]\npays_lucky6 = [15, 23]", 3, tableau.BetLucky6, 15, math.NaN(), 0},
 		{"lucky 6 at 12/23", "side_bets = [\"lucky6\"]\npays_lucky6 = [12, 23]", 3, tableau.BetLucky6, 12, -pubLucky6At23, 5e-5},
+		// Dragon Bonus, Big and Small at their default pay tables, against
+		// the published 8-deck house edges (Wizard of Odds: Dragon 2.65%
+		// player, 9.37% banker; Big 4.35%, Small 5.27%, quoted to 0.01%).
+		{"dragon banker, a natural win", "side_bets = [\"dragon\"]", 0, tableau.BetDragonBanker, 1, -0.0937, 5e-5},
+		{"dragon player", "side_bets = [\"dragon-player\"]\npays_dragon = [30, 10, 6, 4, 2, 1]", 1, tableau.BetDragonPlayer, 0, -0.0265, 5e-5},
+		{"small, four cards", "side_bets = [\"small\"]", 0, tableau.BetSmall, 1.5, -0.0527, 1.5e-4},
+		{"big, five cards", "side_bets = [\"big\"]\npays_big = 0.54", 3, tableau.BetBig, 0.54, -0.0435, 5e-5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := parseRules(t, c.rules)
@@ -91,8 +98,12 @@ func TestRulesConfigSettlesAndValues(t *testing.T) {
 			if len(cs) != 4 {
 				t.Fatalf("%d coups", len(cs))
 			}
-			if p := cs[c.coup].Settlement.Of(c.bet); p.Outcome != tableau.Win || p.Net != c.net {
-				t.Errorf("coup %d %s settled %+v, want a win of %v", c.coup+1, c.bet, p, c.net)
+			want := tableau.Payout{Outcome: tableau.Win, Net: c.net}
+			if c.net == 0 {
+				want.Outcome = tableau.Push // the 9-9 natural tie pushes the Dragon Bonus
+			}
+			if p := cs[c.coup].Settlement.Of(c.bet); p != want {
+				t.Errorf("coup %d %s settled %+v, want %+v", c.coup+1, c.bet, p, want)
 			}
 			r := cfg.houseRules(func(k, f string, a ...any) { t.Errorf("%s: "+f, append([]any{k}, a...)...) })
 			tb, _ := newTable(cfg, nil)
@@ -104,7 +115,7 @@ func TestRulesConfigSettlesAndValues(t *testing.T) {
 			}
 			var ev float64
 			var ok bool
-			if c.bet == tableau.BetLucky6 {
+			if c.bet >= tableau.BetPerfectPair && c.bet <= tableau.BetLucky6 {
 				cc := tableau.FullCardShoe(8)
 				so, err := tableau.AnalyzeSideBets(&cc, true)
 				if err != nil {
