@@ -260,6 +260,15 @@ func TestGameConfig(t *testing.T) {
 	if len(cs) != 1 || cs[0].Options.N != 1 || cs[0].Options.List[0].Choice != tableau.MustStand || cs[0].Banker.N != 3 {
 		t.Fatalf("option declined: %+v", cs)
 	}
+	// The bank's win pays 1 less the commission: 5% by default, the
+	// [rules] commission when set.
+	if p := cs[0].Settlement.Banker; p != (tableau.Payout{Outcome: tableau.Win, Net: 0.95}) {
+		t.Errorf("bank's win at 5%%: %+v", p)
+	}
+	c4 := parse("game = \"chemin-de-fer\"\n" + head + "[rules]\ncommission = \"4%\"\n")
+	if cs := coups(runTable(t, c4, shoe)); len(cs) != 1 || cs[0].Settlement.Banker.Net != 0.96 || cs[0].Settlement.Player.Net != -1 {
+		t.Errorf("bank's win at 4%%: %+v", cs)
+	}
 	// As `sabot check --game chemin-de-fer --punter-five draw` says: the
 	// stand is a missing card and coup 1 gets no result; 5C starts coup 2,
 	// which "|" closes short of cards.
