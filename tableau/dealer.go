@@ -63,15 +63,15 @@ func ValidateDealerID(id string) error {
 func (f *Fold) SetDealer(id string) { f.dealer = id }
 
 // Dealer is the id of the dealer signed in, "" when none is.
-func (f *Fold) Dealer() string { return f.dealer }
+func (s *shoeRun) Dealer() string { return s.dealer }
 
 // stampDealer sets the dealer signed in on the events out[from:].
-func (f *Fold) stampDealer(out []Event, from int) []Event {
-	if f.dealer == "" {
+func (s *shoeRun) stampDealer(out []Event, from int) []Event {
+	if s.dealer == "" {
 		return out
 	}
 	for i := from; i < len(out); i++ {
-		out[i].setDealer(f.dealer)
+		out[i].setDealer(s.dealer)
 	}
 	return out
 }

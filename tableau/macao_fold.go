@@ -32,23 +32,11 @@ type MacaoOptions struct {
 // Memory: one MacaoCoup (about 6 KiB) and the composition, whatever the
 // input; each coup line allocates its event. Nothing panics on any input.
 type MacaoFold struct {
-	opts MacaoOptions
+	shoeRun // the shoe procedure, Fold's (fold.go)
 
-	shoe  int
-	phase Phase
-	comp  Composition
-
-	burnN, burnWant int
-
-	coupNum int
-	coup    MacaoCoup
-	voided  bool
-
-	cut      bool
-	lastCoup int
-
+	opts   MacaoOptions
+	coup   MacaoCoup
 	misfit MacaoMisfit // why the last token raised an alert (MacaoFits: it did not, or not from the game)
-	dealer string      // the dealer signed in ("" none), kept across shoes, as in Fold
 }
 
 // NewMacaoFold returns a MacaoFold for opts. Errors: deck count outside
@@ -69,21 +57,11 @@ func NewMacaoFold(opts MacaoOptions) (*MacaoFold, error) {
 		return nil, err
 	}
 	opts.Rules = c.Rules()
-	return &MacaoFold{opts: opts, coup: c}, nil
+	return &MacaoFold{shoeRun: shoeRun{decks: opts.Decks, markers: opts.Markers, cutRule: opts.CutRule}, opts: opts, coup: c}, nil
 }
 
 // Options returns the fold's options (Decks and Rules.Seats filled in).
 func (f *MacaoFold) Options() MacaoOptions { return f.opts }
-
-// Shoe is the current shoe number (1-based; 0 before the first token).
-func (f *MacaoFold) Shoe() int { return f.shoe }
-
-// Phase is where the shoe is: burn, between coups or in a coup.
-func (f *MacaoFold) Phase() Phase { return f.phase }
-
-// CoupNumber is the number of the current coup, or of the last one when
-// between coups (0 before the first coup of the shoe).
-func (f *MacaoFold) CoupNumber() int { return f.coupNum }
 
 // Coup returns the current coup (nil between coups); it is the fold's
 // own, valid until the next token.
@@ -93,9 +71,6 @@ func (f *MacaoFold) Coup() *MacaoCoup {
 	}
 	return &f.coup
 }
-
-// Voided reports whether the current coup has been voided.
-func (f *MacaoFold) Voided() bool { return f.phase == PhaseCoup && f.voided }
 
 // LastMisfit is why the last token fed raised misplaced-token, hand-limit
 // or extra-card, and MacaoFits if it raised none of them.
@@ -124,16 +99,8 @@ func (f *MacaoFold) Feed(tok Token, out []Event) []Event {
 		f.misfit = MacaoFits
 		f.dealer = tok.Dealer
 	}
-	if f.dealer != "" {
-		for i := n; i < len(out); i++ {
-			out[i].setDealer(f.dealer)
-		}
-	}
-	return out
+	return f.stampDealer(out, n)
 }
-
-// Dealer is the id of the dealer signed in, "" when none is.
-func (f *MacaoFold) Dealer() string { return f.dealer }
 
 // FoldMacaoTokens folds a whole transcript with opts and returns its
 // events, including those End raises.
@@ -149,6 +116,8 @@ func FoldMacaoTokens(opts MacaoOptions, toks []Token) ([]Event, error) {
 	return f.End(out), nil
 }
 
+// open forgets the last misfit and starts the implicit first shoe (see
+// Fold.open).
 func (f *MacaoFold) open() {
 	f.misfit = MacaoFits
 	if f.phase == PhaseNoShoe {
@@ -157,10 +126,8 @@ func (f *MacaoFold) open() {
 }
 
 func (f *MacaoFold) begin() {
-	comp, _ := NewComposition(f.opts.Decks) // Decks validated by NewMacaoFold
-	f.coup.Reset()                          // in place: the coup is 6 KiB
-	f.shoe, f.phase, f.comp = f.shoe+1, PhaseBurn, comp
-	f.burnN, f.burnWant, f.coupNum, f.voided, f.cut, f.lastCoup = 0, 0, 0, false, false, 0
+	f.shoeRun.begin()
+	f.coup.Reset() // in place: the coup is 6 KiB
 }
 
 // inCoup reports whether a coup is in progress: current, not voided, not
@@ -169,27 +136,10 @@ func (f *MacaoFold) inCoup() bool {
 	return f.phase == PhaseCoup && !f.voided && !f.coup.Complete()
 }
 
-func (f *MacaoFold) finish(out []Event) []Event {
-	switch f.phase {
-	case PhaseBurn:
-		if f.burnN > 0 {
-			out = append(out, alertEvent(f.shoe, 0, AlertBurnCount, Card{}))
-		}
-	case PhaseCoup:
-		if f.inCoup() {
-			out = append(out, alertEvent(f.shoe, f.coupNum, AlertIncompleteCoup, Card{}))
-		}
-	}
-	if f.phase != PhaseNoShoe {
-		f.phase = PhaseBetween
-	}
-	return out
-}
-
 // NewShoe is the "shoe" token: a new shoe begins.
 func (f *MacaoFold) NewShoe(out []Event) []Event {
 	f.misfit = MacaoFits
-	out = f.finish(out)
+	out = f.finish(f.inCoup(), out)
 	f.begin()
 	return out
 }
@@ -197,14 +147,7 @@ func (f *MacaoFold) NewShoe(out []Event) []Event {
 // End is the end of input (see Fold.End).
 func (f *MacaoFold) End(out []Event) []Event {
 	f.misfit = MacaoFits
-	return f.finish(out)
-}
-
-func (f *MacaoFold) draw(card Card, coup int, out []Event) []Event {
-	if !f.comp.Draw(card) {
-		out = append(out, alertEvent(f.shoe, coup, AlertComposition, card))
-	}
-	return out
+	return f.finish(f.inCoup(), out)
 }
 
 // alert raises the alert of misfit m (if any), remembering it for
@@ -221,53 +164,19 @@ func (f *MacaoFold) alert(m MacaoMisfit, card Card, out []Event) []Event {
 // unreadable-card and is not used.
 func (f *MacaoFold) Card(card Card, out []Event) []Event {
 	f.open()
-	if !card.Valid() {
-		return append(out, alertEvent(f.shoe, f.coupNum, AlertUnreadableCard, Card{}))
-	}
-	switch f.phase {
-	case PhaseBurn:
-		out = f.draw(card, 0, out)
-		if f.burnN == 0 {
-			v := card.Value()
-			if v == 0 {
-				v = 10
-			}
-			f.burnWant = 1 + v
+	out, step := f.card(card, f.inCoup(), out)
+	switch step {
+	case stepDeal:
+		out = f.alert(f.coup.Card(card), card, out)
+		if f.coup.Complete() {
+			out = f.emitCoup(out)
 		}
-		f.burnN++
-		if !f.opts.Markers && f.burnN == f.burnWant {
-			f.phase = PhaseBetween
-		}
-		return out
-	case PhaseCoup:
-		switch {
-		case f.voided:
-			if f.opts.Markers {
-				return f.draw(card, f.coupNum, out)
-			}
-		case !f.coup.Complete():
-			out = f.draw(card, f.coupNum, out)
-			out = f.alert(f.coup.Card(card), card, out)
-			if f.coup.Complete() {
-				out = f.emitCoup(out)
-			}
-			return out
-		case f.opts.Markers:
-			out = f.draw(card, f.coupNum, out)
-			return f.alert(MacaoCardComplete, card, out)
-		}
+	case stepExtra:
+		out = f.alert(MacaoCardComplete, card, out)
+	case stepStart:
+		f.coup.Reset()
+		f.coup.Card(card) // the first card of a coup fits and never completes it (two hands at least)
 	}
-	// Between coups (or after a complete or voided coup without markers):
-	// this card starts the next coup.
-	f.coupNum++
-	f.coup.Reset()
-	f.voided = false
-	f.phase = PhaseCoup
-	out = f.draw(card, f.coupNum, out)
-	if f.lastCoup > 0 && f.coupNum > f.lastCoup {
-		out = append(out, alertEvent(f.shoe, f.coupNum, AlertAfterCut, card))
-	}
-	f.coup.Card(card) // the first card of a coup fits and never completes it (two hands at least)
 	return out
 }
 
@@ -318,47 +227,22 @@ func (f *MacaoFold) Refuse(out []Event) []Event {
 // Marker folds the dealer's coup button ("|"). Ignored without markers.
 func (f *MacaoFold) Marker(out []Event) []Event {
 	f.open()
-	if !f.opts.Markers {
-		return out
+	out, closing := f.marker(out)
+	if closing && !f.coup.Complete() {
+		out = append(out, alertEvent(f.shoe, f.coupNum, AlertMissingCard, Card{}))
 	}
-	switch f.phase {
-	case PhaseBurn:
-		if f.burnN == 0 || f.burnN != f.burnWant {
-			out = append(out, alertEvent(f.shoe, 0, AlertBurnCount, Card{}))
-		}
-	case PhaseCoup:
-		if f.inCoup() {
-			out = append(out, alertEvent(f.shoe, f.coupNum, AlertMissingCard, Card{}))
-		}
-	}
-	f.phase = PhaseBetween
 	return out
 }
 
 // Cut folds the cut card coming out of the shoe (see Fold.Cut).
 func (f *MacaoFold) Cut(out []Event) []Event {
 	f.open()
-	if f.cut {
-		return out
-	}
-	f.cut = true
-	f.lastCoup = f.coupNum + 1
-	if f.inCoup() && f.opts.CutRule == CutLastCoup {
-		f.lastCoup = f.coupNum
-	}
+	f.cutCard(f.inCoup())
 	return out
 }
 
 // Void folds the supervisor's void (see Fold.Void).
 func (f *MacaoFold) Void(out []Event) []Event {
 	f.open()
-	if f.phase != PhaseCoup || f.voided {
-		return out
-	}
-	f.voided = true
-	out = append(out, voidEvent(f.shoe, f.coupNum))
-	if !f.opts.Markers {
-		f.phase = PhaseBetween
-	}
-	return out
+	return f.void(out)
 }

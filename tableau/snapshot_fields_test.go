@@ -23,14 +23,29 @@ func TestSnapshotCoversEveryField(t *testing.T) {
 		// reused buffer. adv, advAt, advValid: the live advantage cache,
 		// recomputed by View when invalid.
 		"Table": {"cfg", "scratch", "extra", "adv", "advAt", "advValid"},
-		"Fold":  {"opts"},
+		// decks, markers, cutRule: the shoe procedure's copy of opts.
+		"Fold": {"opts", "decks", "markers", "cutRule"},
 	}
 	for name, typ := range map[string]reflect.Type{"Table": reflect.TypeFor[Table](), "Fold": reflect.TypeFor[Fold]()} {
-		for i := range typ.NumField() {
-			f := typ.Field(i).Name
+		for _, f := range fieldNames(typ) {
 			if !slices.Contains(saved[name], f) && !slices.Contains(derived[name], f) {
 				t.Errorf("%s.%s is not in the snapshot: save it in snapshot.go or list it as derived in this test", name, f)
 			}
 		}
 	}
+}
+
+// fieldNames lists the fields of struct type typ, those of its embedded
+// structs (Fold's shoeRun) in its place.
+func fieldNames(typ reflect.Type) []string {
+	var names []string
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			names = append(names, fieldNames(f.Type)...)
+			continue
+		}
+		names = append(names, f.Name)
+	}
+	return names
 }
