@@ -723,11 +723,7 @@ func foldCheck(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writ
 	foldErr := make(chan error, 1)
 	go func() {
 		defer close(full)
-		if mf != nil {
-			foldErr <- foldMacaoTokens(mf, cfg.macao.Markers, name, tokFree, tokFull, free, full, stop)
-			return
-		}
-		foldErr <- foldTokens(f, cfg, name, tokFree, tokFull, free, full, stop)
+		foldErr <- foldTokens(f, mf, cfg, name, tokFree, tokFull, free, full, stop)
 	}()
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
@@ -855,9 +851,15 @@ func lexTokens(l *tableau.Lexer, positions bool, free chan *checkTokBuf, full ch
 }
 
 // foldTokens is foldCheck's fold: it feeds every token of the token
-// batches to f and hands full event batches over.
-func foldTokens(f *tableau.Fold, cfg checkConfig, name string, tokFree chan<- *checkTokBuf, tokFull <-chan *checkTokBuf, free <-chan *checkBatchBuf, full chan<- *checkBatchBuf, stop <-chan struct{}) error {
+// batches to f, or to mf for Macao and Victoria (f nil; see
+// macaoWarning), and hands full event batches over.
+func foldTokens(f *tableau.Fold, mf *tableau.MacaoFold, cfg checkConfig, name string, tokFree chan<- *checkTokBuf, tokFull <-chan *checkTokBuf, free <-chan *checkBatchBuf, full chan<- *checkBatchBuf, stop <-chan struct{}) error {
 	var voided struct{ shoe, coup int } // the last coup voided
+	var sf shoeFold = f                 // for voidIgnoredReason
+	markers := cfg.opts.Markers
+	if mf != nil {
+		sf, markers = mf, cfg.macao.Markers
+	}
 	b := <-free
 	send := func() bool {
 		select {
@@ -885,20 +887,24 @@ func foldTokens(f *tableau.Fold, cfg checkConfig, name string, tokFree chan<- *c
 				t = &cardTokens[ct.rank][ct.suit]
 			}
 			n := len(b.evs)
-			if cfg.advantage.On() {
+			switch {
+			case cfg.advantage.On():
 				b.evs = f.FeedAdvantages(*t, cfg.advantage.Value(), b.evs)
-			} else {
+			case mf == nil:
 				b.evs = f.Feed(*t, b.evs)
+			default:
+				b.evs = mf.Feed(*t, b.evs)
+				b.warns = macaoWarning(b.warns, mf, t, b.evs, n, name)
 			}
 			if t.Kind == tableau.TokVoid {
 				if v := voidOf(b.evs[n:]); v != nil {
 					voided.shoe, voided.coup = v.Shoe, v.Coup
 				} else {
 					b.warns = append(b.warns, checkWarning{at: len(b.evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
-						name, t.Pos, voidIgnoredReason(f, cfg.opts.Markers, voided.shoe, voided.coup))})
+						name, t.Pos, voidIgnoredReason(sf, markers, voided.shoe, voided.coup))})
 				}
 			}
-			if t.Kind == tableau.TokRefuse { // misplaced-token: say where
+			if t.Kind == tableau.TokRefuse && mf == nil { // misplaced-token: say where
 				b.warns = append(b.warns, checkWarning{at: n, text: fmt.Sprintf("%s:%s: misplaced-token: refuse: only in --game macao and victoria", name, t.Pos)})
 			}
 			if len(b.evs) >= checkBatch || len(b.warns) >= checkBatch {
@@ -911,7 +917,11 @@ func foldTokens(f *tableau.Fold, cfg checkConfig, name string, tokFree chan<- *c
 		tokFree <- tb // never blocks: checkBatches token batches in all
 		switch {
 		case err == io.EOF:
-			b.evs = f.End(b.evs)
+			if mf != nil {
+				b.evs = mf.End(b.evs)
+			} else {
+				b.evs = f.End(b.evs)
+			}
 			full <- b
 			return nil
 		case err != nil:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -46,71 +45,26 @@ func macaoFlagsApply(g tableau.Game, set map[string]bool) []error {
 	return errs
 }
 
-// foldMacaoTokens is foldTokens for a Macao or Victoria shoe: it feeds
-// every token to f and hands full event batches over. Each token that
-// raises misplaced-token, hand-limit or extra-card gets a line on standard
-// error, "FILE:LINE:COL: CODE: why" (printed before its alert), and so
-// does a "void" that voids nothing, as for punto banco.
-func foldMacaoTokens(f *tableau.MacaoFold, markers bool, name string, tokFree chan<- *checkTokBuf, tokFull <-chan *checkTokBuf, free <-chan *checkBatchBuf, full chan<- *checkBatchBuf, stop <-chan struct{}) error {
-	var voided struct{ shoe, coup int } // the last coup voided
-	b := <-free
-	send := func() bool {
-		select {
-		case full <- b:
-		case <-stop:
-			return false
-		}
-		select {
-		case b = <-free:
-			return true
-		case <-stop:
-			return false
+// macaoWarning is foldTokens' part for a Macao or Victoria shoe: a token
+// that raised misplaced-token, hand-limit or extra-card (mf.LastMisfit)
+// gets a line on standard error, "FILE:LINE:COL: CODE: why", printed
+// before its alert among the events evs[n:] the token gave (a composition
+// alert may come first).
+func macaoWarning(warns []checkWarning, mf *tableau.MacaoFold, t *tableau.Token, evs []tableau.Event, n int, name string) []checkWarning {
+	m := mf.LastMisfit()
+	if m == tableau.MacaoFits {
+		return warns
+	}
+	at := n
+	for j := n; j < len(evs); j++ {
+		if evs[j].Kind == tableau.EventAlert && evs[j].Alert.Code == m.Code() {
+			at = j
+			break
 		}
 	}
-	for tb := range tokFull {
-		for i := range tb.extra { // every token travels whole (lexTokens with positions)
-			t := &tb.extra[i]
-			n := len(b.evs)
-			b.evs = f.Feed(*t, b.evs)
-			if m := f.LastMisfit(); m != tableau.MacaoFits {
-				at := n
-				for j := n; j < len(b.evs); j++ { // before the misfit's alert (a composition alert may come first)
-					if b.evs[j].Kind == tableau.EventAlert && b.evs[j].Alert.Code == m.Code() {
-						at = j
-						break
-					}
-				}
-				text := fmt.Sprintf("%s:%s: %s: %s", name, t.Pos, m.Code(), m)
-				if t.Kind == tableau.TokCard {
-					text += " (" + t.Card.String() + ")"
-				}
-				b.warns = append(b.warns, checkWarning{at: at, text: text})
-			}
-			if t.Kind == tableau.TokVoid {
-				if v := voidOf(b.evs[n:]); v != nil {
-					voided.shoe, voided.coup = v.Shoe, v.Coup
-				} else {
-					b.warns = append(b.warns, checkWarning{at: len(b.evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
-						name, t.Pos, voidIgnoredReason(f, markers, voided.shoe, voided.coup))})
-				}
-			}
-			if len(b.evs) >= checkBatch || len(b.warns) >= checkBatch {
-				if !send() {
-					return nil // the writer failed and says why
-				}
-			}
-		}
-		err := tb.err
-		tokFree <- tb
-		switch {
-		case err == io.EOF:
-			b.evs = f.End(b.evs)
-			full <- b
-			return nil
-		case err != nil:
-			full <- b
-			return err
-		}
+	text := fmt.Sprintf("%s:%s: %s: %s", name, t.Pos, m.Code(), m)
+	if t.Kind == tableau.TokCard {
+		text += " (" + t.Card.String() + ")"
 	}
-	return nil
+	return append(warns, checkWarning{at: at, text: text})
 }
