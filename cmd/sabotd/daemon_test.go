@@ -175,6 +175,21 @@ func bootDaemon(t *testing.T, conf string) (*Main, *syncBuffer) {
 func waitShoeOnline(t *testing.T, m *Main) {
 	t.Helper()
 	waitFor(t, "the shoe online", 5*time.Second, func() bool { return m.d.health().ShoeOnline })
+	// The daemon reports the link up before the shoe's online input is
+	// journaled (daemon.go: setShoeUp, then submit): wait for the record
+	// too, or a test that counts records from here sees it arrive later
+	// (TestBoardReadOnly failed so under load: 2 records, then 3).
+	waitFor(t, "the shoe's online input journaled", 5*time.Second, func() bool {
+		var last tableau.InputKind
+		m.d.journal.Replay(1, func(r journal.Record) error {
+			var in tableau.Input
+			if json.Unmarshal(r.Data, &in) == nil && (in.Kind == tableau.InputOnline || in.Kind == tableau.InputOffline) {
+				last = in.Kind
+			}
+			return nil
+		})
+		return last == tableau.InputOnline
+	})
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
