@@ -320,9 +320,7 @@ func (f *Fold) NewShoe(out []Event) []Event {
 
 // End is the end of input. It raises incomplete-coup or burn-count if a
 // coup or the burn is unfinished; afterwards the shoe is between coups.
-func (f *Fold) End(out []Event) []Event {
-	return f.stampDealer(f.finish(f.inCoup(), out), len(out))
-}
+func (f *Fold) End(out []Event) []Event { return f.end(f.inCoup(), out) }
 
 // Card folds one card drawn from the shoe. An invalid card (bad rank or
 // suit) raises unreadable-card and is not used.
@@ -438,6 +436,12 @@ func (s *shoeRun) finish(inCoup bool, out []Event) []Event {
 		s.phase = PhaseBetween
 	}
 	return out
+}
+
+// end is the end of input: finish, the alerts it raises carrying the
+// dealer signed in.
+func (s *shoeRun) end(inCoup bool, out []Event) []Event {
+	return s.stampDealer(s.finish(inCoup, out), len(out))
 }
 
 // draw records card in the composition and raises composition, attributed

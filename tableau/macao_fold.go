@@ -147,7 +147,7 @@ func (f *MacaoFold) NewShoe(out []Event) []Event {
 // End is the end of input (see Fold.End).
 func (f *MacaoFold) End(out []Event) []Event {
 	f.misfit = MacaoFits
-	return f.finish(f.inCoup(), out)
+	return f.end(f.inCoup(), out)
 }
 
 // alert raises the alert of misfit m (if any), remembering it for
