@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
@@ -41,18 +42,60 @@ type CommandReply struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// Command subscription retries: a broker that refuses or does not answer
+// the subscription (an ACL; NATS Server while its JetStream elects new
+// leaders after a node's death, which it answers with a failure) is asked
+// again after cmdRetryMin, doubling up to cmdRetryMax, as long as the
+// connection is the publisher's current one.
+const (
+	cmdRetryMin = time.Second
+	cmdRetryMax = 30 * time.Second
+)
+
+// subscribeCommands subscribes to the command topics on c; on failure it
+// keeps trying in the background (see cmdRetryMin) until it succeeds, c
+// is no longer connected or ctx ends.
 func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client) {
+	if p.trySubscribeCommands(ctx, c) {
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		delay := cmdRetryMin
+		for {
+			if !sleepCtx(ctx, delay) || !c.IsConnectionOpen() {
+				return
+			}
+			p.mu.Lock()
+			cur := p.cur
+			p.mu.Unlock()
+			if cur != c {
+				return // a newer connection subscribes itself
+			}
+			if p.trySubscribeCommands(ctx, c) {
+				p.opts.Logger.Info("mqtt: subscribed to commands", "topic", p.prefix+"/"+TopicCmd+"/+")
+				return
+			}
+			delay = min(delay*2, cmdRetryMax)
+		}
+	}()
+}
+
+func (p *Publisher) trySubscribeCommands(ctx context.Context, c paho.Client) bool {
 	topic := p.prefix + "/" + TopicCmd + "/+"
 	tok := c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) { p.receiveCommand(m) })
 	if err := waitToken(ctx, tok, p.opts.AckTimeout); err != nil {
-		p.opts.Logger.Error("mqtt: cannot subscribe to commands", "topic", topic, "err", err)
-		return
+		p.opts.Logger.Error("mqtt: cannot subscribe to commands; will retry", "topic", topic, "err", err)
+		return false
 	}
 	if st, ok := tok.(*paho.SubscribeToken); ok {
 		if q, ok := st.Result()[topic]; ok && q > 2 {
-			p.opts.Logger.Error("mqtt: broker refused the command subscription (check its ACL)", "topic", topic)
+			p.opts.Logger.Error("mqtt: broker refused the command subscription (check its ACL); will retry", "topic", topic)
+			return false
 		}
 	}
+	return true
 }
 
 // cmdQueue bounds the commands waiting to be carried out, and separately
