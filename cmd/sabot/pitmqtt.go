@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,13 +53,18 @@ type pitBrokerOptions struct {
 // pitSubscriber is the console's MQTT client.
 type pitSubscriber struct {
 	model  *pitModel
-	client paho.Client
 	prefix string
 	log    *slog.Logger
 	id     string // request id prefix: "pit-<random>"
 	reqN   atomic.Uint64
 
+	done chan struct{} // closed by Close
+	opts pitBrokerOptions
+
 	mu         sync.Mutex
+	gen        int // connections made (onConnect)
+	conns      int // clients made (newClient)
+	client     paho.Client
 	connected  bool
 	attempting string // the broker of the last connection attempt
 	broker     string // the broker connected to, "" when not
@@ -96,18 +102,39 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 	}
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
-	s := &pitSubscriber{model: model, prefix: o.Prefix, log: o.Logger, id: "pit-" + hex.EncodeToString(rnd)}
+	s := &pitSubscriber{model: model, prefix: o.Prefix, log: o.Logger, id: "pit-" + hex.EncodeToString(rnd),
+		done: make(chan struct{})}
 	if o.ClientID == "" {
 		o.ClientID = "sabot-" + s.id
 	}
+	s.opts = o
+	s.client = s.newClient()
+	s.client.Connect() // retries in the background (SetConnectRetry)
+	return s, nil
+}
+
+// newClient makes the client of the next connection. Each connection has
+// a client id of its own (<ClientID>-<n> after the first): with a clean
+// session nothing is lost by it, and NATS Server, which keeps a clean
+// session's JetStream consumers under the client id until it has removed
+// them, refused some subscriptions of a reconnection under the same id
+// for a minute after a node's death (TestPitBrowserNATS). Call with mu
+// held or before the subscriber is shared.
+func (s *pitSubscriber) newClient() paho.Client {
+	o := s.opts
+	id := o.ClientID
+	if s.conns > 0 {
+		id += "-" + strconv.Itoa(s.conns)
+	}
+	s.conns++
 	co := paho.NewClientOptions()
 	for _, b := range o.Brokers {
 		co.AddBroker(b)
 	}
-	co.SetClientID(o.ClientID).SetCleanSession(true).SetOrderMatters(true).
+	co.SetClientID(id).SetCleanSession(true).SetOrderMatters(true).
 		SetKeepAlive(30 * time.Second).SetConnectTimeout(o.ConnectTimeout).
-		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(time.Second).
-		SetMaxReconnectInterval(10 * time.Second).SetWriteTimeout(pitAckTimeout)
+		SetAutoReconnect(false).SetConnectRetry(true).SetConnectRetryInterval(time.Second).
+		SetWriteTimeout(pitAckTimeout)
 	if o.Username != "" {
 		co.SetUsername(o.Username).SetPassword(o.Password)
 	}
@@ -127,10 +154,23 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 		s.mu.Unlock()
 		s.log.Warn("pit: lost the broker; reconnecting", "err", err)
 		s.kick()
+		go s.reconnect()
 	})
-	s.client = paho.NewClient(co)
-	s.client.Connect() // retries in the background (SetConnectRetry)
-	return s, nil
+	return paho.NewClient(co)
+}
+
+// reconnect replaces the lost client with a new one, which connects (and
+// retries) in the background.
+func (s *pitSubscriber) reconnect() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done:
+		return // Close, under mu after done, disconnects the client it finds
+	default:
+	}
+	s.client = s.newClient()
+	s.client.Connect() // returns at once: connects in the background
 }
 
 // redactURL drops a password from a broker URL for logs and the page.
@@ -144,28 +184,107 @@ func redactURL(u *url.URL) string {
 // model's change channel carries tile changes; the link is not a tile).
 func (s *pitSubscriber) kick() { s.model.Touch() }
 
+// Subscription retries: filters the broker refuses (SUBACK 0x80: an ACL;
+// NATS Server while its JetStream elects new leaders after a node's
+// death) or does not answer within pitSubscribeWait are asked for again
+// after pitSubscribeRetryMin, doubling up to pitSubscribeRetryMax, as
+// long as the connection lasts.
+const (
+	pitSubscribeWait     = 30 * time.Second
+	pitSubscribeRetryMin = time.Second
+	pitSubscribeRetryMax = 30 * time.Second
+)
+
 func (s *pitSubscriber) onConnect(c paho.Client) {
-	filters := make(map[string]byte, len(pitTopics))
+	pending := make(map[string]byte, len(pitTopics))
 	for _, t := range pitTopics {
-		filters[s.prefix+"/+/"+t] = 1
+		pending[s.prefix+"/+/"+t] = 1
 	}
-	tok := c.SubscribeMultiple(filters, s.receive)
-	go func() {
-		if !tok.WaitTimeout(30*time.Second) || tok.Error() != nil {
-			s.log.Error("pit: subscribing failed; reconnecting", "err", tok.Error())
-			// A connection without the subscriptions shows nothing:
-			// drop it, the client reconnects and subscribes again.
-			c.Disconnect(0)
-			c.Connect()
-			return
-		}
+	s.mu.Lock()
+	s.gen++
+	gen := s.gen
+	b := s.attempting
+	s.mu.Unlock()
+	s.log.Info("pit: connected; subscribing", "broker", b)
+	// This connection's: a later connection (gen) subscribes itself.
+	current := func() bool {
 		s.mu.Lock()
-		s.connected, s.broker = true, s.attempting
-		b := s.broker
-		s.mu.Unlock()
-		s.log.Info("pit: connected and subscribed", "broker", b)
-		s.kick()
+		defer s.mu.Unlock()
+		return s.gen == gen && c.IsConnectionOpen()
+	}
+	go func() {
+		delay := pitSubscribeRetryMin
+		linked := false
+		for {
+			tok := c.SubscribeMultiple(pending, s.receive)
+			select {
+			case <-tok.Done():
+			case <-time.After(pitSubscribeWait):
+			case <-s.done:
+				return
+			}
+			if err := tok.Error(); err != nil || !isDone(tok) {
+				s.log.Warn("pit: subscribing: no answer from the broker; will retry", "broker", b, "err", err)
+			} else {
+				refused := map[string]byte{}
+				if st, ok := tok.(*paho.SubscribeToken); ok {
+					for f, q := range st.Result() {
+						if q > 2 {
+							refused[f] = 1
+						}
+					}
+				}
+				if !linked && !s.essentialIn(refused) {
+					// The tiles are right from here (status, state,
+					// alerts); coups and voids only add the last result's
+					// totals sooner.
+					if !current() {
+						return
+					}
+					linked = true
+					s.mu.Lock()
+					s.connected, s.broker = true, b
+					s.mu.Unlock()
+					s.log.Info("pit: connected and subscribed", "broker", b)
+					s.kick()
+				}
+				if len(refused) == 0 {
+					return
+				}
+				names := make([]string, 0, len(refused))
+				for f := range refused {
+					names = append(names, f)
+				}
+				sort.Strings(names)
+				s.log.Warn("pit: the broker refused subscriptions; will retry", "broker", b, "topics", names)
+				pending = refused
+			}
+			select {
+			case <-time.After(delay):
+			case <-s.done:
+				return
+			}
+			if !current() {
+				return
+			}
+			delay = min(delay*2, pitSubscribeRetryMax)
+		}
 	}()
+}
+
+// pitEssential are the topics without which a tile can be wrong: the
+// console is connected (the page's lamp) once they are subscribed.
+var pitEssential = []string{mqtt.TopicStatus, mqtt.TopicState, mqtt.TopicAlert, mqtt.TopicAlertAck,
+	mqtt.TopicCmd + "/" + mqtt.CmdAck + "/reply"}
+
+// essentialIn reports whether filters hold an essential topic's filter.
+func (s *pitSubscriber) essentialIn(filters map[string]byte) bool {
+	for _, t := range pitEssential {
+		if _, ok := filters[s.prefix+"/+/"+t]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // receive is the message handler (called in order, one at a time).
@@ -220,7 +339,10 @@ func (s *pitSubscriber) Ack(ctx context.Context, table, operator string) (string
 		return "", fmt.Errorf("pit: %w", err)
 	}
 	s.model.AckSent(table, id, operator)
-	tok := s.client.Publish(s.prefix+"/"+table+"/"+mqtt.TopicCmd+"/"+mqtt.CmdAck, 1, false, b)
+	s.mu.Lock()
+	client := s.client
+	s.mu.Unlock()
+	tok := client.Publish(s.prefix+"/"+table+"/"+mqtt.TopicCmd+"/"+mqtt.CmdAck, 1, false, b)
 	select {
 	case <-tok.Done():
 	case <-time.After(pitAckTimeout):
@@ -246,4 +368,14 @@ func isDone(t paho.Token) bool {
 }
 
 // Close disconnects.
-func (s *pitSubscriber) Close() { s.client.Disconnect(250) }
+func (s *pitSubscriber) Close() {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	s.mu.Lock()
+	c := s.client
+	s.mu.Unlock()
+	c.Disconnect(250)
+}
