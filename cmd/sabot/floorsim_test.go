@@ -172,14 +172,30 @@ func TestFloorMeasure(t *testing.T) {
 	}
 	tables := os.Getenv("SABOT_FLOOR_TABLES")
 	if tables == "" {
-		tables = "5,10,20,30,40,60,80,100,120,160"
+		tables = "10,20,30,40,50,60,70,80,100,120,160"
 	}
 	coups := os.Getenv("SABOT_FLOOR_COUPS")
 	if coups == "" {
 		coups = "20"
 	}
 	bin := builtSabotd(t)
-	common := []string{"floor-sim", "--tables", tables, "--coups", coups, "--sabotd", bin, "--dir", t.TempDir()}
+	// The daemons stand for one Pi each, every one with its own disk: their
+	// state directories go on tmpfs (/dev/shm), or N daemons' fsyncs (two
+	// per card) would contend for this machine's one disk and measure it,
+	// not the broker. SABOT_FLOOR_DIR overrides.
+	dir := os.Getenv("SABOT_FLOOR_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+			d, err := os.MkdirTemp("/dev/shm", "sabot-floor-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(d) })
+			dir = d
+		}
+	}
+	common := []string{"floor-sim", "--tables", tables, "--coups", coups, "--sabotd", bin, "--dir", dir}
 	measure := func(name string, args []string) {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), append(common, args...), nil, &out, &errb)
