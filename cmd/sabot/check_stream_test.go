@@ -529,8 +529,8 @@ func (w *failWriter) Write(p []byte) (int, error) {
 
 // TestCheckOutputFails: standard output failing at the start, in the
 // middle or near the end of a long check exits 2 naming the write error,
-// and every goroutine of the second pass (lexer, fold, writer) has ended
-// when run returns.
+// and every goroutine of the second pass (lexer, one or two folds,
+// writer) has ended when run returns.
 func TestCheckOutputFails(t *testing.T) {
 	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
 	if err != nil {
@@ -546,13 +546,46 @@ func TestCheckOutputFails(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	before := runtime.NumGoroutine()
-	for _, n := range []int{0, 100, full.Len() / 2, full.Len() - 10} {
-		var errb strings.Builder
-		code := run(context.Background(), []string{"check", p}, nil, &failWriter{n: n}, &errb)
-		if code != 2 || !strings.Contains(errb.String(), "writing output: broken pipe") {
-			t.Errorf("output failing after %d of %d bytes: exit %d stderr %q", n, full.Len(), code, errb.String())
+	for _, two := range []bool{false, true} { // one fold or two
+		serialFold, parFoldAll = !two, two
+		for _, n := range []int{0, 100, full.Len() / 2, full.Len() - 10} {
+			var errb strings.Builder
+			code := run(context.Background(), []string{"check", p}, nil, &failWriter{n: n}, &errb)
+			if code != 2 || !strings.Contains(errb.String(), "writing output: broken pipe") {
+				t.Errorf("output failing after %d of %d bytes (two folds %v): exit %d stderr %q", n, full.Len(), two, code, errb.String())
+			}
 		}
 	}
+	serialFold, parFoldAll = false, false
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines before, %d after", before, after)
+	}
+}
+
+// TestCheckInterruptedSecondPass: an interrupt (the context canceled)
+// while the second pass writes exits 2 with "interrupted" and leaves no
+// goroutine behind, with one fold or two.
+func TestCheckInterruptedSecondPass(t *testing.T) {
+	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "year.shoe")
+	if err := os.WriteFile(p, []byte(strings.Repeat(string(one), 256)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	for _, two := range []bool{false, true} {
+		serialFold, parFoldAll = !two, two
+		ctx, cancel := context.WithCancel(context.Background())
+		var errb strings.Builder
+		code := run(ctx, []string{"check", p}, nil, &actWriter{act: cancel}, &errb)
+		cancel()
+		if code != 2 || !strings.Contains(errb.String(), "sabot check: interrupted") {
+			t.Errorf("two folds %v: exit %d stderr %q", two, code, errb.String())
+		}
+	}
+	serialFold, parFoldAll = false, false
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("%d goroutines before, %d after", before, after)
 	}
