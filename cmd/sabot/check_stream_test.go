@@ -449,6 +449,16 @@ func TestCheckSplitFirstPass(t *testing.T) {
 		"one long comment at the middle": clean[:half-10] + "#" + strings.Repeat("c", 70<<10) + "\n" + clean[half-10:],
 		"void ignored":                   clean[:half+200] + " void void " + clean[half+200:],
 	}
+	// "dealer" and its id on either side of the newline the halves are
+	// split at (the first half then ends in "dealer": the Lexer reads it).
+	k := half + strings.Index(clean[half:], " | ") + 2 // after a "|", outside comments
+	a, b := clean[:k], clean[k:]
+	if d := len(a) - len(b); d > 0 {
+		b += strings.Repeat(" ", d)
+	} else {
+		a = strings.Repeat(" ", -d) + a
+	}
+	inputs["dealer id after the middle newline"] = a + " dealer\nD-1 " + b
 	paths, _ := filepath.Glob("../../tableau/testdata/*.shoe")
 	more, _ := filepath.Glob("testdata/*.shoe")
 	for _, q := range append(paths, more...) {
