@@ -201,6 +201,12 @@ type FloorReport struct {
 	Voids         int            `json:"voids"`
 	Duplicates    int            `json:"duplicates"`
 	Lost          int            `json:"lost"`
+	// LostByTable names the tables that lost something: "FLOOR-3": "2
+	// cards, 1 coups".
+	LostByTable map[string]string `json:"lost_by_table,omitempty"`
+	// SubscriberReconnects counts the measuring subscriber's lost
+	// connections (its persistent session keeps its messages meanwhile).
+	SubscriberReconnects int `json:"subscriber_reconnects"`
 
 	CoupsPerSecond    float64 `json:"coups_per_s"`
 	MessagesPerSecond float64 `json:"messages_per_s"`
@@ -248,6 +254,14 @@ func (r *FloorReport) writeText(w io.Writer) {
 		}
 		sort.Strings(codes)
 		fmt.Fprintf(w, "  alerts: %s\n", strings.Join(codes, ", "))
+	}
+	if len(r.LostByTable) > 0 || r.SubscriberReconnects > 0 {
+		var lost []string
+		for k, v := range r.LostByTable {
+			lost = append(lost, k+": "+v)
+		}
+		sort.Strings(lost)
+		fmt.Fprintf(w, "  lost by table: %s; subscriber reconnections: %d\n", strings.Join(lost, "; "), r.SubscriberReconnects)
 	}
 	fmt.Fprintf(w, "  rate: %.1f coups/s, %.1f messages/s\n", r.CoupsPerSecond, r.MessagesPerSecond)
 	fmt.Fprintf(w, "  card → subscriber: p50 %.1f ms, p99 %.1f ms, max %.1f ms (p99 limit %.0f ms; %d cards of the start-up burst not counted)\n",
@@ -381,8 +395,9 @@ type floorSub struct {
 	// card its daemon received before it is of the start-up burst (dealt
 	// into the shoe's ring while the daemon started); its latency is
 	// counted in startup, not in lat.
-	from    time.Time
-	startup int
+	from     time.Time
+	startup  int
+	connects int // the subscriber's connections (1 without a reconnection)
 }
 
 func (s *floorSub) handle(_ paho.Client, m paho.Message) {
@@ -482,7 +497,12 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	for _, k := range []string{"card", "coup", "alert", "void", "status"} {
 		topics["sabot/+/"+k] = 1
 	}
-	opts.SetOnConnectHandler(func(cl paho.Client) { cl.SubscribeMultiple(topics, sub.handle) })
+	opts.SetOnConnectHandler(func(cl paho.Client) {
+		sub.mu.Lock()
+		sub.connects++
+		sub.mu.Unlock()
+		cl.SubscribeMultiple(topics, sub.handle)
+	})
 	cl := paho.NewClient(opts)
 	if tok := cl.Connect(); !tok.WaitTimeout(30*time.Second) || tok.Error() != nil {
 		return nil, fmt.Errorf("floor-sim: subscriber cannot connect to %s: %v", strings.Join(c.brokers, ", "), tok.Error())
@@ -635,9 +655,16 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 		got, gotCoups := sub.cards[t.name], sub.coups[t.name]
 		rep.CardsReceived += got
 		rep.CoupsReceived += gotCoups
-		rep.Lost += max(0, t.cards-got) + max(0, t.coups-gotCoups)
+		if lc, lk := max(0, t.cards-got), max(0, t.coups-gotCoups); lc+lk > 0 {
+			rep.Lost += lc + lk
+			if rep.LostByTable == nil {
+				rep.LostByTable = map[string]string{}
+			}
+			rep.LostByTable[t.name] = fmt.Sprintf("%d cards, %d coups", lc, lk)
+		}
 	}
 	rep.Voids, rep.Duplicates, rep.StartupCards = sub.voids, sub.dups, sub.startup
+	rep.SubscriberReconnects = max(0, sub.connects-1)
 	rep.AlertCodes = map[string]int{}
 	for _, a := range sub.alertList {
 		// After the table's last card its shoe has stopped (every event

@@ -130,7 +130,8 @@ func TestFloorSimNATS(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	if rep.CardsReceived != rep.CardsExpected || rep.CoupsReceived != 8 || rep.Lost != 0 || rep.Duplicates != 0 || rep.Alerts != 0 {
-		t.Errorf("cards %d/%d, coups %d/8, lost %d, duplicates %d, alerts %v", rep.CardsReceived, rep.CardsExpected, rep.CoupsReceived, rep.Lost, rep.Duplicates, rep.AlertCodes)
+		t.Errorf("cards %d/%d, coups %d/8, lost %d %v, duplicates %d, alerts %v, subscriber reconnections %d", rep.CardsReceived, rep.CardsExpected,
+			rep.CoupsReceived, rep.Lost, rep.LostByTable, rep.Duplicates, rep.AlertCodes, rep.SubscriberReconnects)
 	}
 	if len(rep.Brokers) != 3 {
 		t.Errorf("brokers measured: %+v", rep.Brokers)
