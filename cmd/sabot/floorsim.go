@@ -334,35 +334,58 @@ func floorTokens(seed uint64, decks, coups int) ([]tableau.Token, int, error) {
 	return nil, 0, fmt.Errorf("floor-sim: %d shoes of seed %d deal only %d coups, want %d", shoes, seed, done, coups)
 }
 
-// floorProbe is the table name of the subscriber's probe messages (not a
-// table of the floor: FLOOR-n).
+// maxFloorProbes bounds the probe replies remembered: brokers × topics
+// (5), with room; a stray publisher under the probe's names cannot grow
+// the set past it.
+const maxFloorProbes = 4096
+
+// floorProbe begins the table names of the probe messages (not a table
+// of the floor: FLOOR-n).
 const floorProbe = "floor-sim-probe"
 
 // waitProbes publishes a probe to each subscribed topic (the "+" level
-// as floorProbe), again every second, until every one came back or 60 s
-// passed.
-func waitProbes(cl paho.Client, sub *floorSub, topics map[string]byte) error {
+// as floorProbe-N) through each broker N in turn, each from its own
+// short-lived client, again every second, until every probe came back to
+// the subscriber or 60 s passed. Probes through every node: in a cluster
+// the subscriber's interest reaches the other nodes later than its own,
+// and a daemon may publish through any of them.
+func waitProbes(brokers []string, sub *floorSub, topics map[string]byte) error {
 	deadline := time.Now().Add(60 * time.Second)
-	for {
-		missing := 0
-		for topic := range topics {
-			kind := topic[strings.LastIndexByte(topic, '/')+1:]
-			sub.mu.Lock()
-			ok := sub.probed[kind]
-			sub.mu.Unlock()
-			if !ok {
-				missing++
-				cl.Publish("sabot/"+floorProbe+"/"+kind, 1, false, `{"id":"probe"}`)
+	for i, b := range brokers {
+		name := fmt.Sprintf("%s-%d", floorProbe, i+1)
+		pub := paho.NewClient(paho.NewClientOptions().AddBroker(b).
+			SetClientID(fmt.Sprintf("sabot-floor-probe-%d-%d", os.Getpid(), i+1)).SetCleanSession(true))
+		if tok := pub.Connect(); !tok.WaitTimeout(30*time.Second) || tok.Error() != nil {
+			return fmt.Errorf("floor-sim: cannot connect to %s to probe the subscriptions: %v", b, tok.Error())
+		}
+		err := func() error {
+			defer pub.Disconnect(100)
+			for {
+				missing := 0
+				for topic := range topics {
+					kind := topic[strings.LastIndexByte(topic, '/')+1:]
+					sub.mu.Lock()
+					ok := sub.probed[name+"/"+kind]
+					sub.mu.Unlock()
+					if !ok {
+						missing++
+						pub.Publish("sabot/"+name+"/"+kind, 1, false, `{"id":"probe"}`)
+					}
+				}
+				if missing == 0 {
+					return nil
+				}
+				if time.Now().After(deadline) {
+					return fmt.Errorf("floor-sim: the subscriber's subscriptions did not deliver from %s within 60 s (%d of %d topics silent)", b, missing, len(topics))
+				}
+				time.Sleep(time.Second)
 			}
+		}()
+		if err != nil {
+			return err
 		}
-		if missing == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("floor-sim: the subscriber's subscriptions did not deliver within 60 s (%d of %d topics silent)", missing, len(topics))
-		}
-		time.Sleep(time.Second)
 	}
+	return nil
 }
 
 // floorAlert is an alert the subscriber received.
@@ -382,7 +405,7 @@ type floorSub struct {
 	cards     map[string]int
 	coups     map[string]int
 	online    map[string]bool
-	probed    map[string]bool      // kinds whose probe came back
+	probed    map[string]bool      // "floor-sim-probe-N/kind" whose probe came back
 	lastCard  map[string]time.Time // the time of each table's latest card
 	alertList []floorAlert         // at most maxFloorAlerts
 	voids     int
@@ -407,9 +430,11 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		return
 	}
 	table, kind := parts[len(parts)-2], parts[len(parts)-1]
-	if table == floorProbe {
+	if strings.HasPrefix(table, floorProbe) {
 		s.mu.Lock()
-		s.probed[kind] = true
+		if len(s.probed) < maxFloorProbes {
+			s.probed[table+"/"+kind] = true
+		}
 		s.mu.Unlock()
 		return
 	}
@@ -522,7 +547,7 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	// comes back (a SUBACK is not enough: a NATS cluster under load took
 	// seconds more before it delivered on a new subscription, and the
 	// first coups of a floor went to nobody).
-	if err := waitProbes(cl, sub, topics); err != nil {
+	if err := waitProbes(c.brokers, sub, topics); err != nil {
 		return nil, err
 	}
 
