@@ -37,6 +37,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sabot-table/sabot/drivers/sse"
 )
 
 //go:embed pitweb
@@ -373,22 +375,8 @@ func (s *pitServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.leave()
-	rc := http.NewResponseController(w)
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
-	hdr.Set("Cache-Control", "no-store")
-	hdr.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	write := func(p ...[]byte) error {
-		rc.SetWriteDeadline(time.Now().Add(pitWriteTimeout))
-		for _, b := range p {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-		}
-		return rc.Flush()
-	}
-	if write([]byte(fmt.Sprintf("retry: %d\n\n", pitRetryMS))) != nil {
+	st, err := sse.Open(w, pitRetryMS*time.Millisecond, pitWriteTimeout)
+	if err != nil {
 		return
 	}
 	hb := time.NewTicker(pitHeartbeat)
@@ -398,7 +386,7 @@ func (s *pitServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 	full := true
 	for {
 		if _, ok := s.sessions.get(token); !ok {
-			write([]byte("event: logout\ndata: 1\n\n"))
+			st.Event("logout", []byte("1"))
 			return
 		}
 		_, changed := s.model.Changed()
@@ -413,7 +401,7 @@ func (s *pitServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 				s.log.Error("pit: encoding an event", "err", err)
 				return
 			}
-			if write([]byte("event: tiles\ndata: "), data, []byte("\n\n")) != nil {
+			if st.Event("tiles", data) != nil {
 				return
 			}
 			full, lastLink = false, link
@@ -430,7 +418,7 @@ func (s *pitServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-hb.C:
-			if write([]byte("event: hb\ndata: 1\n\n")) != nil {
+			if st.Event("hb", []byte("1")) != nil {
 				return
 			}
 		case <-r.Context().Done():

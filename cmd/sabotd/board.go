@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/drivers/sse"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -286,22 +287,8 @@ func (h *boardHub) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.leave()
-	rc := http.NewResponseController(w)
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
-	hdr.Set("Cache-Control", "no-store")
-	hdr.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	write := func(p ...[]byte) error {
-		rc.SetWriteDeadline(time.Now().Add(boardWriteTimeout))
-		for _, b := range p {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-		}
-		return rc.Flush()
-	}
-	if write([]byte(fmt.Sprintf("retry: %d\n\n", boardRetryMS))) != nil {
+	st, err := sse.Open(w, boardRetryMS*time.Millisecond, boardWriteTimeout)
+	if err != nil {
 		return
 	}
 	hb := time.NewTicker(boardHeartbeat)
@@ -310,7 +297,7 @@ func (h *boardHub) serveEvents(w http.ResponseWriter, r *http.Request) {
 	for {
 		state, changed := h.current()
 		if !bytes.Equal(state, sent) {
-			if write([]byte("event: board\ndata: "), state, []byte("\n\n")) != nil {
+			if st.Event("board", state) != nil {
 				return
 			}
 			sent = state
@@ -318,7 +305,7 @@ func (h *boardHub) serveEvents(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-changed:
 		case <-hb.C:
-			if write([]byte("event: hb\ndata: 1\n\n")) != nil {
+			if st.Event("hb", []byte("1")) != nil {
 				return
 			}
 		case <-r.Context().Done():
