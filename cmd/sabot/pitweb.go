@@ -23,14 +23,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -39,6 +36,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/sse"
+	"github.com/sabot-table/sabot/drivers/webasset"
 )
 
 //go:embed pitweb
@@ -80,8 +78,7 @@ type pitServer struct {
 	sessions *pitSessions
 	secure   bool // served over HTTPS
 	log      *slog.Logger
-	assets   fs.FS
-	version  string // the assets' hash
+	assets   webasset.Assets // the page and its version
 
 	bcrypt   chan struct{} // pitBcryptParallel slots
 	throttle *pitThrottle
@@ -96,22 +93,12 @@ func newPitServer(model *pitModel, acker pitAcker, users *pitUsers, sessions *pi
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	sub, err := fs.Sub(pitWebFiles, "pitweb")
+	assets, err := webasset.Load(pitWebFiles, "pitweb")
 	if err != nil {
-		panic(err) // the embed pattern guarantees the directory
+		panic(err) // the embed pattern guarantees the directory and its files
 	}
-	sum := sha256.New()
-	fs.WalkDir(sub, ".", func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, _ := fs.ReadFile(sub, path)
-		fmt.Fprintf(sum, "%s\x00%d\x00", path, len(b))
-		sum.Write(b)
-		return nil
-	})
 	return &pitServer{model: model, acker: acker, users: users, sessions: sessions, secure: secure, log: log,
-		assets: sub, version: hex.EncodeToString(sum.Sum(nil))[:12],
+		assets: assets,
 		bcrypt: make(chan struct{}, pitBcryptParallel), throttle: newPitThrottle(sessions.now), done: make(chan struct{})}
 }
 
@@ -135,34 +122,22 @@ func (s *pitServer) cookieName() string {
 // handler is the console's HTTP handler.
 func (s *pitServer) handler() http.Handler {
 	mux := http.NewServeMux()
-	static := http.FileServerFS(s.assets)
-	mux.HandleFunc("GET /{$}", s.serveAsset(static))
-	mux.HandleFunc("GET /pit.css", s.serveAsset(static))
-	mux.HandleFunc("GET /pit.js", s.serveAsset(static))
+	static := s.assets.Files("no-cache")
+	mux.Handle("GET /{$}", static)
+	mux.Handle("GET /pit.css", static)
+	mux.Handle("GET /pit.js", static)
 	mux.HandleFunc("GET /api/session", s.serveSession)
 	mux.HandleFunc("POST /api/login", s.post(false, s.serveLogin))
 	mux.HandleFunc("POST /api/logout", s.post(true, s.serveLogout))
 	mux.HandleFunc("POST /api/ack", s.post(true, s.serveAck))
 	mux.HandleFunc("GET /events", s.serveEvents)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "+
-			"img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-		if s.secure {
-			h.Set("Strict-Transport-Security", "max-age=31536000")
-		}
-		mux.ServeHTTP(w, r)
+	return webasset.Secure(mux, webasset.Headers{
+		CSP: "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+			"img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+		Referrer:   "same-origin",
+		DenyFrames: true,
+		HSTS:       s.secure,
 	})
-}
-
-func (s *pitServer) serveAsset(static http.Handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		static.ServeHTTP(w, r)
-	}
 }
 
 // session returns the request's session.
@@ -248,7 +223,7 @@ func (s *pitServer) serveSession(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusUnauthorized, "not logged in")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"user": sess.user, "csrf": sess.csrf, "assets": s.version})
+	writeJSON(w, http.StatusOK, map[string]string{"user": sess.user, "csrf": sess.csrf, "assets": s.assets.Version})
 }
 
 func (s *pitServer) serveLogin(w http.ResponseWriter, r *http.Request, _ pitSession, _ string, body []byte) {
@@ -288,7 +263,7 @@ func (s *pitServer) serveLogin(w http.ResponseWriter, r *http.Request, _ pitSess
 	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: token, Path: "/", HttpOnly: true, Secure: s.secure,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(s.sessions.ttl / time.Second)})
 	s.log.Info("pit: login", "user", req.User, "remote", r.RemoteAddr)
-	writeJSON(w, http.StatusOK, map[string]string{"user": sess.user, "csrf": sess.csrf, "assets": s.version})
+	writeJSON(w, http.StatusOK, map[string]string{"user": sess.user, "csrf": sess.csrf, "assets": s.assets.Version})
 }
 
 func (s *pitServer) serveLogout(w http.ResponseWriter, _ *http.Request, sess pitSession, token string, _ []byte) {
@@ -395,7 +370,7 @@ func (s *pitServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 		link := pitLink{Connected: c, Broker: b}
 		if full || len(tiles) > 0 || link != lastLink {
 			ev := pitEvent{Now: time.Now().UTC().Format(time.RFC3339Nano), Full: full, Link: link,
-				Dropped: s.model.Dropped(), Assets: s.version, Tiles: tiles}
+				Dropped: s.model.Dropped(), Assets: s.assets.Version, Tiles: tiles}
 			data, err := json.Marshal(ev)
 			if err != nil {
 				s.log.Error("pit: encoding an event", "err", err)

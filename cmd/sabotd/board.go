@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/sse"
+	"github.com/sabot-table/sabot/drivers/webasset"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -319,21 +318,11 @@ func (h *boardHub) serveEvents(w http.ResponseWriter, r *http.Request) {
 // boardAssets returns the page's assets (index.html, board.css, board.js)
 // and their version (a hash of their contents).
 func boardAssets() (fs.FS, string) {
-	sub, err := fs.Sub(webFiles, "web")
+	a, err := webasset.Load(webFiles, "web")
 	if err != nil {
-		panic(err) // the embed pattern guarantees the directory
+		panic(err) // the embed pattern guarantees the directory and its files
 	}
-	sum := sha256.New()
-	fs.WalkDir(sub, ".", func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, _ := fs.ReadFile(sub, path)
-		fmt.Fprintf(sum, "%s\x00%d\x00", path, len(b))
-		sum.Write(b)
-		return nil
-	})
-	return sub, hex.EncodeToString(sum.Sum(nil))[:12]
+	return a.FS, a.Version
 }
 
 // gameName is the game's name on the board: [board] game, or the game's

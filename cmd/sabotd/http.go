@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/webasset"
 )
 
 // metrics are sabotd's Prometheus metrics, on their own registry (with the
@@ -132,13 +133,7 @@ func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log
 		json.NewEncoder(w).Encode(h)
 	})
 	secure := func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hd := w.Header()
-			hd.Set("Content-Security-Policy", boardCSP)
-			hd.Set("X-Content-Type-Options", "nosniff")
-			hd.Set("Referrer-Policy", "no-referrer")
-			h.ServeHTTP(w, r)
-		})
+		return webasset.Secure(h, webasset.Headers{CSP: boardCSP, Referrer: "no-referrer"})
 	}
 	index, err := fs.ReadFile(web.assets, "index.html")
 	if err != nil {
@@ -150,7 +145,7 @@ func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log
 		w.Header().Set("Cache-Control", "no-cache")
 		w.Write(index)
 	})))
-	mux.Handle("GET /assets/", secure(http.StripPrefix("/assets/", http.FileServerFS(web.assets))))
+	mux.Handle("GET /assets/", secure(http.StripPrefix("/assets/", webasset.Assets{FS: web.assets}.Files(""))))
 	mux.Handle("GET /board.json", secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		state, _ := web.hub.current()
 		w.Header().Set("Content-Type", "application/json")
