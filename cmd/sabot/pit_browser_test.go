@@ -28,7 +28,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
-	"github.com/sabot-table/sabot/drivers/testenv"
+	"github.com/sabot-table/sabot/drivers/testenv/chromium"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
@@ -281,62 +281,13 @@ func watchTables(t *testing.T, brokers []string) *pitWatch {
 	return w
 }
 
-func newPitBrowser(t *testing.T) context.Context {
-	t.Helper()
-	bin := testenv.NeedProgram(t, "chromium")
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1600, 1000),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	return ctx
-}
-
-func pitRun(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		t.Fatalf("browser: %s: %v", what, err)
-	}
-}
-
-func pitEval[T any](t *testing.T, ctx context.Context, js string) T {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
-	if err != nil {
-		t.Fatalf("browser: evaluate %.80s: %v", js, err)
-	}
-	return v
-}
-
 func pitWaitPage(t *testing.T, ctx context.Context, what string, d time.Duration, js string) {
 	t.Helper()
 	deadline := time.Now().Add(d)
-	for !pitEval[bool](t, ctx, js) {
+	for !chromium.Eval[bool](t, ctx, js) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for the page: %s (tiles: %s)", what,
-				pitEval[string](t, ctx, `[...document.querySelectorAll('.tile')].map(e => e.dataset.table + '[' + e.dataset.class + '] ' + e.textContent).join(' | ')`))
+				chromium.Eval[string](t, ctx, `[...document.querySelectorAll('.tile')].map(e => e.dataset.table + '[' + e.dataset.class + '] ' + e.textContent).join(' | ')`))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -354,7 +305,7 @@ func pitScreenshot(t *testing.T, ctx context.Context, name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pitRun(t, ctx, "viewport", chromedp.EmulateViewport(1280, 320))
+	chromium.Run(t, ctx, "viewport", chromedp.EmulateViewport(1280, 320))
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(sctx, chromedp.CaptureScreenshot())
@@ -441,7 +392,7 @@ func TestPitBrowserEmbedded(t *testing.T) {
 // (kill returns a node still up): the console fails over to another, and
 // a dealer signing in afterwards is on the page.
 func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string) string) {
-	ctx := newPitBrowser(t)
+	ctx := chromium.New(t, 1600, 1000)
 	sabot := builtSabot(t)
 	watch := watchTables(t, brokers)
 
@@ -473,9 +424,9 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 
 	// Log in as a supervisor does.
-	pitRun(t, ctx, "load the console", chromedp.Navigate(url))
+	chromium.Run(t, ctx, "load the console", chromedp.Navigate(url))
 	pitWaitPage(t, ctx, "the login form", 10*time.Second, `!document.getElementById('login').hidden`)
-	pitRun(t, ctx, "log in",
+	chromium.Run(t, ctx, "log in",
 		chromedp.SendKeys("#login-user", "alice"),
 		chromedp.SendKeys("#login-password", "felt and chips"),
 		chromedp.Click("#login-go"))
@@ -486,7 +437,7 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 
 	// When the alert's entry appears on the page (the page's clock: ms
 	// since the Unix epoch, as the watch's).
-	pitEval[bool](t, ctx, `(() => {
+	chromium.Eval[bool](t, ctx, `(() => {
 	  window.__alertAt = 0;
 	  const look = () => {
 	    if (!window.__alertAt && document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]'))
@@ -518,32 +469,32 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 		return false
 	})
 	pitWaitPage(t, ctx, "the alert on the page", 10*time.Second, `window.__alertAt > 0`)
-	shown := pitEval[float64](t, ctx, `window.__alertAt`)
+	shown := chromium.Eval[float64](t, ctx, `window.__alertAt`)
 	t.Logf("alert MQTT message → on the page: %.1f ms", shown-arrived)
 	if shown-arrived > 1000 {
 		t.Errorf("the alert reached the page %.0f ms after its MQTT message (limit 1000 ms)", shown-arrived)
 	}
-	li := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]').textContent`)
+	li := chromium.Eval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]').textContent`)
 	if !strings.HasPrefix(li, "E1extra-card: surplus card 7H after coup 1 was complete (coup 1)") {
 		t.Errorf("the alert shows %q", li)
 	}
-	if id := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]').dataset.id`); id != alertID {
+	if id := chromium.Eval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] li[data-code="extra-card"]').dataset.id`); id != alertID {
 		t.Errorf("the alert's id on the page %q, on the broker %q", id, alertID)
 	}
 	// Both shoes deal: PIT-1's coup 2 is a banker natural 8 over 3.
 	pitWaitPage(t, ctx, "the coups", 30*time.Second,
 		`+(document.querySelector('.tile[data-table="PIT-1"] [data-k="coup"]') || {}).textContent >= 2 &&
 		 +(document.querySelector('.tile[data-table="PIT-2"] [data-k="coup"]') || {}).textContent >= 2`)
-	if last := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] [data-k="last"]').parentNode.textContent`); !strings.HasPrefix(last, "last #") {
+	if last := chromium.Eval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] [data-k="last"]').parentNode.textContent`); !strings.HasPrefix(last, "last #") {
 		t.Errorf("PIT-1's last result shows %q", last)
 	}
 	// Critical tiles: the offline table (critical since the console
 	// started) before the alert (critical since the alert).
-	if order := pitEval[string](t, ctx, `[...document.querySelectorAll('.tile')].map(e => e.dataset.table + ':' + e.dataset.class).join(' ')`); order != "PIT-0:0 PIT-1:0 PIT-2:3" &&
+	if order := chromium.Eval[string](t, ctx, `[...document.querySelectorAll('.tile')].map(e => e.dataset.table + ':' + e.dataset.class).join(' ')`); order != "PIT-0:0 PIT-1:0 PIT-2:3" &&
 		order != "PIT-0:0 PIT-1:0 PIT-2:2" { // a notice: a backlog of 100 on a loaded machine
 		t.Errorf("tiles with the alert: %s", order)
 	}
-	if href := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] a.board').href`); href != t1.board {
+	if href := chromium.Eval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] a.board').href`); href != t1.board {
 		t.Errorf("PIT-1's board link %q, want %q", href, t1.board)
 	}
 	resp, err := http.Get(t1.board)
@@ -559,7 +510,7 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 	pitScreenshot(t, ctx, "pit-alert.png") // docs/pit.png
 
 	// The acknowledgement from the console.
-	pitRun(t, ctx, "acknowledge", chromedp.Click(`.tile[data-table="PIT-1"] button.ack`))
+	chromium.Run(t, ctx, "acknowledge", chromedp.Click(`.tile[data-table="PIT-1"] button.ack`))
 	pitWait(t, "the table's alert/ack", 10*time.Second, func() bool {
 		watch.mu.Lock()
 		defer watch.mu.Unlock()
@@ -581,7 +532,7 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 		`!document.querySelector('.tile[data-table="PIT-1"] li[data-code]') &&
 		 document.querySelector('.tile[data-table="PIT-1"] .ack-state').dataset.state === 'accepted' &&
 		 document.querySelector('.tile[data-table="PIT-1"]').dataset.class >= '2'`) // quiet, or a backlog's notice
-	if txt := pitEval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] .ack-state').textContent`); txt != "acknowledged by alice" {
+	if txt := chromium.Eval[string](t, ctx, `document.querySelector('.tile[data-table="PIT-1"] .ack-state').textContent`); txt != "acknowledged by alice" {
 		t.Errorf("ack state shown %q", txt)
 	}
 	if !strings.Contains(pitLog.String(), "pit: ack sent") {
@@ -619,10 +570,10 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 			t.Fatal(tok.Error())
 		}
 		wait := time.Now().Add(3 * time.Second)
-		for time.Now().Before(wait) && !pitEval[bool](t, ctx, pitDealerShown) {
+		for time.Now().Before(wait) && !chromium.Eval[bool](t, ctx, pitDealerShown) {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if pitEval[bool](t, ctx, pitDealerShown) {
+		if chromium.Eval[bool](t, ctx, pitDealerShown) {
 			break
 		}
 		if time.Now().After(deadline) {

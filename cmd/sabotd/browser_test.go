@@ -25,7 +25,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/display"
-	"github.com/sabot-table/sabot/drivers/testenv"
+	"github.com/sabot-table/sabot/drivers/testenv/chromium"
 )
 
 // artifactsDir is where the browser test saves its screenshots:
@@ -44,61 +44,17 @@ func artifactsDir(t *testing.T) string {
 	return dir
 }
 
-// newBrowser starts headless chromium (no sandbox: the tests run as root;
-// no network beyond loopback is wanted or there) with an empty profile and
-// returns a tab's context.
+// newBrowser starts headless chromium at 1920×1080, scroll bars hidden
+// (the screenshots show the page alone), and returns a tab's context.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	bin := testenv.NeedProgram(t, "chromium")
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("hide-scrollbars", true),
-		// No throttling of a tab nobody looks at, and no reliance on the
-		// size of /dev/shm (small in containers).
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1920, 1080),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // starts the browser
-		t.Fatalf("chromium: %v", err)
-	}
-	return ctx
-}
-
-// run runs chromedp actions with a timeout.
-func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		t.Fatalf("browser: %s: %v", what, err)
-	}
+	return chromium.New(t, 1920, 1080, chromedp.Flag("hide-scrollbars", true))
 }
 
 // eval evaluates js in the page into out (a pointer).
 func eval[T any](t *testing.T, ctx context.Context, js string, out *T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
-	if err != nil {
-		t.Fatalf("browser: evaluate %.60s: %v", js, err)
-	}
-	*out = v
+	*out = chromium.Eval[T](t, ctx, js)
 }
 
 // waitPage polls the page until js evaluates to true.
@@ -123,7 +79,7 @@ func waitPage(t *testing.T, ctx context.Context, what string, d time.Duration, j
 // screenshot saves the page at w×h as name in the artifacts directory.
 func screenshot(t *testing.T, ctx context.Context, dir, name string, w, h int64) string {
 	t.Helper()
-	run(t, ctx, "viewport for "+name,
+	chromium.Run(t, ctx, "viewport for "+name,
 		chromedp.EmulateViewport(w, h),
 		chromedp.Sleep(400*time.Millisecond)) // the page redraws 100 ms after a resize
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -414,7 +370,7 @@ format = "json"
 	conf = fmt.Sprintf(conf, shoe.link)
 	p := startSabotd(t, conf)
 
-	run(t, ctx, "load the board", chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(url),
+	chromium.Run(t, ctx, "load the board", chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(url),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, performance.Enable, performance.EnableParams{})
 			return err
@@ -510,7 +466,7 @@ format = "json"
 	screenshot(t, ctx, dir, "board-1920x1080.png", 1920, 1080)
 	screenshot(t, ctx, dir, "board-1024x768.png", 1024, 768)
 	screenshot(t, ctx, dir, "board-768x1024.png", 768, 1024)
-	run(t, ctx, "the Chinese board", chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(url+"?lang=zh"))
+	chromium.Run(t, ctx, "the Chinese board", chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(url+"?lang=zh"))
 	waitPage(t, ctx, "the Chinese labels", 10*time.Second,
 		`document.querySelector('#big h2').textContent === '大路' && document.querySelectorAll('#g-bead [data-v]').length === 36`)
 	var labels string
