@@ -419,6 +419,11 @@ func (c *Coup) fillEvent(e *CoupEvent, r Rules, shoe, coup int, settle bool) {
 		Cards:         c.Cards(),
 		Options:       c.opts,
 	}
+	if !c.game.PuntoBancoDeal() {
+		// Chemin de fer: the punto banco side-bet facts mean nothing
+		// there (its line leaves them out, see cheminLine).
+		e.Dragon7, e.Panda8, e.BankerWinsOn6 = false, false, false
+	}
 	if settle && f.winner != WinnerNone {
 		s := &e.Settlement
 		dst := [...]*Payout{&s.Player, &s.Banker, &s.Tie, &s.PlayerPair, &s.BankerPair, &s.Dragon7, &s.Panda8}

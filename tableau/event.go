@@ -58,8 +58,9 @@ func (k *EventKind) UnmarshalText(b []byte) error {
 // banker_pair are the shared contract; the rest are extra facts.
 //
 // Every line has "game" (the game's name); chemin de fer and banque lines
-// have "options" (see OptionList); banque's line has its own keys (see
-// Event.MarshalJSON).
+// have "options" (see OptionList); chemin de fer's has no dragon7, panda8
+// or banker_wins_on_6 (false in its events), banque's has its own keys
+// (see Event.MarshalJSON).
 //
 // Example line:
 //
@@ -77,9 +78,9 @@ type CoupEvent struct {
 	Natural       bool      `json:"natural"`
 	PlayerPair    bool      `json:"player_pair"`
 	BankerPair    bool      `json:"banker_pair"`
-	Dragon7       bool      `json:"dragon7"`          // banker won with a three-card 7
-	Panda8        bool      `json:"panda8"`           // player won with a three-card 8
-	BankerWinsOn6 bool      `json:"banker_wins_on_6"` // banker won with a total of 6
+	Dragon7       bool      `json:"dragon7"`          // banker won with a three-card 7 (punto banco games only)
+	Panda8        bool      `json:"panda8"`           // player won with a three-card 8 (punto banco games only)
+	BankerWinsOn6 bool      `json:"banker_wins_on_6"` // banker won with a total of 6 (punto banco games only)
 	Cards         int       `json:"cards"`            // cards in the coup, 4–6 (banque 6–9)
 	// Options are the choices made at option points (chemin de fer,
 	// banque; left out of the other games' lines).
@@ -178,7 +179,10 @@ func (e *Event) CoupNumber() int {
 	return 0
 }
 
-// MarshalJSON encodes the selected event. A banque coup line has the keys
+// MarshalJSON encodes the selected event. A chemin de fer coup line is
+// CoupEvent's without dragon7, panda8 and banker_wins_on_6 (punto banco's
+// side-bet facts, which mean nothing there; see cheminLine). A banque coup
+// line has the keys
 // type, game, shoe, coup, right, left, banker, right_total, left_total,
 // banker_total, right_winner and left_winner ("right"/"left", "banker" or
 // "tie"), natural ({"right":…,"left":…,"banker":…}), cards, options and
@@ -192,6 +196,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		}
 		if e.Coup.Game == GameBanque {
 			return json.Marshal(newBanqueLine(&e.Coup))
+		}
+		if !e.Coup.Game.PuntoBancoDeal() {
+			return json.Marshal(newCheminLine(&e.Coup))
 		}
 		return json.Marshal(e.Coup)
 	case EventAlert:
@@ -259,4 +266,38 @@ func alertEvent(shoe, coup int, code AlertCode, card Card) Event {
 
 func voidEvent(shoe, coup int) Event {
 	return Event{Kind: EventVoid, Void: VoidEvent{Type: EventVoid, Shoe: shoe, Coup: coup}}
+}
+
+// cheminLine is the JSON form of a chemin de fer coup line
+// (Event.MarshalJSON): CoupEvent's keys but the punto banco side-bet
+// facts. player_pair and banker_pair stay: they are keys of the shared
+// contract's coup line (a fact of the cards, shown on the roads), though
+// chemin de fer offers no pair bet. Its decoding is CoupEvent's (the keys
+// left out decode as false).
+type cheminLine struct {
+	Type        EventKind  `json:"type"`
+	Game        Game       `json:"game"`
+	Shoe        int        `json:"shoe"`
+	Coup        int        `json:"coup"`
+	Player      Hand       `json:"player"`
+	Banker      Hand       `json:"banker"`
+	PlayerTotal int        `json:"player_total"`
+	BankerTotal int        `json:"banker_total"`
+	Winner      Winner     `json:"winner"`
+	Natural     bool       `json:"natural"`
+	PlayerPair  bool       `json:"player_pair"`
+	BankerPair  bool       `json:"banker_pair"`
+	Cards       int        `json:"cards"`
+	Options     OptionList `json:"options,omitzero"`
+	Settlement  Settlement `json:"settlement,omitzero"`
+	Dealer      string     `json:"dealer,omitempty"`
+}
+
+func newCheminLine(e *CoupEvent) cheminLine {
+	return cheminLine{
+		Type: e.Type, Game: e.Game, Shoe: e.Shoe, Coup: e.Coup,
+		Player: e.Player, Banker: e.Banker, PlayerTotal: e.PlayerTotal, BankerTotal: e.BankerTotal,
+		Winner: e.Winner, Natural: e.Natural, PlayerPair: e.PlayerPair, BankerPair: e.BankerPair,
+		Cards: e.Cards, Options: e.Options, Settlement: e.Settlement, Dealer: e.Dealer,
+	}
 }

@@ -67,6 +67,13 @@ func TestGameCoupPayloads(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			msgs := gameOutputs(t, c.game, c.decks, c.shoe)
+			for _, m := range msgs {
+				for _, k := range []string{`"dragon7"`, `"panda8"`, `"banker_wins_on_6"`} {
+					if m.Topic == TopicCoup && strings.Contains(string(m.Payload), k) {
+						t.Errorf("%s coup has punto banco's %s: %s", c.name, k, m.Payload)
+					}
+				}
+			}
 			var coups, alerts int
 			for _, m := range msgs {
 				if err := validatePayload(t, m.Topic, m.Payload); err != nil {
@@ -102,14 +109,20 @@ func TestGameCoupPayloads(t *testing.T) {
 func TestCoupSchemaByGame(t *testing.T) {
 	banque := gameOutputs(t, tableau.GameBanque, 3, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |")[0].Payload
 	pb := gameOutputs(t, tableau.GamePuntoBanco, 8, "shoe 2C 8D 4S | 5S 2H 4D KC |")[0].Payload
+	cdf := gameOutputs(t, tableau.GameCheminDeFer, 6, "shoe 2C 8D 4S | 5S 2H 4D KC |")[0].Payload
+	if err := validatePayload(t, TopicCoup, cdf); err != nil {
+		t.Errorf("chemin de fer: %v\n%s", err, cdf)
+	}
 	for name, bad := range map[string]string{
 		"banque without right_winner":   strings.Replace(string(banque), `"right_winner":"right",`, ``, 1),
 		"banque with a boolean natural": strings.Replace(string(banque), `"natural":{"right":false,"left":false,"banker":false}`, `"natural":false`, 1),
 		"banque right_winner player":    strings.Replace(string(banque), `"right_winner":"right"`, `"right_winner":"player"`, 1),
 		"punto banco without tie_pays":  strings.Replace(string(pb), `,"tie_pays":8`, ``, 1),
 		"punto banco without tie":       strings.Replace(string(pb), `"tie":{"result":"lose","net":-1},`, ``, 1),
+		"punto banco without dragon7":   strings.Replace(string(pb), `"dragon7":false,`, ``, 1),
+		"chemin de fer with dragon7":    strings.Replace(string(cdf), `"cards":`, `"dragon7":false,"cards":`, 1),
 	} {
-		if bad == string(banque) || bad == string(pb) {
+		if bad == string(banque) || bad == string(pb) || bad == string(cdf) {
 			t.Fatalf("%s: replacement did not apply", name)
 		}
 		if validatePayload(t, TopicCoup, []byte(bad)) == nil {

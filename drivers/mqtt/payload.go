@@ -107,11 +107,12 @@ func Encode(topic string, retained bool, v any) (Message, error) {
 	return Message{Topic: topic, Payload: b, Retained: retained}, nil
 }
 
-// CoupPayload is published on TopicCoup for every completed coup: the
-// `sabot check` coup line (tableau.CoupEvent: its contract keys with the
-// same names and values, the side-bet facts dragon7, panda8,
-// banker_wins_on_6, and the settlement of every bet the rules offer) plus
-// the rule profile.
+// CoupPayload is published on TopicCoup for every completed coup of a
+// punto banco game: the `sabot check` coup line (tableau.CoupEvent: its
+// contract keys with the same names and values, the side-bet facts
+// dragon7, panda8, banker_wins_on_6, and the settlement of every bet the
+// rules offer) plus the rule profile. Banque and chemin de fer coups are
+// their own lines (encodeLineCoup).
 type CoupPayload struct {
 	Envelope
 	tableau.CoupEvent
@@ -123,20 +124,24 @@ type CoupPayload struct {
 	TiePays int `json:"tie_pays"`
 }
 
-// encodeBanqueCoup is the coup payload of a banque coup: the envelope, the
-// banque coup line as `sabot check` writes it (right, left, banker, their
-// totals, each tableau's winner, the natural of each hand, options,
-// settlement of right, left and à cheval) and rules (the game's name);
-// no tie_pays (banque has no tie bet).
-func encodeBanqueCoup(env Envelope, ev *tableau.Event, r tableau.Rules) (Message, error) {
+// encodeLineCoup is the coup payload of a banque or chemin de fer coup:
+// the envelope, the coup line as `sabot check` writes it and rules (the
+// game's name). Banque's line: right, left, banker, their totals, each
+// tableau's winner, the natural of each hand, options, settlement of
+// right, left and à cheval; no tie_pays (tiePays nil: banque has no tie
+// bet). Chemin de fer's: punto banco's keys without the side-bet facts
+// dragon7, panda8 and banker_wins_on_6, plus options; tie_pays kept as
+// before (the key the coup schema asks of the two-hand games).
+func encodeLineCoup(env Envelope, ev *tableau.Event, r tableau.Rules, tiePays *int) (Message, error) {
 	line, err := ev.MarshalJSON()
 	if err != nil {
 		return Message{}, fmt.Errorf("mqtt: encode %s payload: %w", TopicCoup, err)
 	}
 	head, err := json.Marshal(struct {
 		Envelope
-		Rules tableau.Game `json:"rules"`
-	}{env, r.Game})
+		Rules   tableau.Game `json:"rules"`
+		TiePays *int         `json:"tie_pays,omitempty"`
+	}{env, r.Game, tiePays})
 	if err != nil || len(line) < 2 || line[0] != '{' {
 		return Message{}, fmt.Errorf("mqtt: encode %s payload: %v", TopicCoup, err)
 	}
@@ -466,9 +471,13 @@ func (b *Builder) Output(o tableau.Output) (Message, bool, error) {
 		m, err = Encode(TopicCard, false, CardPayload{Envelope: env, Shoe: o.Shoe, Coup: o.Coup, CardPlay: o.Card,
 			Rank: c.Rank.String(), Suit: c.Suit.String(), Value: c.Value()})
 	case tableau.OutputCoup:
-		if o.Event.Coup.Game.Name() == "banque" {
-			m, err = encodeBanqueCoup(env, &o.Event, b.rules)
-		} else {
+		switch o.Event.Coup.Game.Name() {
+		case "banque":
+			m, err = encodeLineCoup(env, &o.Event, b.rules, nil)
+		case "chemin-de-fer":
+			tp := tiePays(b.rules)
+			m, err = encodeLineCoup(env, &o.Event, b.rules, &tp)
+		default:
 			m, err = Encode(TopicCoup, false, CoupPayload{Envelope: env, CoupEvent: o.Event.Coup, Rules: b.rules.Game, TiePays: tiePays(b.rules)})
 		}
 	case tableau.OutputAlert:
