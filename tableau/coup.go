@@ -443,6 +443,7 @@ type coupFacts struct {
 	winner                   Winner
 	playerTotal, bankerTotal int
 	playerPair, bankerPair   bool
+	playerSuit, bankerSuit   pairSuit // whether each pair is suited (settle.go)
 	dragon7, panda8          bool
 	bankerWinsOn6            bool
 }
@@ -454,6 +455,8 @@ func (c *Coup) facts() coupFacts {
 		bankerTotal: c.Banker.Total(),
 		playerPair:  c.Player.Pair(),
 		bankerPair:  c.Banker.Pair(),
+		playerSuit:  pairSuitOf(&c.Player),
+		bankerSuit:  pairSuitOf(&c.Banker),
 	}
 	if !c.dead && c.need() == NeedNone {
 		switch {

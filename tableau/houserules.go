@@ -9,7 +9,8 @@ import (
 
 // This file holds the house rules that differ from casino to casino and
 // are configuration (sabotd's [rules] table, the CLI's --commission,
-// --tie-pays, --pair-pays, --side-bets and --pays-* flags): the
+// --tie-pays, --pair-pays, --pair-suited-pays, --side-bets and --pays-*
+// flags): the
 // commission on a banker win, and the one validation of a whole profile
 // (Rules.Problems), whose findings name the rule by its configuration key
 // so that the daemon and the CLI each report it in their own terms.
@@ -143,6 +144,10 @@ func (r Rules) TiePayout() int { return r.tiePays() }
 // PairPays is 0).
 func (r Rules) PairPayout() int { return r.pairPays() }
 
+// PairSuitedPayout is the pair bets' payout in force on a suited pair, n
+// of n:1: PairSuitedPays, or PairPayout when it is 0 (no suited pay).
+func (r Rules) PairSuitedPayout() int { return r.pairSuitedPays() }
+
 // Effective returns the pay table in force: p with each zero field
 // replaced by its default (DefaultSidePays).
 func (p SidePays) Effective() SidePays { return p.effective() }
@@ -156,7 +161,7 @@ func (r Rules) bankerNet() float64 {
 
 // ErrRule is a finding of Rules.Problems: Key names the rule as the
 // configuration key of sabotd's [rules] table ("commission", "tie_pays",
-// "pair_pays", "side_bets", "pays_dragon", …; the CLI flag is the same
+// "pair_pays", "pair_suited_pays", "side_bets", "pays_dragon", …; the CLI flag is the same
 // with '-' for '_', "--tie-pays"), or "game"; Msg says what is wrong
 // with the value. It wraps ErrRules.
 type ErrRule struct {
@@ -170,8 +175,8 @@ func (e *ErrRule) Error() string { return ErrRules.Error() + ": " + e.Key + ": "
 func (e *ErrRule) Unwrap() error { return ErrRules }
 
 // Problems returns everything wrong with the profile, one *ErrRule per
-// rule, in the order game, commission, tie_pays, pair_pays, side_bets,
-// then the side-bet pay tables; nil if it is valid. Validate is its first
+// rule, in the order game, commission, tie_pays, pair_pays,
+// pair_suited_pays, side_bets, then the side-bet pay tables; nil if it is valid. Validate is its first
 // finding. It is the one validation of house rules: sabotd's
 // configuration and the CLI flags both report its findings.
 func (r Rules) Problems() []*ErrRule { return r.problems(false) }
@@ -179,7 +184,8 @@ func (r Rules) Problems() []*ErrRule { return r.problems(false) }
 // ProblemsGiven is Problems for a profile read from configuration or
 // flags, where TiePays, PairPays and every pay-table figure are always
 // given (their defaults filled in before): 0 there is a bad value, not
-// the default.
+// the default. PairSuitedPays is the exception: 0 is its given value for
+// "no suited pay" (a suited pair pays the pair payout).
 func (r Rules) ProblemsGiven() []*ErrRule { return r.problems(true) }
 
 func (r Rules) problems(given bool) []*ErrRule {
@@ -214,6 +220,14 @@ func (r Rules) problems(given bool) []*ErrRule {
 	}
 	if p := pair; p < 1 || p > MaxSidePay {
 		bad("pair_pays", "%d: want 1 to %d (usually 11, some houses 12)", p, MaxSidePay)
+	}
+	if s := r.PairSuitedPays; s != 0 {
+		switch {
+		case s < 0 || s > MaxSidePay:
+			bad("pair_suited_pays", "%d: want 0 (a suited pair pays as any pair) or the pair payout to %d (some houses 25)", s, MaxSidePay)
+		case pair >= 1 && pair <= MaxSidePay && s < pair:
+			bad("pair_suited_pays", "%d: below pair_pays %d (a suited pair pays at least as much as any pair; 0 for the same)", s, pair)
+		}
 	}
 	if r.Side.Offered>>len(SideBets) != 0 {
 		bad("side_bets", "invalid side-bet set %#x", uint8(r.Side.Offered))

@@ -85,7 +85,9 @@ func AdvantageAlert(shoe, coup int, b BetEV) Event {
 // Advantages is the live advantage check on the fold's current shoe: the
 // remaining shoe is the decks less every card drawn so far in this shoe
 // (burn, surplus and voided cards included; see
-// Composition.RemainingRanks), valued under the fold's rules. It appends to
+// Composition.RemainingRanks; the suits left where Perfect Pair is offered
+// or a suited pair pays more, Composition.RemainingCards), valued under
+// the fold's rules. It appends to
 // dst the offered bets whose expectation for the player exceeds threshold
 // (see the package-level Advantages). The daemon may call it after every
 // card; it does not allocate given a dst of capacity 7 (14 with side
@@ -95,15 +97,22 @@ func (f *Fold) Advantages(dst []BetEV, threshold float64) ([]BetEV, error) {
 }
 
 // compAdvantages is Advantages on a composition: the main bets on its
-// ranks, and the side bets r offers with the suits where they are known
-// (Perfect Pair is valued only then).
+// ranks, the pair bets with the suits where a suited pair pays more, and
+// the side bets r offers with the suits where they are known (Perfect
+// Pair, and the pair bets when a suited pair pays more, are valued only
+// then: see PairOdds.EV).
 func compAdvantages(dst []BetEV, comp *Composition, r Rules, threshold float64) ([]BetEV, error) {
-	rc := comp.RemainingRanks()
-	no := r
-	no.Side.Offered = 0
-	dst, err := Advantages(dst, &rc, no, threshold)
-	if err != nil || r.Side.Offered == 0 {
+	if err := r.Validate(); err != nil {
 		return dst, err
+	}
+	rc := comp.RemainingRanks()
+	var o Odds
+	if err := o.Analyze(&rc); err != nil {
+		return dst, err
+	}
+	suited := r.suitedPairPaysMore()
+	if !suited && r.Side.Offered == 0 {
+		return o.AppendAdvantages(dst, r, threshold), nil
 	}
 	cc, known := comp.RemainingCards()
 	if !known {
@@ -113,7 +122,28 @@ func compAdvantages(dst []BetEV, comp *Composition, r Rules, threshold float64) 
 			cc[i][0] = v
 		}
 	}
+	var po PairOdds
+	if suited {
+		var err error
+		if po, err = AnalyzePairs(&cc, known); err != nil {
+			return dst, err
+		}
+	}
+	for _, bet := range oddsBetOrder {
+		if ev, ok := mainEV(&o, &po, bet, r); ok && ev > threshold {
+			dst = append(dst, BetEV{Bet: bet, EV: ev})
+		}
+	}
 	return appendSideAdvantages(dst, &cc, known, r, threshold)
+}
+
+// mainEV is the EV of a main bet: from o, but for the pair bets from po
+// where a suited pair pays more (po is then AnalyzePairs of the same shoe).
+func mainEV(o *Odds, po *PairOdds, bet Bet, r Rules) (float64, bool) {
+	if (bet == BetPlayerPair || bet == BetBankerPair) && r.suitedPairPaysMore() {
+		return po.EV(bet, r)
+	}
+	return o.EV(bet, r)
 }
 
 // FeedAdvantages is Feed plus the advantage check of `sabot check
@@ -159,9 +189,14 @@ func BestAdvantage(remaining *Composition, rules Rules) (bet string, ev float64)
 	if rules.Validate() != nil || o.Analyze(&rc) != nil {
 		return "", -1
 	}
+	var po PairOdds
+	if rules.suitedPairPaysMore() {
+		cc, known := remaining.RemainingCards()
+		po, _ = AnalyzePairs(&cc, known) // unvalued (EV not ok) on error
+	}
 	best, bestEV := Bet(0), -2.0
 	for _, b := range oddsBetOrder {
-		if e, ok := o.EV(b, rules); ok && e > bestEV {
+		if e, ok := mainEV(&o, &po, b, rules); ok && e > bestEV {
 			best, bestEV = b, e
 		}
 	}

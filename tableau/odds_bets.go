@@ -1,6 +1,9 @@
 package tableau
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // oddsBetOrder is the order bets are reported in by the odds engine and by
 // `sabot odds` (banker first).
@@ -32,8 +35,10 @@ func OddsKey(b Bet) string {
 // Payouts: player 1:1 and punto banco banker 1 − the commission (19:20 at
 // the usual 5%), both pushing on a tie;
 // Super 6 banker 1:1 except 1:2 on a banker 6; EZ banker 1:1 except a push
-// on a banker three-card 7; tie 8:1 or 9:1; each pair PairPays:1 (11:1); Dragon 7 40:1;
-// Panda 8 25:1. These give the published 8-deck house edges (Wizard of
+// on a banker three-card 7; tie 8:1 or 9:1; each pair PairPays:1 (11:1);
+// Dragon 7 40:1; Panda 8 25:1. Where a suited pair pays more
+// (Rules.PairSuitedPays) the pair bets need the suits left, which Odds
+// does not know: ok is false for them (see PairOdds.EV). These give the published 8-deck house edges (Wizard of
 // Odds): banker 1.06%, player 1.24%, tie 14.36% (8:1) / 4.84% (9:1), pairs
 // 10.36%, Super 6 banker 1.46%, EZ banker 1.02%, Dragon 7 7.61%, Panda 8
 // 10.19%.
@@ -57,10 +62,15 @@ func (o *Odds) EV(bet Bet, r Rules) (ev float64, ok bool) {
 	case BetTie:
 		win := float64(o.Tie)
 		return (float64(r.tiePays())*win - (t - win)) / t, true
-	case BetPlayerPair:
-		return (float64(r.pairPays()+1)*float64(o.PlayerPair) - t) / t, true
-	case BetBankerPair:
-		return (float64(r.pairPays()+1)*float64(o.BankerPair) - t) / t, true
+	case BetPlayerPair, BetBankerPair:
+		if r.suitedPairPaysMore() {
+			return 0, false
+		}
+		n := o.PlayerPair
+		if bet == BetBankerPair {
+			n = o.BankerPair
+		}
+		return (float64(r.pairPays()+1)*float64(n) - t) / t, true
 	case BetDragon7:
 		return (41*float64(o.Dragon7) - t) / t, true
 	case BetPanda8:
@@ -100,7 +110,10 @@ func (o *Odds) AppendAdvantages(dst []BetEV, r Rules, threshold float64) []BetEV
 // Odds.Analyze; tens of microseconds, no allocation) and appends to dst the
 // bets r offers whose expectation for the player exceeds threshold. It
 // returns dst unchanged and an error if rc cannot be analysed (for
-// instance, fewer than six cards left) or r is invalid.
+// instance, fewer than six cards left) or r is invalid. rc gives the ranks
+// only: Perfect Pair, and the pair bets where a suited pair pays more
+// (Rules.PairSuitedPays), are not valued (Fold.Advantages knows the
+// suits).
 func Advantages(dst []BetEV, rc *RankCounts, r Rules, threshold float64) ([]BetEV, error) {
 	if err := r.Validate(); err != nil {
 		return dst, err
@@ -133,4 +146,75 @@ func appendSideAdvantages(dst []BetEV, cc *CardCounts, suitsKnown bool, r Rules,
 		return dst, err
 	}
 	return so.AppendAdvantages(dst, r, threshold), nil
+}
+
+// PairOdds is the exact analysis of the pair bets on the next coup split
+// by suit, for a table where a suited pair pays more (Rules.PairSuitedPays).
+// The counts are in ordered six-card sequences, as in Odds; by symmetry
+// the player's and the banker's are the same.
+type PairOdds struct {
+	Sequences uint64 // N·(N−1)·…·(N−5), as Odds.Sequences
+	// SuitsKnown is false when the suits left in the shoe are unknown (a
+	// rank-only read): Suited is then 0, and the pair bets are not valued
+	// while a suited pair pays more (as Perfect Pair is not; see
+	// SideOdds.SuitsKnown).
+	SuitsKnown bool
+	Pair       uint64 // a given hand's first two cards share a rank (Odds.PlayerPair)
+	Suited     uint64 // … and a suit
+}
+
+// AnalyzePairs returns the pair bets' odds for the next coup dealt from cc;
+// with suitsKnown false only the ranks of cc are trusted. It counts in
+// closed form (pairCounts, the count Perfect Pair uses too): no
+// enumeration, no allocation. Errors as AnalyzeSideBets.
+func AnalyzePairs(cc *CardCounts, suitsKnown bool) (PairOdds, error) {
+	n := 0
+	for r, row := range cc {
+		for _, v := range row {
+			if v < 0 {
+				return PairOdds{}, fmt.Errorf("%w: negative count %d of rank %s", ErrOddsShoe, v, Rank(r+1))
+			}
+			n += v
+		}
+	}
+	if n > MaxOddsCards {
+		return PairOdds{}, fmt.Errorf("%w: %d cards exceed the maximum %d", ErrOddsShoe, n, MaxOddsCards)
+	}
+	if n < 6 {
+		return PairOdds{}, fmt.Errorf("%w: %d cards left, a coup may need 6", ErrOddsShoe, n)
+	}
+	N := uint64(n)
+	po := PairOdds{Sequences: N * (N - 1) * (N - 2) * (N - 3) * (N - 4) * (N - 5), SuitsKnown: suitsKnown}
+	var ranks [NumRanks]uint64
+	for i, v := range cc.Ranks() {
+		ranks[i] = uint64(v)
+	}
+	po.Pair, _ = pairCounts(ranks[:], N)
+	if suitsKnown {
+		po.Suited, _ = suitedPairCounts(cc, N)
+	}
+	return po, nil
+}
+
+// EV returns the player's expectation per unit staked on the player pair
+// or banker pair bet under r: an unsuited pair pays PairPays:1, a suited
+// one PairSuitedPays:1. ok is false if r is invalid or does not offer the
+// bet, b is not a pair bet, the odds are empty, or a suited pair pays more
+// and the suits left are unknown.
+func (po *PairOdds) EV(b Bet, r Rules) (ev float64, ok bool) {
+	if po.Sequences == 0 || (b != BetPlayerPair && b != BetBankerPair) || r.Validate() != nil || !r.Offers(b) {
+		return 0, false
+	}
+	if r.suitedPairPaysMore() && !po.SuitsKnown {
+		return 0, false
+	}
+	t := float64(po.Sequences)
+	pair, suited := float64(po.Pair), float64(po.Suited)
+	return (float64(r.pairPays())*(pair-suited) + float64(r.pairSuitedPays())*suited - (t - pair)) / t, true
+}
+
+// HouseEdge is −EV.
+func (po *PairOdds) HouseEdge(b Bet, r Rules) (float64, bool) {
+	ev, ok := po.EV(b, r)
+	return -ev, ok
 }

@@ -12,7 +12,7 @@ var ErrRules = errors.New("tableau: bad rules")
 // dealing and drawing rules too), the commission, the tie and
 // pair payouts and the side bets offered with their pay tables (the house
 // rules: see houserules.go). The zero value is punto banco with a 5%
-// commission, ties paying 8:1, pairs 11:1 and no side bet.
+// commission, ties paying 8:1, pairs 11:1 (suited or not) and no side bet.
 type Rules struct {
 	Game Game
 	// Commission is the house's share of a banker win (zero value: the
@@ -22,7 +22,14 @@ type Rules struct {
 	// PairPays is what player pair and banker pair pay, to 1: 0 means 11
 	// (the usual table); some houses pay 12. 1–MaxSidePay.
 	PairPays int
-	Side     SideRules // side bets offered (none in the zero value)
+	// PairSuitedPays is what player pair and banker pair pay, to 1, when
+	// the pair is suited (the two cards of the same rank and suit; some
+	// houses pay 25): 0 means the same as PairPays (no suited pay, the
+	// usual table). When set it is PairPays–MaxSidePay. A pair whose
+	// suit is unknown (a rank-only read) is not settled while a suited
+	// pair pays more, as Perfect Pair is not (see PairSuitedPayout).
+	PairSuitedPays int
+	Side           SideRules // side bets offered (none in the zero value)
 }
 
 // SideRules says which side bets a table offers (see sidebets.go) and
@@ -48,6 +55,67 @@ func (r Rules) pairPays() int {
 	return r.PairPays
 }
 
+// pairSuitedPays returns the effective suited pair payout: PairSuitedPays,
+// or the pair payout when it is 0.
+func (r Rules) pairSuitedPays() int {
+	if r.PairSuitedPays == 0 {
+		return r.pairPays()
+	}
+	return r.PairSuitedPays
+}
+
+// suitedPairPaysMore reports whether a suited pair pays more than an
+// unsuited one (the house rule is on): only then does a pair bet hang on
+// the suits.
+func (r Rules) suitedPairPaysMore() bool { return r.pairSuitedPays() > r.pairPays() }
+
+// pairSuit says what the first two cards of a hand are as a pair bet
+// sees them.
+type pairSuit uint8
+
+const (
+	noPair          pairSuit = iota // different ranks
+	pairUnsuited                    // same rank, different suits
+	pairSuited                      // same rank and suit
+	pairSuitUnknown                 // same rank, a suit unknown (a rank-only read)
+)
+
+// pairSuitOf returns what h's first two cards are as a pair. It is the one
+// test of a suited pair: the pair bets' suited pay and Perfect Pair both
+// use it.
+func pairSuitOf(h *Hand) pairSuit {
+	if !h.Pair() {
+		return noPair
+	}
+	a, b := h.Cards[0].Suit, h.Cards[1].Suit
+	switch {
+	case a == SuitUnknown || b == SuitUnknown:
+		return pairSuitUnknown
+	case a == b:
+		return pairSuited
+	}
+	return pairUnsuited
+}
+
+// pairPayout settles a pair bet on a hand whose first two cards are k: a
+// suited pair pays the suited payout, any other pair the pair payout. A
+// pair whose suit is unknown is not settled (the zero Payout) when a
+// suited pair pays more, since its payout hangs on that suit; otherwise
+// it pays the pair payout.
+func (r Rules) pairPayout(k pairSuit) Payout {
+	switch k {
+	case noPair:
+		return lose
+	case pairSuited:
+		return win(float64(r.pairSuitedPays()))
+	case pairSuitUnknown:
+		if r.suitedPairPaysMore() {
+			return Payout{}
+		}
+	}
+	return win(float64(r.pairPays()))
+}
+
 // Validate checks the profile: a known game, a commission the game takes,
 // a tie payout of 8 or 9, pair and side-bet payouts in range. It returns
 // the first finding of Problems (an *ErrRule, wrapping ErrRules), or nil.
@@ -56,8 +124,10 @@ func (r Rules) Validate() error {
 }
 
 // String formats the profile as "punto-banco tie 8:1", with
-// " commission 4%" when a commission other than 5% is set, followed by
-// " side dragon-player,lucky6" when side bets are offered.
+// " commission 4%" when a commission other than 5% is set, " pair 12:1"
+// when pairs do not pay 11, " suited pair 25:1" when a suited pair pays
+// more, followed by " side dragon-player,lucky6" when side bets are
+// offered.
 func (r Rules) String() string {
 	s := r.Game.String()
 	if r.Game.PuntoBancoDeal() {
@@ -68,6 +138,9 @@ func (r Rules) String() string {
 	}
 	if p := r.pairPays(); p != 11 {
 		s += fmt.Sprintf(" pair %d:1", p)
+	}
+	if r.suitedPairPaysMore() {
+		s += fmt.Sprintf(" suited pair %d:1", r.pairSuitedPays())
 	}
 	if r.Side.Offered != 0 {
 		s += " side " + r.Side.Offered.String()
@@ -216,8 +289,11 @@ var (
 // Payouts (net per unit): player wins 1:1 (+1). Banker wins: punto banco
 // less the commission (+0.95 at the usual 5%, +0.96 at 4%); Super 6 1:1, but 1:2 (+0.5) on a total
 // of 6; EZ 1:1, but a push on a Dragon 7. Player and banker bets push on a
-// tie. Tie pays TiePays:1. Player pair and banker pair pay PairPays:1 (11:1). Dragon 7
-// pays 40:1, Panda 8 25:1. Every losing bet is -1.
+// tie. Tie pays TiePays:1. Player pair and banker pair pay PairPays:1
+// (11:1), a suited pair PairSuitedPays:1 (the same unless set); a pair
+// whose suit is unknown while a suited pair pays more is not settled (the
+// zero Payout, no error). Dragon 7 pays 40:1, Panda 8 25:1. Every losing
+// bet is -1.
 func (r Rules) Settle(c Coup, b Bet) (Payout, error) {
 	if err := r.Validate(); err != nil {
 		return Payout{}, err
@@ -284,15 +360,9 @@ func (r Rules) settle(f *coupFacts, b Bet) Payout {
 		}
 		return lose
 	case BetPlayerPair:
-		if f.playerPair {
-			return win(float64(r.pairPays()))
-		}
-		return lose
+		return r.pairPayout(f.playerSuit)
 	case BetBankerPair:
-		if f.bankerPair {
-			return win(float64(r.pairPays()))
-		}
-		return lose
+		return r.pairPayout(f.bankerSuit)
 	case BetDragon7:
 		if f.dragon7 {
 			return win(40)
@@ -317,6 +387,10 @@ type Settlement struct {
 	BankerPair Payout `json:"banker_pair,omitzero"`
 	Dragon7    Payout `json:"dragon7,omitzero"`
 	Panda8     Payout `json:"panda8,omitzero"`
+
+	// PlayerPair and BankerPair are zero too when a suited pair pays more
+	// (Rules.PairSuitedPays) and a rank-only read leaves the pair's suit,
+	// and so its payout, unknown.
 
 	// The side bets, only when offered (Rules.Side). PerfectPair is also
 	// zero when a rank-only read leaves its outcome unknown.

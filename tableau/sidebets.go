@@ -199,21 +199,10 @@ type sideFacts struct {
 }
 
 func (c *Coup) sideFacts() sideFacts {
-	perfect := func(h *Hand) (yes, unknown bool) {
-		if !h.Pair() {
-			return false, false
-		}
-		a, b := h.Cards[0].Suit, h.Cards[1].Suit
-		if a == SuitUnknown || b == SuitUnknown {
-			return false, true
-		}
-		return a == b, false
-	}
+	ps, bs := pairSuitOf(&c.Player), pairSuitOf(&c.Banker)
 	var s sideFacts
-	var u1, u2 bool
-	s.perfectPlayer, u1 = perfect(&c.Player)
-	s.perfectBanker, u2 = perfect(&c.Banker)
-	s.suitUnknown = u1 || u2
+	s.perfectPlayer, s.perfectBanker = ps == pairSuited, bs == pairSuited
+	s.suitUnknown = ps == pairSuitUnknown || bs == pairSuitUnknown
 	s.cards = c.Cards()
 	pn := (c.Player.Cards[0].Value() + c.Player.Cards[1].Value()) % 10
 	bn := (c.Banker.Cards[0].Value() + c.Banker.Cards[1].Value()) % 10
@@ -386,41 +375,14 @@ func AnalyzeSideBets(cc *CardCounts, suitsKnown bool) (SideOdds, error) {
 	}
 	N := uint64(n)
 	so.Sequences = N * (N - 1) * (N - 2) * (N - 3) * (N - 4) * (N - 5)
-	k4 := (N - 4) * (N - 5)
-	k2 := (N - 2) * (N - 3) * k4
-
-	// Pairs: one hand's two positions hold a pair in S2 = Σ n(n−1) ways;
-	// both hands in Σ n(n−1)(n−2)(n−3) + S2² − Σ (n(n−1))² ways (the same
-	// class twice, or two different classes), over the four positions.
-	pairs := func(counts []uint64) (one, both uint64) {
-		var s2, s4, q uint64
-		for _, u := range counts {
-			if u < 2 {
-				continue
-			}
-			f := u * (u - 1)
-			s2 += f
-			q += f * f
-			if u >= 4 {
-				s4 += f * (u - 2) * (u - 3)
-			}
-		}
-		return s2 * k2, (s4 + s2*s2 - q) * k4
-	}
 	var ranks [NumRanks]uint64
 	for i, v := range rc {
 		ranks[i] = uint64(v)
 	}
-	one, both := pairs(ranks[:])
+	one, both := pairCounts(ranks[:], N)
 	so.EitherPair = 2*one - both
 	if suitsKnown {
-		var cards [NumRanks * NumSuits]uint64
-		for r, row := range cc {
-			for s, v := range row {
-				cards[r*NumSuits+s] = uint64(v)
-			}
-		}
-		one, both := pairs(cards[:])
+		one, both := suitedPairCounts(cc, N)
 		so.SuitsKnown = true
 		so.PerfectBoth = both
 		so.PerfectOne = 2*one - 2*both
@@ -432,6 +394,46 @@ func AnalyzeSideBets(cc *CardCounts, suitsKnown bool) (SideOdds, error) {
 	}
 	so.analyzeValues(&cv, N)
 	return so, nil
+}
+
+// pairCounts counts, in ordered six-card sequences of a shoe of N cards
+// holding counts[i] cards of class i (a rank, or a rank and suit), the
+// deals where one given hand's first two cards are of one class (one: the
+// player's, and by symmetry the banker's) and where both hands' are
+// (both). By exchangeability (see odds.go) the four pair positions may be
+// taken first: one hand holds a pair in S2 = Σ n(n−1) ways; both hands in
+// Σ n(n−1)(n−2)(n−3) + S2² − Σ (n(n−1))² ways (the same class twice, or
+// two different classes); the other positions take what is left. It is
+// the one count of pairs of the pair bets (AnalyzePairs) and of the side
+// bets (AnalyzeSideBets). N must be at least 6 and Σ counts.
+func pairCounts(counts []uint64, N uint64) (one, both uint64) {
+	k4 := (N - 4) * (N - 5)
+	k2 := (N - 2) * (N - 3) * k4
+	var s2, s4, q uint64
+	for _, u := range counts {
+		if u < 2 {
+			continue
+		}
+		f := u * (u - 1)
+		s2 += f
+		q += f * f
+		if u >= 4 {
+			s4 += f * (u - 2) * (u - 3)
+		}
+	}
+	return s2 * k2, (s4 + s2*s2 - q) * k4
+}
+
+// suitedPairCounts is pairCounts over the 52 cards (rank and suit) of cc:
+// suited pairs.
+func suitedPairCounts(cc *CardCounts, N uint64) (one, both uint64) {
+	var cards [NumRanks * NumSuits]uint64
+	for r, row := range cc {
+		for s, v := range row {
+			cards[r*NumSuits+s] = uint64(v)
+		}
+	}
+	return pairCounts(cards[:], N)
 }
 
 // analyzeValues enumerates the deal by value class: the player's and the
