@@ -112,6 +112,15 @@ type tableSnap struct {
 	Results     []CoupResult   `json:"results"`
 	ShownPlayer []snapCard     `json:"shown_player"` // Table.lastCoup
 	ShownBanker []snapCard     `json:"shown_banker"`
+	// The last coup's game and its state beyond the two hands, where the
+	// table's game is not punto banco's deal (Game{}): without them a
+	// restored banque or chemin de fer table showed its last coup as a
+	// punto banco coup of the same cards. Omitted when empty.
+	ShownGame    bool           `json:"shown_game,omitempty"`
+	ShownLeft    []snapCard     `json:"shown_left,omitempty"`
+	ShownTurn    int            `json:"shown_turn,omitempty"`
+	ShownDead    bool           `json:"shown_dead,omitempty"`
+	ShownOptions []OptionChoice `json:"shown_options,omitempty"`
 	LastVoided  bool           `json:"last_voided"`
 	LastSeq     uint64         `json:"last_seq"`
 	PrevShoe    int            `json:"prev_shoe"`
@@ -149,6 +158,8 @@ func (t *Table) Snapshot() ([]byte, error) {
 		Offline: t.offline, BetsOpen: t.betsOpen, Gate: t.gate,
 		Results:     append([]CoupResult{}, t.results...),
 		ShownPlayer: toSnapHand(t.lastCoup.Player), ShownBanker: toSnapHand(t.lastCoup.Banker),
+		ShownGame: t.lastCoup.game != Game{}, ShownLeft: toSnapHand(t.lastCoup.Left),
+		ShownTurn: int(t.lastCoup.turn), ShownDead: t.lastCoup.dead, ShownOptions: t.lastCoup.opts.Slice(),
 		LastVoided: t.lastVoided, LastSeq: t.lastSeq, PrevShoe: t.prevShoe, PrevID: t.prevID,
 		Overrun: t.overrun, Dropped: t.dropped,
 		Dealer: f.dealer, Shift: t.shift,
@@ -307,6 +318,17 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 	}
 	t.results = append(t.results[:0], s.Results...)
 	t.overrun, t.dropped = s.Overrun, s.Dropped
+	if s.ShownGame {
+		t.lastCoup = NewCoup(f.opts.Rules.Game)
+	}
+	if t.lastCoup.Left, err = s.hand(s.ShownLeft, "last coup's left hand"); err != nil {
+		return nil, err
+	}
+	if s.ShownTurn < 0 || s.ShownTurn > MaxOptions || len(s.ShownOptions) > MaxOptions {
+		return nil, bad("last coup's turn %d, %d options", s.ShownTurn, len(s.ShownOptions))
+	}
+	t.lastCoup.turn, t.lastCoup.dead = uint8(s.ShownTurn), s.ShownDead
+	t.lastCoup.opts.N = uint8(copy(t.lastCoup.opts.List[:], s.ShownOptions))
 	if t.lastCoup.Player, err = s.hand(s.ShownPlayer, "last coup's player hand"); err != nil {
 		return nil, err
 	}
