@@ -93,6 +93,12 @@ type RulesConfig struct {
 	// PairPays is what player pair and banker pair pay, to 1 (11; some
 	// houses 12), 1–1000.
 	PairPays int `toml:"pair_pays"`
+	// PairSuitedPays is what player pair and banker pair pay, to 1, when
+	// the pair is suited (same rank and suit; some houses 25): 0 (the
+	// default) for the same as pair_pays, else pair_pays–1000. A pair
+	// with a rank-only card is then not settled (its pay hangs on the
+	// suit), and the pair bets are valued by the suits left.
+	PairSuitedPays int `toml:"pair_suited_pays"`
 	// SideBets lists the side bets offered: "perfect-pair",
 	// "either-pair", "big", "small", "dragon-player", "dragon-banker",
 	// "lucky6" (also "dragon" for both Dragon Bonus bets, "all"); default
@@ -206,7 +212,7 @@ func (c *Config) houseRules(bad func(key, format string, args ...any)) tableau.R
 	if err != nil {
 		bad("rules.commission", "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": commission "))
 	}
-	r.Commission, r.TiePays, r.PairPays = cm, rc.TiePays, rc.PairPays
+	r.Commission, r.TiePays, r.PairPays, r.PairSuitedPays = cm, rc.TiePays, rc.PairPays, rc.PairSuitedPays
 	set, err := tableau.ParseSideSet(strings.Join(rc.SideBets, ","))
 	if err != nil {
 		bad("rules.side_bets", "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": "))

@@ -203,9 +203,10 @@ func TestRulesLegacyForm(t *testing.T) {
 // the commission in force, and what it prints reads back the same.
 func TestPrintConfigRules(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{rulesBase, "[rules]\ncommission = '5%'\ntie_pays = 8\npair_pays = 11\nside_bets = []\npays_perfect_pair = [25.0, 200.0]\npays_either_pair = 5.0\npays_big = 0.54\npays_small = 1.5\npays_dragon = [30.0, 10.0, 6.0, 4.0, 2.0, 1.0]\npays_dragon_natural = 1.0\npays_lucky6 = [12.0, 20.0]\n"},
+		{rulesBase, "[rules]\ncommission = '5%'\ntie_pays = 8\npair_pays = 11\npair_suited_pays = 0\nside_bets = []\npays_perfect_pair = [25.0, 200.0]\npays_either_pair = 5.0\npays_big = 0.54\npays_small = 1.5\npays_dragon = [30.0, 10.0, 6.0, 4.0, 2.0, 1.0]\npays_dragon_natural = 1.0\npays_lucky6 = [12.0, 20.0]\n"},
 		{"game = \"super6\"\n" + rulesBase, "[rules]\ncommission = '0%'\n"},
-		{rulesBase + "[rules]\ncommission = 0.04\nside_bets = [\"dragon\"]\npays_dragon = [50, 10, 6, 4, 2, 1]\n", "[rules]\ncommission = '4%'\ntie_pays = 8\npair_pays = 11\nside_bets = ['dragon']\n"},
+		{rulesBase + "[rules]\ncommission = 0.04\nside_bets = [\"dragon\"]\npays_dragon = [50, 10, 6, 4, 2, 1]\n", "[rules]\ncommission = '4%'\ntie_pays = 8\npair_pays = 11\npair_suited_pays = 0\nside_bets = ['dragon']\n"},
+		{rulesBase + "[rules]\npair_suited_pays = 25\n", "[rules]\ncommission = '5%'\ntie_pays = 8\npair_pays = 11\npair_suited_pays = 25\nside_bets = []\n"},
 	} {
 		cfg, err := ParseConfig([]byte(c.src), "c.toml")
 		if err != nil {
@@ -281,5 +282,53 @@ func TestGameConfig(t *testing.T) {
 	}
 	if len(missing) != 2 || missing[0] != 1 || missing[1] != 2 || len(coups(outs)) != 0 {
 		t.Errorf("stand where the house draws on 5: missing-card in coups %v, %d coups", missing, len(coups(outs)))
+	}
+}
+
+// TestRulesConfigSuitedPair: pair_suited_pays = 25 reaches the table's
+// settlement (a suited pair 25, an unsuited one pair_pays, a pair with a
+// rank-only card unsettled) and its live advantage check: on a fresh
+// 8-deck shoe a pair bet paying 11 unsuited and 25 suited is worth
+// (11·24 + 25·7 − 384)/415 = +55/415 to the player (P(pair) 31/415, of
+// which suited 7/415: see tableau's pairsuited_test.go), so both pair bets
+// raise an advantage alert before the first coup.
+func TestRulesConfigSuitedPair(t *testing.T) {
+	// Coups after the burn, each ending on a natural: player 4H 4H
+	// (suited); banker 7C 7D (unsuited); player 2S 2 (a rank-only card).
+	const shoe = burn + "4H 9D 4H KS | KH 7C 8H 7D | 2S 9C 2 KC |"
+	cfg := parseRules(t, "pair_suited_pays = 25\n[alerts]\nadvantage_threshold = 0\n")
+	outs := runTable(t, cfg, shoe)
+	cs := coups(outs)
+	if len(cs) != 3 {
+		t.Fatalf("%d coups", len(cs))
+	}
+	for _, c := range []struct {
+		coup int
+		bet  tableau.Bet
+		want tableau.Payout
+	}{
+		{0, tableau.BetPlayerPair, tableau.Payout{Outcome: tableau.Win, Net: 25}},
+		{1, tableau.BetBankerPair, tableau.Payout{Outcome: tableau.Win, Net: 11}},
+		{1, tableau.BetPlayerPair, tableau.Payout{Outcome: tableau.Lose, Net: -1}},
+		{2, tableau.BetPlayerPair, tableau.Payout{}},
+	} {
+		if p := cs[c.coup].Settlement.Of(c.bet); p != c.want {
+			t.Errorf("coup %d %s settled %+v, want %+v", c.coup+1, c.bet, p, c.want)
+		}
+	}
+	// The advantage alerts before the first coup: the burn's six cards
+	// are out, so the figure is near +55/415, not equal (within 0.005).
+	var bets []string
+	for _, o := range outs {
+		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertAdvantage && o.Event.Alert.Coup == 1 {
+			a := o.Event.Alert.AdvantageBet
+			bets = append(bets, a.Bet)
+			if math.Abs(a.EV-55.0/415) > 0.005 {
+				t.Errorf("%s EV %v, want about %v", a.Bet, a.EV, 55.0/415)
+			}
+		}
+	}
+	if strings.Join(bets, " ") != "player_pair banker_pair" {
+		t.Errorf("advantage alerts before coup 1: %v", bets)
 	}
 }

@@ -367,7 +367,8 @@ type StatusPayload struct {
 // {"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":11,
 // "side_bets":["lucky6"],"pays_lucky6":[12,20]}. The pay table of a side
 // bet is present only when that bet is offered (pays_dragon and
-// pays_dragon_natural with either Dragon Bonus bet).
+// pays_dragon_natural with either Dragon Bonus bet), pair_suited_pays
+// only when a suited pair pays more than pair_pays.
 type RulesStatus struct {
 	Game tableau.Game `json:"game"`
 	// Commission is the house's share of a banker win, a fraction (0.05
@@ -375,6 +376,10 @@ type RulesStatus struct {
 	Commission float64 `json:"commission"`
 	TiePays    int     `json:"tie_pays"`
 	PairPays   int     `json:"pair_pays"`
+	// PairSuitedPays is what a suited pair (same rank and suit) pays on
+	// player pair and banker pair, to 1; present only when it is more
+	// than PairPays (the house rule is on).
+	PairSuitedPays int `json:"pair_suited_pays,omitempty"`
 	// SideBets are the side bets offered, by name ("perfect-pair", …,
 	// "lucky6"); empty, not null, when none.
 	SideBets          []string  `json:"side_bets"`
@@ -396,6 +401,9 @@ func NewRulesStatus(r tableau.Rules) *RulesStatus {
 	s := &RulesStatus{
 		Game: r.Game, Commission: float64(r.CommissionBP()) / 10000,
 		TiePays: r.TiePayout(), PairPays: r.PairPayout(), SideBets: []string{},
+	}
+	if p := r.PairSuitedPayout(); p > s.PairPays {
+		s.PairSuitedPays = p
 	}
 	if info, ok := tableau.LookupGame(r.Game.Name()); ok {
 		for i, v := range r.Game.Params() {

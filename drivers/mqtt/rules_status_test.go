@@ -30,6 +30,9 @@ func TestStatusRules(t *testing.T) {
 			Side: tableau.SideRules{Offered: side, Pays: tableau.SidePays{Lucky6Three: 23}}},
 			`{"game":"punto-banco","commission":0.04,"tie_pays":9,"pair_pays":12,"side_bets":["dragon-banker","lucky6"],` +
 				`"pays_dragon":[30,10,6,4,2,1],"pays_dragon_natural":1,"pays_lucky6":[12,23]}`},
+		{"suited pair", &tableau.Rules{PairPays: 12, PairSuitedPays: 25},
+			`{"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":12,"pair_suited_pays":25,"side_bets":[]}`},
+		{"suited pair pays the same", &tableau.Rules{PairSuitedPays: 11}, `{"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
 		{"super6", &tableau.Rules{Game: tableau.GameSuper6}, `{"game":"super6","commission":0,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
 		{"chemin de fer", &tableau.Rules{Game: chemin}, `{"game":"chemin-de-fer","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[],"punter_five":"draw","banker_table":"free"}`},
 		{"banque", &tableau.Rules{Game: tableau.GameBanque}, `{"game":"banque","commission":0,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
