@@ -100,18 +100,18 @@ type tableSnap struct {
 	Options []OptionChoice `json:"options,omitempty"`
 
 	// Table.
-	ShoeID      string         `json:"shoe_id"`
-	CurShoe     int            `json:"cur_shoe"`
-	InShoe      int            `json:"in_shoe"`
-	UIDs        []snapCard     `json:"uids"` // sorted by UID
-	Counts      []snapCount    `json:"counts"`
-	Latched     []snapLatched  `json:"latched"`
-	Offline     bool           `json:"offline"`
-	BetsOpen    bool           `json:"bets_open"`
-	Gate        bool           `json:"gate"`
-	Results     []CoupResult   `json:"results"`
-	ShownPlayer []snapCard     `json:"shown_player"` // Table.lastCoup
-	ShownBanker []snapCard     `json:"shown_banker"`
+	ShoeID      string        `json:"shoe_id"`
+	CurShoe     int           `json:"cur_shoe"`
+	InShoe      int           `json:"in_shoe"`
+	UIDs        []snapCard    `json:"uids"` // sorted by UID
+	Counts      []snapCount   `json:"counts"`
+	Latched     []snapLatched `json:"latched"`
+	Offline     bool          `json:"offline"`
+	BetsOpen    bool          `json:"bets_open"`
+	Gate        bool          `json:"gate"`
+	Results     []CoupResult  `json:"results"`
+	ShownPlayer []snapCard    `json:"shown_player"` // Table.lastCoup
+	ShownBanker []snapCard    `json:"shown_banker"`
 	// The last coup's game and its state beyond the two hands, where the
 	// table's game is not punto banco's deal (Game{}): without them a
 	// restored banque or chemin de fer table showed its last coup as a
@@ -121,12 +121,12 @@ type tableSnap struct {
 	ShownTurn    int            `json:"shown_turn,omitempty"`
 	ShownDead    bool           `json:"shown_dead,omitempty"`
 	ShownOptions []OptionChoice `json:"shown_options,omitempty"`
-	LastVoided  bool           `json:"last_voided"`
-	LastSeq     uint64         `json:"last_seq"`
-	PrevShoe    int            `json:"prev_shoe"`
-	PrevID      string         `json:"prev_id"`
-	Overrun     bool           `json:"overrun,omitempty"`        // shoe-overrun raised in this shoe
-	Dropped     ResultsSummary `json:"results_dropped,omitzero"` // results dropped past MaxShoeResults
+	LastVoided   bool           `json:"last_voided"`
+	LastSeq      uint64         `json:"last_seq"`
+	PrevShoe     int            `json:"prev_shoe"`
+	PrevID       string         `json:"prev_id"`
+	Overrun      bool           `json:"overrun,omitempty"`        // shoe-overrun raised in this shoe
+	Dropped      ResultsSummary `json:"results_dropped,omitzero"` // results dropped past MaxShoeResults
 
 	// Dealers (dealer.go): the dealer signed in (Fold.dealer), the
 	// shift's start and counts. Omitted when empty, so snapshots of
