@@ -30,6 +30,7 @@ func init() {
 const checkUsage = `usage: sabot check [--game GAME] [--decks N] [--rules punto-banco|super6|ez]
                    [--punter-five option|draw|stand] [--banker-table scarne|free]
                    [--tie-pays 8|9] [--commission RATE] [--pair-pays N]
+                   [--pair-suited-pays N]
                    [--game macao|victoria [--seats N] [--count modulo|bust] ...]
                    [--cut-rule last-coup|one-more] [--markers auto|on|off]
                    [--advantage THRESHOLD] [--side-bets LIST] [--pays-... TABLE] [FILE|-]
@@ -63,8 +64,10 @@ small, dragon_player, dragon_banker, lucky6; perfect_pair is left out when a
 rank-only read leaves its suit unknown), and --advantage covers them too.
 
 The house rules --commission (a banker win pays 1 − RATE: "5%", the default
-under punto banco, "4%", "2.5%" or 0), --tie-pays, --pair-pays, --side-bets
-and --pays-* are sabotd's [rules] keys, and sabot odds takes the same flags.
+under punto banco, "4%", "2.5%" or 0), --tie-pays, --pair-pays,
+--pair-suited-pays (a suited pair, same rank and suit, pays N; a pair with
+a rank-only card is then left unsettled), --side-bets and --pays-* are
+sabotd's [rules] keys, and sabot odds takes the same flags.
 
 A transcript without any card exits 1 ("FILE: no cards"). A "void" that voids
 nothing (its coup already closed by "|", or no coup yet) is reported on

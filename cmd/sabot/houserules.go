@@ -12,11 +12,11 @@ import (
 // houseFlags are the house-rule flags shared by `sabot check` and
 // `sabot odds` (one helper, so both commands take the same flags with the
 // same defaults and the same errors): --commission, --tie-pays,
-// --pair-pays, which side bets are offered (--side-bets) and each pay
+// --pair-pays, --pair-suited-pays, which side bets are offered (--side-bets) and each pay
 // table (--pays-*). They are sabotd's [rules] keys with '-' for '_'.
 type houseFlags struct {
 	commission                                                          tableau.Commission
-	tie, pair                                                           *int
+	tie, pair, pairSuited                                               *int
 	offered, perfect, either, big, small, dragon, dragonNatural, lucky6 *string
 	errs                                                                []error // from --commission, reported by apply
 }
@@ -28,6 +28,7 @@ func addHouseFlags(fs *flag.FlagSet) *houseFlags {
 	h := &houseFlags{
 		tie:           fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)"),
 		pair:          fs.Int("pair-pays", 11, "player pair and banker pair pay `N` to 1 (11, some houses 12)"),
+		pairSuited:    fs.Int("pair-suited-pays", 0, "player pair and banker pair pay `N` to 1 on a suited pair, same rank and suit (some houses 25); 0: as any pair"),
 		offered:       fs.String("side-bets", "none", sideBetsHelp),
 		perfect:       fs.String("pays-perfect-pair", "25,200", "Perfect Pair pays `ONE,BOTH` to 1 (one hand, both hands)"),
 		either:        fs.String("pays-either-pair", "5", "Either Pair pays `N` to 1"),
@@ -60,6 +61,7 @@ func (h *houseFlags) apply(r *tableau.Rules) []error {
 	r.Commission = h.commission
 	r.TiePays = *h.tie
 	r.PairPays = *h.pair
+	r.PairSuitedPays = *h.pairSuited
 	for _, p := range r.ProblemsGiven() {
 		if p.Key == "game" {
 			continue // the caller's flag
@@ -104,8 +106,9 @@ func (h *houseFlags) sideRules() (tableau.SideRules, []error) {
 
 // houseFlagArgs renders r's house rules as the flags that give them, for
 // a `sabot check` command line: --tie-pays always, --commission and
-// --pair-pays when they differ from the usual, --side-bets and the pay
-// tables of the bets offered.
+// --pair-pays when they differ from the usual, --pair-suited-pays when a
+// suited pair pays more, --side-bets and the pay tables of the bets
+// offered.
 func houseFlagArgs(r tableau.Rules) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--tie-pays %d", r.TiePayout())
@@ -114,6 +117,9 @@ func houseFlagArgs(r tableau.Rules) string {
 	}
 	if p := r.PairPayout(); p != 11 {
 		fmt.Fprintf(&b, " --pair-pays %d", p)
+	}
+	if p := r.PairSuitedPayout(); p > r.PairPayout() {
+		fmt.Fprintf(&b, " --pair-suited-pays %d", p)
 	}
 	off := r.Side.Offered
 	if off == 0 {

@@ -101,6 +101,8 @@ func TestHouseFlagErrors(t *testing.T) {
 		{[]string{"--rules", "super6", "--commission", "4%"}, `--commission 4%: super6 charges no commission (its banker rule replaces it); use 0 or leave it out`},
 		{[]string{"--tie-pays", "0"}, `--tie-pays 0: a tie pays 8 or 9 to 1`},
 		{[]string{"--pair-pays", "1001"}, `--pair-pays 1001: want 1 to 1000 (usually 11, some houses 12)`},
+		{[]string{"--pair-suited-pays", "10"}, `--pair-suited-pays 10: below pair_pays 11 (a suited pair pays at least as much as any pair; 0 for the same)`},
+		{[]string{"--pair-pays", "12", "--pair-suited-pays", "-1"}, `--pair-suited-pays -1: want 0 (a suited pair pays as any pair) or the pair payout to 1000`},
 	} {
 		for _, cmd := range []string{"check", "odds"} {
 			_, errs, code := runSabot(t, "", append([]string{cmd}, c.args...)...)
@@ -123,6 +125,7 @@ func TestHouseFlagArgs(t *testing.T) {
 	for _, r := range []tableau.Rules{
 		{},
 		{Commission: c4, TiePays: 9, PairPays: 12},
+		{PairPays: 12, PairSuitedPays: 25},
 		{Game: tableau.GameSuper6, Commission: c0},
 		{Side: tableau.SideRules{Offered: side, Pays: tableau.SidePays{Big: 0.5, Dragon: [6]float64{50, 10, 6, 4, 2, 1}, Lucky6Three: 23}}},
 	} {
@@ -132,7 +135,7 @@ func TestHouseFlagArgs(t *testing.T) {
 			t.Fatalf("%s: %v", args, err)
 		}
 		got := cfg.opts.Rules
-		if got.CommissionBP() != r.CommissionBP() || got.TiePayout() != r.TiePayout() || got.PairPayout() != r.PairPayout() ||
+		if got.CommissionBP() != r.CommissionBP() || got.TiePayout() != r.TiePayout() || got.PairPayout() != r.PairPayout() || got.PairSuitedPayout() != r.PairSuitedPayout() ||
 			got.Side.Offered != r.Side.Offered || (r.Side.Offered != 0 && got.Side.Pays.Effective() != r.Side.Pays.Effective()) {
 			t.Errorf("%s parses to %+v, want %+v", args, got, r)
 		}

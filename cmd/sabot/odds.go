@@ -25,7 +25,7 @@ func init() {
 
 const oddsUsage = `usage: sabot odds [--decks N] [--removed CARDS] [--rules punto-banco|super6|ez]
                   [--commission RATE] [--tie-pays 8|9] [--pair-pays N] [--batch]
-                  [--side-bets LIST] [--pays-... TABLE]
+                  [--pair-suited-pays N] [--side-bets LIST] [--pays-... TABLE]
        sabot odds --game chemin-de-fer [--decks N] [--removed CARDS] [--batch]
                   [--commission RATE] [--banker-table scarne|free]
                   (--punter-five draw|stand [--banker STRATEGY]
@@ -41,6 +41,11 @@ edge of every bet the rule profile offers. Prints one JSON object:
   cards4 cards5 cards6     probabilities (super6: banker wins with 6)
   house_edge               {banker, player, tie, player_pair, banker_pair,
                             and dragon7, panda8 under ez}: −EV per unit staked
+                            (with --pair-suited-pays, the pair bets' null once
+                            a rank-only card leaves the suits unknown)
+  player_pair_suited banker_pair_suited
+                           with --pair-suited-pays only: the probability of a
+                            suited pair (null when the suits are unknown)
   cards_left               cards left in the shoe
   side_bets                with --side-bets only: {perfect_pair, either_pair,
                             big, small, dragon_player, dragon_banker, lucky6}
@@ -166,22 +171,28 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 
 // oddsOutput is the JSON object `sabot odds` prints.
 type oddsOutput struct {
-	Banker     float64       `json:"banker"`
-	Player     float64       `json:"player"`
-	Tie        float64       `json:"tie"`
-	Natural    float64       `json:"natural"`
-	PlayerPair float64       `json:"player_pair"`
-	BankerPair float64       `json:"banker_pair"`
-	Dragon7    float64       `json:"dragon7"`
-	Panda8     float64       `json:"panda8"`
-	Super6     float64       `json:"super6"`
-	Cards4     float64       `json:"cards4"`
-	Cards5     float64       `json:"cards5"`
-	Cards6     float64       `json:"cards6"`
-	HouseEdge  houseEdgeJSON `json:"house_edge"`
-	CardsLeft  int           `json:"cards_left"`
-	Rules      tableau.Game  `json:"rules"`
-	TiePays    int           `json:"tie_pays"`
+	Banker     float64 `json:"banker"`
+	Player     float64 `json:"player"`
+	Tie        float64 `json:"tie"`
+	Natural    float64 `json:"natural"`
+	PlayerPair float64 `json:"player_pair"`
+	BankerPair float64 `json:"banker_pair"`
+	// PlayerPairSuited and BankerPairSuited are the probability of a
+	// suited pair (same rank and suit), present only when a suited pair
+	// pays more (--pair-suited-pays): null when the suits left are
+	// unknown.
+	PlayerPairSuited *suitedProb   `json:"player_pair_suited,omitempty"`
+	BankerPairSuited *suitedProb   `json:"banker_pair_suited,omitempty"`
+	Dragon7          float64       `json:"dragon7"`
+	Panda8           float64       `json:"panda8"`
+	Super6           float64       `json:"super6"`
+	Cards4           float64       `json:"cards4"`
+	Cards5           float64       `json:"cards5"`
+	Cards6           float64       `json:"cards6"`
+	HouseEdge        houseEdgeJSON `json:"house_edge"`
+	CardsLeft        int           `json:"cards_left"`
+	Rules            tableau.Game  `json:"rules"`
+	TiePays          int           `json:"tie_pays"`
 	// Commission is the commission in force on a banker win, a fraction
 	// (0.05 for 5%; 0 under super6 and ez).
 	Commission float64        `json:"commission"`
@@ -195,11 +206,13 @@ type oddsOutput struct {
 
 // houseEdgeJSON is the house_edge object; dragon7 and panda8 only under ez.
 type houseEdgeJSON struct {
-	Banker     float64  `json:"banker"`
-	Player     float64  `json:"player"`
-	Tie        float64  `json:"tie"`
-	PlayerPair float64  `json:"player_pair"`
-	BankerPair float64  `json:"banker_pair"`
+	Banker float64 `json:"banker"`
+	Player float64 `json:"player"`
+	Tie    float64 `json:"tie"`
+	// PlayerPair and BankerPair are null when a suited pair pays more
+	// and the suits left are unknown (a rank-only card removed).
+	PlayerPair *float64 `json:"player_pair"`
+	BankerPair *float64 `json:"banker_pair"`
 	Dragon7    *float64 `json:"dragon7,omitempty"`
 	Panda8     *float64 `json:"panda8,omitempty"`
 }
@@ -213,10 +226,50 @@ type oddsCountsJSON struct {
 	Tie       uint64 `json:"tie"`
 }
 
-func newOddsOutput(o *tableau.Odds, cfg *oddsConfig, left int) oddsOutput {
+// suitedProb is a probability that may be unknown: JSON null.
+type suitedProb struct {
+	p     float64
+	known bool
+}
+
+// MarshalJSON writes the probability, or null when unknown.
+func (s suitedProb) MarshalJSON() ([]byte, error) {
+	if !s.known {
+		return []byte("null"), nil
+	}
+	return json.Marshal(s.p)
+}
+
+// newOddsOutput builds the output from the odds o of the shoe comp.
+func newOddsOutput(o *tableau.Odds, comp *tableau.Composition, cfg *oddsConfig, left int) (oddsOutput, error) {
 	edge := func(b tableau.Bet) float64 {
 		e, _ := o.HouseEdge(b, cfg.rules)
 		return e
+	}
+	// The pair bets: by ranks (Odds), or where a suited pair pays more
+	// by the suits left (PairOdds), unvalued when those are unknown.
+	pairEdge := func(b tableau.Bet) *float64 {
+		e, ok := o.HouseEdge(b, cfg.rules)
+		if !ok {
+			return nil
+		}
+		return &e
+	}
+	var suited *suitedProb
+	if r := cfg.rules; r.PairSuitedPayout() > r.PairPayout() {
+		cc, known := comp.RemainingCards()
+		po, err := tableau.AnalyzePairs(&cc, known)
+		if err != nil {
+			return oddsOutput{}, err
+		}
+		pairEdge = func(b tableau.Bet) *float64 {
+			e, ok := po.HouseEdge(b, r)
+			if !ok {
+				return nil
+			}
+			return &e
+		}
+		suited = &suitedProb{p: float64(po.Suited) / float64(po.Sequences), known: po.SuitsKnown}
 	}
 	out := oddsOutput{
 		Banker: o.Prob(o.Banker), Player: o.Prob(o.Player), Tie: o.Prob(o.Tie),
@@ -225,8 +278,9 @@ func newOddsOutput(o *tableau.Odds, cfg *oddsConfig, left int) oddsOutput {
 		Cards4: o.Prob(o.Cards4), Cards5: o.Prob(o.Cards5), Cards6: o.Prob(o.Cards6),
 		HouseEdge: houseEdgeJSON{
 			Banker: edge(tableau.BetBanker), Player: edge(tableau.BetPlayer), Tie: edge(tableau.BetTie),
-			PlayerPair: edge(tableau.BetPlayerPair), BankerPair: edge(tableau.BetBankerPair),
+			PlayerPair: pairEdge(tableau.BetPlayerPair), BankerPair: pairEdge(tableau.BetBankerPair),
 		},
+		PlayerPairSuited: suited, BankerPairSuited: suited,
 		CardsLeft: left, Rules: cfg.rules.Game, TiePays: cfg.rules.TiePays, Decks: cfg.decks,
 		Commission: float64(cfg.rules.CommissionBP()) / 10000,
 		Counts:     oddsCountsJSON{Sequences: o.Sequences, Banker: o.Banker, Player: o.Player, Tie: o.Tie},
@@ -235,7 +289,7 @@ func newOddsOutput(o *tableau.Odds, cfg *oddsConfig, left int) oddsOutput {
 		d7, p8 := edge(tableau.BetDragon7), edge(tableau.BetPanda8)
 		out.HouseEdge.Dragon7, out.HouseEdge.Panda8 = &d7, &p8
 	}
-	return out
+	return out, nil
 }
 
 // parseRemoved parses a CARDS list and takes each card out of a fresh
@@ -336,7 +390,10 @@ func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err := o.Analyze(&rc); err != nil {
 			return err
 		}
-		out := newOddsOutput(&o, &cfg, rc.Total())
+		out, err := newOddsOutput(&o, &comp, &cfg, rc.Total())
+		if err != nil {
+			return err
+		}
 		if cfg.rules.Side.Offered != 0 {
 			cc, known := comp.RemainingCards()
 			so, err := tableau.AnalyzeSideBets(&cc, known)
