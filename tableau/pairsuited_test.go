@@ -252,3 +252,34 @@ func TestPairSuitedRules(t *testing.T) {
 		t.Errorf("PairSuitedPayout = %d", p)
 	}
 }
+
+// BenchmarkAnalyzePairs: the pair bets' suited odds, computed with every
+// advantage check while a suited pair pays more.
+func BenchmarkAnalyzePairs(b *testing.B) {
+	cc := FullCardShoe(8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := AnalyzePairs(&cc, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompAdvantagesSuited: the fold's advantage check with and
+// without the suited pay (the difference is AnalyzePairs and the suits
+// left).
+func BenchmarkCompAdvantagesSuited(b *testing.B) {
+	comp, _ := NewComposition(8)
+	for _, r := range []struct {
+		name  string
+		rules Rules
+	}{{"off", Rules{}}, {"suited25", suited25}} {
+		b.Run(r.name, func(b *testing.B) {
+			dst := make([]BetEV, 0, 7)
+			b.ReportAllocs()
+			for b.Loop() {
+				dst, _ = compAdvantages(dst[:0], &comp, r.rules, 0)
+			}
+		})
+	}
+}
