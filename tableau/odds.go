@@ -20,17 +20,17 @@ import (
 // published exact analyses give (Wizard of Odds, "Baccarat", combinatorial
 // analysis for eight decks).
 //
-// Method. The drawing rules depend only on point values, so the four-card
-// deal is enumerated by value class (0 = ten and court cards, 1..9), each
-// hand as an unordered pair of classes: 55 × 55 weighted cases at most,
-// the banker's hands grouped by total. Deals that end on four cards are
-// only tallied by totals. When the player draws, the third cards are
-// counted in closed form from cyclic prefix sums of the value counts left
-// after the player's two cards, once per player hand and banker total
-// (drawGroup.init), then corrected exactly for the removal of the banker's
-// two cards and of the player's third card (drawGroup.add): every such sum
-// is at most bilinear in the counts, so the correction takes a constant
-// number of operations. Pairs depend on ranks: by
+// Method. The drawing rules depend only on point values, so the deal is
+// counted by value class (0 = ten and court cards, 1..9). The engine takes
+// the pairs of two-card totals (player, banker) in turn, with the exact
+// weights of the four-card deals behind them and the first moments of
+// those deals' values, and counts the third cards in closed form from
+// them: the number of ways to draw a third card is linear in the cards
+// left and two third cards quadratic, so each needs only sums over the
+// deals of the removed values and of products of pairs of them
+// (odds_group.go, analyzeValues). Coups are binned by the hands' final
+// totals and number of cards, and every field is read off the bins. Pairs
+// depend on ranks: by
 // exchangeability of the shuffled shoe, the chance that two given positions
 // (P1, P2 or B1, B2) hold the same rank is Σ n_r(n_r−1) / (N(N−1)) whatever
 // the other positions hold, so pairs are exact in closed form.
@@ -231,20 +231,16 @@ type levelCounts struct {
 	banker, player, tie, super6, dragon7, panda8, total uint64
 }
 
-// drawStep is the tableau for one value p3 of the player's third card,
-// given the two-card totals (see oddsPlan). Fields other than fp are 0
-// or 1.
+// drawStep is the banker's rule for one value p3 of the player's third
+// card: draw is 1 if the banker draws, else 0.
 type drawStep struct {
-	fp     uint8 // the player's final total
-	draw   uint8 // the banker draws
-	ltc    uint8 // draw, and p3 would have brought the banker below fp
-	bw, pw uint8 // the banker stands and wins / loses
-	d7, s6 uint8 // draw, and fp < 7 / fp < 6 (a banker 7 / 6 would win)
+	draw uint8
 }
 
 // oddsPlan is a fixed DrawTable unrolled for the engine: who draws on
-// which two-card totals, and for every player total on which the player
-// draws, banker total and player's third card, the drawStep.
+// which two-card totals, and for every banker total and player's third
+// card the drawStep (steps[pt][bt][p3], the same for every player total
+// pt).
 type oddsPlan struct {
 	playerDraws [8]bool // the player draws on this two-card total
 	bankerDraws [8]bool // the banker draws on this total when the player stood
@@ -280,18 +276,7 @@ func (p *oddsPlan) init(t *DrawTable) error {
 	for pt := range 8 {
 		for bt := range 8 {
 			for p3 := range 10 {
-				fp := (pt + p3) % 10
-				bq := (bt + p3) % 10
-				draw := t.Banker[bt][p3+1] == MustDraw
-				p.steps[pt][bt][p3] = drawStep{
-					fp:   uint8(fp),
-					draw: uint8(b2u(draw)),
-					ltc:  uint8(b2u(draw && bq < fp)),
-					bw:   uint8(b2u(!draw && bt > fp)),
-					pw:   uint8(b2u(!draw && bt < fp)),
-					d7:   uint8(b2u(draw && fp < 7)),
-					s6:   uint8(b2u(draw && fp < 6)),
-				}
+				p.steps[pt][bt][p3].draw = uint8(b2u(t.Banker[bt][p3+1] == MustDraw))
 			}
 		}
 	}

@@ -161,8 +161,9 @@ func refBankerDraws(bt, p3 int) bool {
 	return false
 }
 
-// BenchmarkAnalyzeOdds is the engine on a full 8-deck shoe: the target is
-// under 100 µs and 0 allocations.
+// BenchmarkAnalyzeOdds is the engine on a full 8-deck shoe, a fresh deck
+// and a late shoe: issue 14 aims at 20 µs for 8 decks, with 0 allocations.
+// Compare with BenchmarkReferenceOdds in the same run for the speed ratio.
 func BenchmarkAnalyzeOdds(b *testing.B) {
 	for _, bc := range []struct {
 		name string

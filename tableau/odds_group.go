@@ -1,170 +1,5 @@
 package tableau
 
-// drawGroup holds, for one player hand on a total pt on which the player
-// draws and one banker two-card total bt (0–7), the third-card sums over the cards left after the
-// player's two cards (c1). Each banker hand with total bt then removes its
-// two cards d, e from c1; drawGroup.add corrects the sums for that removal
-// exactly in a constant number of operations (the sums are at most
-// quadratic in the counts), instead of recounting all third cards.
-type drawGroup struct {
-	plan   [10]drawStep // a copy: a pointer into the plan would move the plan to the heap
-	pt, bt uint64
-	R      [10]uint64 // R[k]: cards in c1 that would bring the banker from bt to k
-	L      [11]uint64 // L[k] = R[0] + … + R[k-1]
-	H      [10]uint64 // H[f]: cards in c1 on which the banker draws that give the player f
-	G      [10]uint64 // G[t] = H[t+1] + … + H[9]
-
-	n6, less, eq, ltc, d7, s6, b5, p5 uint64 // the sums over c1 (see init)
-}
-
-// init computes the sums over c1 for player total pt and banker total bt.
-func (g *drawGroup) init(c1 *[10]uint64, plan *oddsPlan, pt, bt uint64) {
-	*g = drawGroup{plan: plan.steps[pt][bt], pt: pt, bt: bt}
-	for k := uint64(0); k < 10; k++ {
-		g.R[k] = c1[mod10[k+10-bt]]
-		g.L[k+1] = g.L[k] + g.R[k]
-	}
-	for p3 := range 10 {
-		st := &g.plan[p3]
-		n3 := c1[p3]
-		x := n3 * uint64(st.draw)
-		fp := st.fp
-		g.H[fp] = x
-		g.n6 += x
-		g.less += x * g.L[fp]
-		g.eq += x * g.R[fp]
-		g.ltc += n3 * uint64(st.ltc)
-		g.d7 += n3 * uint64(st.d7)
-		g.s6 += n3 * uint64(st.s6)
-		g.b5 += n3 * uint64(st.bw)
-		g.p5 += n3 * uint64(st.pw)
-	}
-	for t := 8; t >= 0; t-- {
-		g.G[t] = g.G[t+1] + g.H[t+1]
-	}
-}
-
-// add counts the banker hand {d, e} (total bt, weight w4 in four-card
-// sequences; N4 cards left after it) into l5 and l6. c1 is the shoe after
-// the player's two cards, c2 = c1 − {d, e} the shoe after the banker's.
-//
-// For each player third card p3 (c2[p3] ways) the banker either stands
-// (five cards: compare fp with bt) or draws from the N4−1 cards left, of
-// which R2[k] − [p3 would bring the banker to k] bring the banker to k
-// (R2 is R over c2). So, summed over p3 on which the banker draws:
-// less = Σ c2[p3]·(L2[fp] − [bq < fp]) six-card deals the player wins,
-// eq = Σ c2[p3]·(R2[fp] − [bq = fp]) ties, the rest banker wins, with
-// Dragon 7, banker 6 and Panda 8 counted the same way.
-//
-// Every such sum is linear or bilinear in c2 = c1 − δ (δ the banker's two
-// cards): Σ c2·f = Σ c1·f − f(d) − f(e), and B(c2, c2) = B(c1, c1) −
-// B(δ, c1) − B(c1, δ) + B(δ, δ) for B(u, v) = Σ u[p3]·v[w]·[the banker
-// draws on p3]·[w brings the banker below (to) fp(p3)]; init holds the
-// c1 terms, and the δ terms are a few table look-ups. Unsigned arithmetic
-// may wrap in intermediate steps; the results are exact because the true
-// values fit in a uint64. The reference enumeration checks every count.
-func (g *drawGroup) add(c1 *[10]uint64, d, e, w4, N4 uint64, l5, l6 *levelCounts) {
-	plan := &g.plan
-	bt := g.bt
-	sd, se := mod10[d+bt], mod10[e+bt] // where d and e would bring the banker
-	stD, stE := &plan[d], &plan[e]
-	dd, de := uint64(stD.draw), uint64(stE.draw)
-	fd, fe := stD.fp, stE.fp
-
-	n6 := g.n6 - dd - de
-	less := g.less - dd*g.L[fd] - de*g.L[fe] - g.G[sd] - g.G[se] +
-		dd*(b2u(sd < uint64(fd))+b2u(se < uint64(fd))) + de*(b2u(sd < uint64(fe))+b2u(se < uint64(fe))) -
-		(g.ltc - uint64(stD.ltc) - uint64(stE.ltc))
-	eq := g.eq - dd*g.R[fd] - de*g.R[fe] - g.H[sd] - g.H[se] +
-		dd*(b2u(sd == uint64(fd))+b2u(se == uint64(fd))) + de*(b2u(sd == uint64(fe))+b2u(se == uint64(fe)))
-	if bt == g.pt {
-		eq -= n6 // the player's third card would have tied the banker too
-	}
-	c2 := func(v uint64) uint64 { return c1[v] - b2u(v == d) - b2u(v == e) }
-
-	// Dragon 7 / banker 6: banker's third card makes 7 (6) over a lower
-	// player; the player's own third card is not available to the banker.
-	d7 := (g.R[7] - b2u(sd == 7) - b2u(se == 7)) * (g.d7 - uint64(stD.d7) - uint64(stE.d7))
-	if q := mod10[17-bt]; plan[q].d7 != 0 {
-		d7 -= c2(q)
-	}
-	s6 := (g.R[6] - b2u(sd == 6) - b2u(se == 6)) * (g.s6 - uint64(stD.s6) - uint64(stE.s6))
-	if q := mod10[16-bt]; plan[q].s6 != 0 {
-		s6 -= c2(q)
-	}
-	// Panda 8: the player's third card (value q) makes 8.
-	q := mod10[18-g.pt]
-	var pa5, pa6 uint64
-	if plan[q].draw != 0 {
-		pa6 = c2(q) * (g.L[8] - b2u(sd < 8) - b2u(se < 8) - uint64(plan[q].ltc))
-	} else {
-		pa5 = c2(q)
-	}
-	b5 := g.b5 - uint64(stD.bw) - uint64(stE.bw)
-	p5 := g.p5 - uint64(stD.pw) - uint64(stE.pw)
-
-	n5 := N4 - n6
-	l5.total += w4 * n5
-	l5.banker += w4 * b5
-	l5.player += w4 * p5
-	l5.tie += w4 * (n5 - b5 - p5)
-	if bt == 6 {
-		l5.super6 += w4 * b5
-	}
-	l5.panda8 += w4 * pa5
-	n6 *= N4 - 1
-	l6.total += w4 * n6
-	l6.banker += w4 * (n6 - less - eq)
-	l6.player += w4 * less
-	l6.tie += w4 * eq
-	l6.super6 += w4 * s6
-	l6.dragon7 += w4 * d7
-	l6.panda8 += w4 * pa6
-}
-
-// standGroup holds, for one player hand standing on pt (0–7) and one
-// banker total bt on which the banker draws, the banker's third cards in
-// c1 (the shoe after the player's two cards) that beat, tie, make a
-// Dragon 7 or a winning 6. add corrects them for the removal of the
-// banker's two cards.
-type standGroup struct {
-	pt, bt                     uint64
-	banker, tie, dragon, super uint64
-}
-
-func (sg *standGroup) init(c1 *[10]uint64, pt, bt uint64) {
-	*sg = standGroup{pt: pt, bt: bt}
-	for b3 := uint64(0); b3 < 10; b3++ {
-		sg.banker += c1[b3] * b2u(mod10[bt+b3] > pt)
-	}
-	sg.tie = c1[mod10[pt+10-bt]]
-	if pt < 7 { // a three-card 7 beats a standing 6 or less, never a 7
-		sg.dragon = c1[mod10[17-bt]]
-	}
-	if pt < 6 { // a three-card 6 wins against a standing 5 or less
-		sg.super = c1[mod10[16-bt]]
-	}
-}
-
-// add counts the banker hand {d, e} of total bt (weight w4; N4 cards left
-// after it): five-card coups. The player stood: no Panda 8 here.
-func (sg *standGroup) add(d, e, w4, N4 uint64, l5 *levelCounts) {
-	pt := sg.pt
-	sd, se := mod10[d+sg.bt], mod10[e+sg.bt] // where d and e would bring the banker
-	banker := sg.banker - b2u(sd > pt) - b2u(se > pt)
-	tie := sg.tie - b2u(sd == pt) - b2u(se == pt)
-	l5.total += w4 * N4
-	l5.banker += w4 * banker
-	l5.tie += w4 * tie
-	l5.player += w4 * (N4 - banker - tie)
-	if pt < 7 {
-		l5.dragon7 += w4 * (sg.dragon - b2u(sd == 7) - b2u(se == 7))
-	}
-	if pt < 6 {
-		l5.super6 += w4 * (sg.super - b2u(sd == 6) - b2u(se == 6))
-	}
-}
-
 // bankerHands lists the 55 unordered two-card hands {d ≤ e} by value,
 // grouped by total: hands bankerStart[t] … bankerStart[t+1]−1 total t.
 var (
@@ -187,98 +22,269 @@ func init() {
 }
 
 // analyzeValues fills every field of o except the pairs and Sequences from
-// the counts per point value cv (N cards in all). Banker hands are grouped
-// by total so that the third-card sums are computed once per player hand
-// and banker total (drawGroup) and corrected per banker hand.
+// the counts per point value cv (N cards in all), for the fixed drawing
+// rules plan.
+//
+// It enumerates pairs of two-card totals (pt, bt), not hands, and bins
+// every coup by the hands' final totals (h22, h32, h23, h33; tally reads
+// the fields off the bins). Over the ordered four-card deals δ = (a, pt−a,
+// d, bt−d) with their weights w(δ) (products of falling factorials of cv:
+// card removal included) it needs only W = Σ w, the first moments W1[x] =
+// Σ w·m_x (m_x the number of cards of value x in δ) and, for the six-card
+// cross terms, the four-card weights w(a, d) themselves:
+//
+//   - the player's (or the banker's) third card x after δ comes in
+//     Σ_δ w·(cv[x] − m_x) = W·cv[x] − W1[x] five-card sequences;
+//   - both third cards, x then y, in Σ_δ w·(cv[x] − m_x)(cv[y] − m_y − [x=y])
+//     = W·cv[x]·(cv[y] − [x=y]) − cv[x]·W1[y] − (cv[y] − [x=y])·W1[x] + W2[x][y]
+//     six-card sequences, where W2[x][y] = Σ_δ w·m_x·m_y sums over the
+//     16 ordered pairs of positions in δ: [x=y]·W1[x] (a position with
+//     itself), 2[y ≡ pt−x]·MP(x) and 2[y ≡ bt−x]·MB(x) (the two cards of
+//     one hand; MP(a) = Σ_d w(a, d), MB(d) = Σ_a w(a, d), W1 = 2·MP + 2·MB),
+//     and 4·w(x, y) + 4·w(y, x) (one card of each hand).
+//
+// With h2[t][v] = cv[v]·(cv[t−v] − [2v ≡ t]) the two-card weights from the
+// full shoe, w(a, d) = h2[pt][a]·(h2[bt][d] + Δ_a(d)), where Δ_a corrects
+// the banker's weight for the player's cards a and p = pt−a: (cv[d] −
+// α[d])(cv[bt−d] − α[bt−d] − [2d ≡ bt]) − h2[bt][d] with α the player's
+// cards, which is −cv[bt−a] at d = bt−a, −cv[bt−p] at d = bt−p,
+// −cv[bt−a] + 2[2a ≡ bt] + [pt = bt] at d = a and −cv[bt−p] + 2[2p ≡ bt]
+// + [pt = bt] at d = p (added up where these coincide), 0 elsewhere. So the
+// six-card bins are a dense part of rank four per (pt, bt), two terms of
+// which depend on bt alone and are summed over pt first, plus about a
+// hundred sparse terms, and MP, MB and W have closed forms. Unsigned
+// arithmetic wraps in intermediate steps; every bin is exact because its
+// true value fits in a uint64 (MaxOddsCards). The reference enumeration
+// checks every count.
 func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
-	c := *cv
-	var l4, l5, l6 levelCounts
-	var natural uint64
-	N4 := N - 4
-	var g drawGroup
-	var sg standGroup
-
-	for a := uint64(0); a < 10; a++ {
-		if c[a] == 0 {
-			continue
-		}
-		for b := a; b < 10; b++ {
-			var wP uint64
-			if a == b {
-				wP = c[a] * (c[a] - 1)
-			} else {
-				wP = 2 * c[a] * c[b]
-			}
-			if wP == 0 {
-				continue
-			}
-			c[a]--
-			c[b]--
-			pt := mod10[a+b]
-			// T[bt]: banker hands of total bt that end the coup on four
-			// cards (a natural, or both stand), by weight.
-			var T [10]uint64
-			for bt := uint64(0); bt < 10; bt++ {
-				fourCards := pt >= 8 || bt >= 8 || (!plan.playerDraws[pt] && !plan.bankerDraws[bt])
-				ready := false
-				for _, h := range bankerHands[bankerStart[bt]:bankerStart[bt+1]] {
-					d, e := uint64(h[0]), uint64(h[1])
-					var wB uint64
-					if d == e {
-						wB = c[d] * (c[d] - 1)
-					} else {
-						wB = c[d] * c[e] * 2
-					}
-					if wB == 0 {
-						continue
-					}
-					if fourCards {
-						T[bt] += wB
-						continue
-					}
-					w4 := wP * wB
-					if !plan.playerDraws[pt] {
-						if !ready {
-							sg.init(&c, pt, bt)
-							ready = true
-						}
-						sg.add(d, e, w4, N4, &l5)
-						continue
-					}
-					if !ready {
-						g.init(&c, plan, pt, bt)
-						ready = true
-					}
-					g.add(&c, d, e, w4, N4, &l5, &l6)
-				}
-			}
-			for bt, t := range T {
-				if t == 0 {
-					continue
-				}
-				w4 := wP * t
-				l4.total += w4
-				if pt >= 8 || bt >= 8 {
-					natural += w4
-				}
-				switch {
-				case uint64(bt) > pt:
-					l4.banker += w4
-					if bt == 6 {
-						l4.super6 += w4
-					}
-				case uint64(bt) < pt:
-					l4.player += w4
-				default:
-					l4.tie += w4
-				}
-			}
-			c[a]++
-			c[b]++
+	c := cv
+	// g[t][v] = c[t−v] − [2v ≡ t]: the cards completing v to a total t
+	// once v is drawn; h2[t][v] = c[v]·g[t][v].
+	var g, h2 [10][10]uint64
+	var H2 [10]uint64
+	for t := range 10 {
+		for v := range 10 {
+			e := int(mod10[t+10-v])
+			g[t][v] = c[e] - b2u(e == v)
+			h2[t][v] = c[v] * g[t][v]
+			H2[t] += h2[t][v]
 		}
 	}
 
-	k4 := N4 * (N - 5)
+	// Bins by final totals: h22[pt][bt] in four-card sequences, h32[fp][bt]
+	// (the player drew) and h23[pt][bq] (the banker drew) in five-card
+	// sequences, h33[fp][bq] in six-card sequences.
+	var h22, h32, h23, h33 [10][10]uint64
+
+	for bt := range 10 {
+		if H2[bt] == 0 {
+			continue
+		}
+		hB, gB := &h2[bt], &g[bt]
+		// Columns by the banker's final total q = bt + y.
+		var cR, hR [10]uint64
+		for q := range 10 {
+			y := mod10[q+10-bt]
+			cR[q], hR[q] = c[y], hB[y]
+		}
+		bankerDraws := bt < 8 && plan.bankerDraws[bt]
+		var draws [10]uint8 // the banker draws after the player's third card x
+		if bt < 8 {
+			for x := range 10 {
+				draws[x] = plan.steps[0][bt][x].draw
+			}
+		}
+		// alpha[fp], beta[fp]: the coefficients of cR and hR in the rows of
+		// h33, summed over the player's totals.
+		var alpha, beta [10]uint64
+		for pt := range 10 {
+			if H2[pt] == 0 {
+				continue
+			}
+			wP, gP := &h2[pt], &g[pt]
+			same := b2u(pt == bt)
+			playerDraws := pt < 8 && plan.playerDraws[pt]
+			if pt >= 8 || bt >= 8 || (!playerDraws && !bankerDraws) {
+				// W in closed form (see mp below; Σ_a MP(a)).
+				var s uint64
+				for a := range 10 {
+					s += wP[a] * gB[a]
+				}
+				h22[pt][bt] += H2[pt]*(H2[bt]+2*same) - 4*s
+				continue
+			}
+			// MP(a) = h2[pt][a]·Σ_d (banker's weight after the player's a, pt−a):
+			// Σ_d (c[d] − α[d])(c[bt−d] − α[bt−d] − [2d ≡ bt]) =
+			// H2[bt] + 2[pt = bt] − 2·g[bt][a] − 2·g[bt][pt−a]; MB likewise
+			// with the hands' roles swapped.
+			var MP, W1 [10]uint64
+			var W uint64
+			kB, kP := H2[bt]+2*same, H2[pt]+2*same
+			for a := range 10 {
+				p := mod10[pt+10-a]
+				MP[a] = wP[a] * (kB - 2*(gB[a]+gB[p]))
+				W += MP[a]
+			}
+			for d := range 10 {
+				e := mod10[bt+10-d]
+				W1[d] = 2 * (MP[d] + hB[d]*(kP-2*(gP[d]+gP[e])))
+			}
+			if !playerDraws { // the player stands on two cards, the banker draws y
+				row := &h23[pt]
+				for q := range 10 {
+					y := mod10[q+10-bt]
+					row[q] += W*c[y] - W1[y]
+				}
+				continue
+			}
+			var W1R, wPR [10]uint64
+			for q := range 10 {
+				y := mod10[q+10-bt]
+				W1R[q], wPR[q] = W1[y], wP[y]
+			}
+			// Sparse terms, by (x, q): W2's diagonal and hand pairs, and the
+			// cross terms' corrections 4·h2[pt][z]·Δ_z(t) at (z, t) for
+			// w(x, y) and at (t, z) for w(y, x).
+			var Z [10][10]uint64
+			for x := range 10 {
+				Z[x][mod10[bt+x]] += 2*W1[x] - W*c[x]
+				Z[x][mod10[uint64(bt)+mod10[pt+10-x]]] += 2 * MP[x]
+				Z[x][mod10[mod10[2*bt]+10-uint64(x)]] += W1[x] - 2*MP[x]
+			}
+			for z := range 10 {
+				if wP[z] == 0 {
+					continue
+				}
+				k := 4 * wP[z]
+				p := mod10[pt+10-z] // the player's other card
+				t1, t2 := mod10[bt+10-z], mod10[uint64(bt)+10-p]
+				v1, v2 := -k*c[t1], -k*c[t2]
+				v3 := k * (2*b2u(mod10[2*z] == uint64(bt)) + same - c[t1])
+				v4 := k * (2*b2u(mod10[2*p] == uint64(bt)) + same - c[t2])
+				qz, qp := mod10[bt+z], mod10[uint64(bt)+p]
+				Z[z][mod10[uint64(bt)+t1]] += v1
+				Z[t1][qz] += v1
+				Z[z][mod10[uint64(bt)+t2]] += v2
+				Z[t2][qz] += v2
+				Z[z][qz] += 2 * v3
+				Z[z][qp] += v4
+				Z[p][qz] += v4
+			}
+			for x := range 10 {
+				A := W*c[x] - W1[x] // five-card deals with the player's third card x
+				fp := mod10[pt+x]
+				if draws[x] == 0 {
+					h32[fp][bt] += A
+					continue
+				}
+				alpha[fp] += A
+				beta[fp] += 4 * wP[x]
+				row, z := &h33[fp], &Z[x]
+				cx, k2 := c[x], 4*hB[x]
+				for q := range 10 {
+					row[q] += z[q] - cx*W1R[q] + k2*wPR[q]
+				}
+			}
+		}
+		for fp := range 10 {
+			row, a, b := &h33[fp], alpha[fp], beta[fp]
+			for q := range 10 {
+				row[q] += a*cR[q] + b*hR[q]
+			}
+		}
+	}
+	o.tally(&h22, &h32, &h23, &h33, N)
+}
+
+// tally turns the bins by final totals into o's fields (pairs and
+// Sequences aside), each in six-card sequences.
+func (o *Odds) tally(h22, h32, h23, h33 *[10][10]uint64, N uint64) {
+	var l4, l5, l6 levelCounts
+	var natural uint64
+	for pt := range 10 {
+		for bt := range 10 {
+			w := h22[pt][bt]
+			l4.total += w
+			if pt >= 8 || bt >= 8 {
+				natural += w
+			}
+			switch {
+			case bt > pt:
+				l4.banker += w
+				if bt == 6 {
+					l4.super6 += w
+				}
+			case bt < pt:
+				l4.player += w
+			default:
+				l4.tie += w
+			}
+		}
+	}
+	for fp := range 10 {
+		for bt := range 10 {
+			w := h32[fp][bt] // the player drew, the banker stood
+			l5.total += w
+			switch {
+			case bt > fp:
+				l5.banker += w
+				if bt == 6 {
+					l5.super6 += w
+				}
+			case bt < fp:
+				l5.player += w
+				if fp == 8 {
+					l5.panda8 += w
+				}
+			default:
+				l5.tie += w
+			}
+		}
+	}
+	for pt := range 10 {
+		for bq := range 10 {
+			w := h23[pt][bq] // the player stood, the banker drew
+			l5.total += w
+			switch {
+			case bq > pt:
+				l5.banker += w
+				if bq == 6 {
+					l5.super6 += w
+				}
+				if bq == 7 {
+					l5.dragon7 += w
+				}
+			case bq < pt:
+				l5.player += w
+			default:
+				l5.tie += w
+			}
+		}
+	}
+	for fp := range 10 {
+		for bq := range 10 {
+			w := h33[fp][bq] // both drew
+			l6.total += w
+			switch {
+			case bq > fp:
+				l6.banker += w
+				if bq == 6 {
+					l6.super6 += w
+				}
+				if bq == 7 {
+					l6.dragon7 += w
+				}
+			case bq < fp:
+				l6.player += w
+				if fp == 8 {
+					l6.panda8 += w
+				}
+			default:
+				l6.tie += w
+			}
+		}
+	}
+	k4 := (N - 4) * (N - 5)
 	k5 := N - 5
 	o.Banker = l4.banker*k4 + l5.banker*k5 + l6.banker
 	o.Player = l4.player*k4 + l5.player*k5 + l6.player

@@ -1,0 +1,49 @@
+package tableau
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// randomComposition is any shoe of 6 to about 100 cards, not only a
+// depleted deck: each rank's count is drawn on its own (often 0, so whole
+// value classes go missing, and a rank may be richer than a deck holds).
+func randomComposition(t *rapid.T) RankCounts {
+	var rc RankCounts
+	hi := rapid.IntRange(0, 8).Draw(t, "hi")
+	for i := range rc {
+		if rapid.IntRange(0, 3).Draw(t, "zero") == 0 {
+			continue
+		}
+		rc[i] = rapid.IntRange(0, hi).Draw(t, "count")
+	}
+	for rc.Total() < 6 {
+		rc[rapid.IntRange(0, NumRanks-1).Draw(t, "add")]++
+	}
+	return rc
+}
+
+// TestOddsRandomCompositions: AnalyzeOdds (the totals-and-moments engine
+// of analyzeValues) equals the rank-by-rank reference in every count on
+// random compositions, down to six cards and with value classes missing,
+// for punto banco and for random fixed tables.
+func TestOddsRandomCompositions(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		rc := randomComposition(t)
+		o, err := AnalyzeOdds(&rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := referenceOdds(rc); o != want {
+			t.Fatalf("shoe %v:\n engine    %+v\n reference %+v", rc, o, want)
+		}
+		tab := randomFixedTable(t)
+		if err := o.AnalyzeTable(&rc, &tab); err != nil {
+			t.Fatal(err)
+		}
+		if want := referenceTable(rc, &tab); o != want {
+			t.Fatalf("shoe %v table %+v:\n engine    %+v\n reference %+v", rc, tab, o, want)
+		}
+	})
+}
