@@ -95,13 +95,20 @@ const (
 	AlertSessionTakeover AlertCode = "session-takeover"
 )
 
-// Alert codes raised only by the Macao and Victoria games (MacaoCoup, so
-// `sabot check --game macao|victoria`; the daemon does not run them).
+// Alert codes of the games with a "stand" token: misplaced-token in every
+// game (Fold and MacaoFold), hand-limit only in Macao and Victoria
+// (MacaoCoup, so `sabot check --game macao|victoria`; the daemon does not
+// run them).
 const (
 	// AlertMisplacedToken: a "stand" or "refuse" that does not fit the
-	// coup: "stand" during the deal or after every hand has had its turn,
-	// "refuse" after a card that is not a ten or a court card, with no card
-	// just drawn, or where refusing is off. The token changes nothing.
+	// coup. Every game: "stand" with no coup in progress (during the burn,
+	// between coups: a stand key pressed by mistake), "refuse" outside
+	// Macao and Victoria. Macao and Victoria also: "stand" during the deal
+	// or after every hand has had its turn, "refuse" after a card that is
+	// not a ten or a court card, with no card just drawn, or where
+	// refusing is off. The token changes nothing, so the alert is a
+	// warning that does not latch (the daemon publishes and logs it; the
+	// display and the lamp do not wait for an ack).
 	AlertMisplacedToken AlertCode = "misplaced-token"
 	// AlertHandLimit: a hand went past MaxMacaoHandCards cards (the card
 	// is set aside and the hand's turn ends) or MaxMacaoRefusals refusals
@@ -161,7 +168,7 @@ var alertTable = [...]AlertMeta{
 	{AlertShoeSequence, 18, SeverityWarning, true, "the shoe restarted its event sequence under the same boot id"},
 	{AlertClockJump, 19, SeverityWarning, false, "the wall clock jumped (journal order and ids are not affected)"},
 	{AlertSessionTakeover, 20, SeverityError, true, "another daemon publishes as this table on the MQTT broker"},
-	{AlertMisplacedToken, 21, SeverityError, true, "a stand or refuse where the rules allow none"},
+	{AlertMisplacedToken, 21, SeverityWarning, false, "a stand or refuse where the rules allow none (it changes nothing)"},
 	{AlertHandLimit, 22, SeverityError, true, "a hand drew or refused more cards than the engine holds"},
 }
 

@@ -373,15 +373,21 @@ func (f *Fold) Marker(out []Event) []Event {
 }
 
 // Stand folds the "stand" token (also "non"): the hand whose turn it is
-// declines a card (see Coup.Stand). At a forced stand, and when no coup is
-// in progress (between coups, after a complete or voided coup, during the
-// burn), it is accepted and changes nothing. At an option it records the
-// choice, and emits the coup line if that completes the coup. At a forced
-// draw it raises missing-card: the coup gets no result and is over (as
-// "|" before the coup is complete; the next card starts the next coup).
+// declines a card (see Coup.Stand). At a forced stand, and in the current
+// coup once it is complete (until "|" with markers, until the next card
+// without) or voided, it is accepted and changes nothing. At an option it
+// records the choice, and emits the coup line if that completes the coup.
+// At a forced draw it raises missing-card: the coup gets no result and is
+// over (as "|" before the coup is complete; the next card starts the next
+// coup). With no coup at all — during the burn, between coups (after "|",
+// after a coup closed by missing-card, after a void without markers) — it
+// raises misplaced-token (as in Macao) and changes nothing.
 func (f *Fold) Stand(out []Event) []Event {
 	f.open()
 	if !f.inCoup() {
+		if f.phase != PhaseCoup {
+			out = append(out, alertEvent(f.shoe, f.coupNum, AlertMisplacedToken, Card{}))
+		}
 		return out
 	}
 	need, a := f.coup.Stand()

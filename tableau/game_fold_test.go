@@ -76,7 +76,8 @@ func TestStandToken(t *testing.T) {
 		// At a forced draw: missing-card, no result; "|" then closes nothing.
 		{"punto banco forced draw", tableau.GamePuntoBanco, "AS TH 3D 3H stand |", "alert 1 missing-card"},
 		{"punto banco banker's forced draw", tableau.GamePuntoBanco, "3S TH 3D 3H stand stand |", "alert 1 missing-card"},
-		{"stand between coups", tableau.GamePuntoBanco, "stand 9S KH KD 5C | stand", "coup 1 player null"},
+		// Between coups (no coup in progress): misplaced-token, nothing else changes.
+		{"stand between coups", tableau.GamePuntoBanco, "stand 9S KH KD 5C | stand", "alert 0 misplaced-token; coup 1 player null; alert 1 misplaced-token"},
 		{"non is stand", tableau.GameCheminDeFer, "4H 3D AC KS non 5C |", `coup 1 banker [{"choice":"stand","hand":"player","total":5}]`},
 		// Chemin de fer: an option stood by "stand" and by "|".
 		{"option stand", tableau.GameCheminDeFer, "2S 3H 2D KH 9C stand |", `coup 1 tie [{"choice":"stand","hand":"banker","player_third":9,"total":3}]`},

@@ -907,6 +907,9 @@ func foldTokens(f *tableau.Fold, mf *tableau.MacaoFold, cfg checkConfig, name st
 						name, t.Pos, voidIgnoredReason(sf, markers, voided.shoe, voided.coup))})
 				}
 			}
+			if t.Kind == tableau.TokStand && mf == nil {
+				b.warns = standWarning(b.warns, t, b.evs, n, name)
+			}
 			if t.Kind == tableau.TokRefuse && mf == nil { // misplaced-token: say where
 				b.warns = append(b.warns, checkWarning{at: n, text: fmt.Sprintf("%s:%s: misplaced-token: refuse: only in --game macao and victoria", name, t.Pos)})
 			}
@@ -933,6 +936,19 @@ func foldTokens(f *tableau.Fold, mf *tableau.MacaoFold, cfg checkConfig, name st
 		}
 	}
 	return nil // stop closed: the writer failed and says why
+}
+
+// standWarning says where a "stand" (or "non") with no coup in progress
+// is, among the events evs[n:] it gave: the Fold raises misplaced-token for
+// it, and this line on standard error, "FILE:LINE:COL: misplaced-token:
+// why", comes just before that alert (as Macao's).
+func standWarning(warns []checkWarning, t *tableau.Token, evs []tableau.Event, n int, name string) []checkWarning {
+	for j := n; j < len(evs); j++ {
+		if evs[j].Kind == tableau.EventAlert && evs[j].Alert.Code == tableau.AlertMisplacedToken {
+			return append(warns, checkWarning{at: j, text: fmt.Sprintf("%s:%s: misplaced-token: stand with no coup in progress (during the burn or between coups)", name, t.Pos)})
+		}
+	}
+	return warns
 }
 
 // writeBatch writes a batch's events as JSON lines and its warnings, in

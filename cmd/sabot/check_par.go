@@ -340,6 +340,9 @@ func foldSegments(sf *shoeFolder, cfg checkConfig, name string, stop <-chan stru
 				b.evs = f.Feed(*t, b.evs)
 			}
 			renumber(n)
+			if t.Kind == tableau.TokStand {
+				b.warns = standWarning(b.warns, t, b.evs, n, name)
+			}
 			if t.Kind == tableau.TokVoid {
 				if v := voidOf(b.evs[n:]); v != nil {
 					voided.shoe, voided.coup = v.Shoe, v.Coup
