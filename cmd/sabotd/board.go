@@ -59,6 +59,10 @@ type boardState struct {
 	// Game is the game's name as the board shows it ([board] game, or the
 	// rule profile's name).
 	Game string `json:"game"`
+	// GameID is the game's registry name ("punto-banco", "super6", "ez",
+	// "chemin-de-fer", "banque"): the page's wording and layout follow it
+	// (chemin de fer's punter; banque's right and left tableaux).
+	GameID string `json:"game_id"`
 	// Lang is the configured label language ("en" or "zh"); the page's
 	// ?lang= overrides it.
 	Lang   string      `json:"lang"`
@@ -74,21 +78,30 @@ type boardState struct {
 	Coup  int    `json:"coup"`
 	// Player and Banker are the current coup's cards and totals (the last
 	// coup's between coups).
-	Player boardHand `json:"player"`
-	Banker boardHand `json:"banker"`
-	// Waiting is the hand that must draw a third card: "player-third",
-	// "banker-third", or "" (none, or the coup is complete).
+	// In banque Player is the right tableau and Left the left one (nil in
+	// the other games).
+	Player boardHand  `json:"player"`
+	Banker boardHand  `json:"banker"`
+	Left   *boardHand `json:"left,omitempty"`
+	// Waiting is the hand whose third card the tableau waits for (must or
+	// may draw): "player-third", "banker-third", in banque "right-third",
+	// "left-third", "banker-third"; or "" (none, or the coup is complete).
 	Waiting string `json:"waiting,omitempty"`
-	// Winner is "player", "banker" or "tie" once the coup is complete.
-	Winner     string `json:"winner,omitempty"`
-	Natural    bool   `json:"natural"`
-	Voided     bool   `json:"voided"`
-	BurnDrawn  int    `json:"burn_drawn"`
-	BurnWant   int    `json:"burn_want"`
-	CutCard    bool   `json:"cut_card"`
-	IsLastCoup bool   `json:"is_last_coup"`
-	CardsDrawn int    `json:"cards_drawn"`
-	CardsLeft  int    `json:"cards_left"`
+	// Winner is "player", "banker" or "tie" once the coup is complete
+	// (empty in banque, where each tableau has its own result).
+	Winner string `json:"winner,omitempty"`
+	// RightWinner and LeftWinner are a complete banque coup's results:
+	// "right" (or "left"), "banker" or "tie".
+	RightWinner string `json:"right_winner,omitempty"`
+	LeftWinner  string `json:"left_winner,omitempty"`
+	Natural     bool   `json:"natural"`
+	Voided      bool   `json:"voided"`
+	BurnDrawn   int    `json:"burn_drawn"`
+	BurnWant    int    `json:"burn_want"`
+	CutCard     bool   `json:"cut_card"`
+	IsLastCoup  bool   `json:"is_last_coup"`
+	CardsDrawn  int    `json:"cards_drawn"`
+	CardsLeft   int    `json:"cards_left"`
 
 	// Alerts are the most recent alerts of the daemon's run (at most
 	// boardRecentAlerts, newest first) and the latched ones still awaiting
@@ -105,6 +118,9 @@ type boardState struct {
 	// <prefix>/<table>/roads (display.BuildRoads; at most
 	// display.MaxRoadsJSON bytes).
 	Roads display.Roads `json:"roads"`
+	// NoRoads: the game has no roads (banque, whose coups have a result
+	// per tableau, not one winner): Roads is empty and the page shows none.
+	NoRoads bool `json:"no_roads,omitempty"`
 }
 
 // boardLimits are the table limits shown on the board ([board] keys; 0:
@@ -445,7 +461,7 @@ func (d *daemon) boardState() boardState {
 	v := d.currentView()
 	k := d.boardStatus()
 	s := boardState{
-		Table: d.cfg.Table, Game: gameName(d.cfg), Lang: d.cfg.Board.Lang, Limits: boardLimitsOf(d.cfg.Board),
+		Table: d.cfg.Table, Game: gameName(d.cfg), GameID: d.rules.Game.Name(), Lang: d.cfg.Board.Lang, Limits: boardLimitsOf(d.cfg.Board),
 		Assets: d.web.version,
 		Shoe:   v.Shoe, ShoeID: v.ShoeID, Phase: v.Phase, Coup: v.Coup,
 		Voided: v.Voided, BurnDrawn: v.BurnDrawn, BurnWant: v.BurnWant, CutCard: v.CutCard,
@@ -453,7 +469,11 @@ func (d *daemon) boardState() boardState {
 		AlertCount: v.AlertCount, ShoeOnline: k.shoeOnline,
 		Broker: boardBroker{Connected: k.broker, Backlog: k.backlog},
 	}
-	s.Roads = roadsOf(v)
+	if d.rules.Game == tableau.GameBanque {
+		s.NoRoads = true
+	} else {
+		s.Roads = roadsOf(v)
+	}
 	if v.Phase == "coup" || v.Phase == "between" {
 		s.Player = handOf(v.Player, v.PlayerTotal)
 		s.Banker = handOf(v.Banker, v.BankerTotal)
@@ -468,6 +488,9 @@ func (d *daemon) boardState() boardState {
 		}
 	} else {
 		s.Player, s.Banker = boardHand{Cards: []string{}}, boardHand{Cards: []string{}}
+	}
+	if v.Banque {
+		banqueBoard(&s, v)
 	}
 	s.Alerts = d.boardAlertList(v)
 	return s
@@ -505,6 +528,38 @@ func (d *daemon) boardAlertList(v tableau.TableView) []boardAlert {
 		out = out[:boardRecentAlerts]
 	}
 	return out
+}
+
+// banqueBoard fills a banque table's parts of the board state: the left
+// tableau, whose third card is awaited (right, left or banker: a banque
+// coup's draws are options, so the tableau waits for a card or a stand),
+// and each tableau's result once the coup is complete.
+func banqueBoard(s *boardState, v tableau.TableView) {
+	left := boardHand{Cards: []string{}}
+	if (v.Phase == "coup" || v.Phase == "between") && !v.Voided {
+		left = handOf(v.Left, v.LeftTotal)
+	}
+	s.Left = &left
+	s.Winner, s.Natural = "", false
+	side := func(w tableau.Winner, name string) string {
+		if w == tableau.WinnerPlayer {
+			return name
+		}
+		return w.String()
+	}
+	switch {
+	case s.Phase != "coup" && s.Phase != "between", v.Voided:
+	case v.Complete:
+		s.RightWinner, s.LeftWinner = side(v.RightWinner, "right"), side(v.LeftWinner, "left")
+		s.Natural = v.Natural
+	default:
+		switch v.Waiting {
+		case "player-third":
+			s.Waiting = "right-third"
+		case "left-third", "banker-third":
+			s.Waiting = v.Waiting
+		}
+	}
 }
 
 func handOf(h tableau.Hand, total int) boardHand {

@@ -6,7 +6,9 @@
 (function () {
   const LABELS = {
     en: {
-      player: 'PLAYER', banker: 'BANKER', tie: 'TIE', P: 'P', B: 'B', T: 'T',
+      player: 'PLAYER', banker: 'BANKER', tie: 'TIE', P: 'P', B: 'B', T: 'T', left: 'LEFT',
+      side: (who, r) => `${who} ${r === 'win' ? 'WINS' : r === 'tie' ? 'TIES' : 'LOSES'}`,
+      noRoads: 'Baccarat banque: no roads (each tableau is settled on its own)',
       bigRoad: 'Big road', beadPlate: 'Bead plate', bigEyeBoy: 'Big eye boy', smallRoad: 'Small road',
       cockroachPig: 'Cockroach pig', ask: 'Ask road', stats: 'Statistics', alerts: 'Alerts',
       shoeCoup: (s, c) => `Shoe ${s} · Coup ${c}`,
@@ -20,7 +22,9 @@
       ifBanker: 'Banker', ifPlayer: 'Player', noAlerts: 'No alerts', acked: 'acknowledged', open: 'awaiting acknowledgement',
     },
     zh: {
-      player: '閒', banker: '莊', tie: '和', P: '閒', B: '莊', T: '和',
+      player: '閒', banker: '莊', tie: '和', P: '閒', B: '莊', T: '和', left: '左門',
+      side: (who, r) => `${who}${r === 'win' ? '贏' : r === 'tie' ? '和' : '輸'}`,
+      noRoads: '巴卡拉銀行：無路單（左右門各自結算）',
       bigRoad: '大路', beadPlate: '珠盤路', bigEyeBoy: '大眼仔', smallRoad: '小路',
       cockroachPig: '曱甴路', ask: '問路', stats: '統計', alerts: '警報',
       shoeCoup: (s, c) => `第 ${s} 靴 · 第 ${c} 局`,
@@ -35,12 +39,26 @@
       games: { 'Punto Banco': '百家樂', 'Super 6': '超級六百家樂', 'EZ Baccarat': 'EZ 百家樂' },
     },
   };
+  // The wording of the other games, over LABELS: chemin de fer's player is
+  // the punter; banque's player hand is the right tableau.
+  const GAME_LABELS = {
+    'chemin-de-fer': {
+      en: { player: 'PUNTER', ifPlayer: 'Punter', pp: 'Punter pairs', runP: 'Longest punter run' },
+      zh: {},
+    },
+    banque: {
+      en: { player: 'RIGHT' },
+      zh: { player: '右門' },
+    },
+  };
   const SUITS = { S: '♠', H: '♥', D: '♦', C: '♣' };
   const ROWS = 6;
 
   const params = new URLSearchParams(location.search);
   let lang = LABELS[params.get('lang')] ? params.get('lang') : null; // null: the daemon's [board] lang
   let L = LABELS[lang || 'en'];
+  let cur = lang || 'en'; // the language shown
+  let gameID = ''; // the state's game_id, for GAME_LABELS
   let state = null;
   let assets = null;
 
@@ -48,7 +66,8 @@
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
   function setLang(l) {
-    L = LABELS[l];
+    cur = l;
+    L = Object.assign({}, LABELS[l], (GAME_LABELS[gameID] || {})[l]);
     for (const k of Object.keys(drawn)) delete drawn[k];
     document.documentElement.lang = l === 'zh' ? 'zh-Hant' : 'en';
     for (const el of document.querySelectorAll('[data-l]')) el.textContent = L[el.dataset.l];
@@ -64,35 +83,70 @@
     return `<span class="card${red}${third}" data-card="${esc(c)}">${esc(rank)}${suit ? `<small>${SUITS[suit] || ''}</small>` : ''}</span>`;
   }
 
+  // leftHand builds banque's left tableau (the page has it only there).
+  function leftHand() {
+    const el = document.createElement('div');
+    el.className = 'hand left';
+    el.id = 'hand-left';
+    for (const [cls, id] of [['label', ''], ['cards', 'cards-left'], ['total', 'total-left']]) {
+      const d = document.createElement('div');
+      d.className = cls;
+      if (id) d.id = id;
+      else { d.dataset.l = 'left'; d.textContent = L.left; }
+      el.appendChild(d);
+    }
+    return el;
+  }
+
   function renderCoup(s) {
-    const side = (name, h, won) => {
+    // Banque: the player hand is the right tableau, and the left one is
+    // shown too; each tableau has its own result against the banker.
+    const banque = s.game_id === 'banque';
+    const left = s.left || { cards: [], total: 0 };
+    $('coup').classList.toggle('banque', banque);
+    if (banque && !$('hand-left')) $('coup').appendChild(leftHand());
+    const side = (name, h, won, waits) => {
       $('cards-' + name).innerHTML = h.cards.map(cardHTML).join('');
       $('total-' + name).textContent = h.cards.length ? h.total : '';
       const el = $('hand-' + name);
       el.classList.toggle('won', won);
-      el.classList.toggle('draws', s.waiting === name + '-third');
+      el.classList.toggle('draws', s.waiting === waits + '-third');
     };
-    side('player', s.player, s.winner === 'player');
-    side('banker', s.banker, s.winner === 'banker');
+    if (banque) {
+      side('player', s.player, s.right_winner === 'right', 'right');
+      side('left', left, s.left_winner === 'left', 'left');
+      side('banker', s.banker, s.right_winner === 'banker' && s.left_winner === 'banker', 'banker');
+    } else {
+      side('player', s.player, s.winner === 'player', 'player');
+      side('banker', s.banker, s.winner === 'banker', 'banker');
+    }
     const r = $('result');
     let cls = 'idle';
     let main = '';
+    let second = '';
     let sub = '';
     if (s.phase === 'no-shoe') main = L.noShoe;
     else if (s.phase === 'burn') main = L.burn(s.burn_drawn, s.burn_want);
     else if (s.voided) { cls = 'voided'; main = L.voided; }
-    else if (s.winner) {
+    else if (banque && s.right_winner) {
+      const res = (w, me) => (w === me ? 'win' : w === 'tie' ? 'tie' : 'lose');
+      cls = 'sides';
+      main = L.side(L.player, res(s.right_winner, 'right'));
+      second = L.side(L.left, res(s.left_winner, 'left'));
+      if (s.natural) sub = L.natural;
+    } else if (s.winner) {
       cls = s.winner;
       main = s.winner === 'tie' ? L.tieResult : L.wins(L[s.winner]);
       if (s.natural) sub = L.natural;
     } else if (s.waiting) {
-      cls = s.waiting.startsWith('player') ? 'player' : 'banker';
-      main = L.draws(L[cls]);
-    } else if (s.player.cards.length || s.banker.cards.length) main = L.dealing;
+      const who = s.waiting.replace('-third', ''); // player, right, left or banker
+      cls = who === 'banker' ? 'banker' : 'player';
+      main = L.draws(who === 'left' ? L.left : L[cls]);
+    } else if (s.player.cards.length || s.banker.cards.length || left.cards.length) main = L.dealing;
     else main = L.between;
     if (s.is_last_coup && !sub) sub = L.lastCoup;
     r.className = cls;
-    r.innerHTML = `<div>${esc(main)}</div>${sub ? `<div class="sub">${esc(sub)}</div>` : ''}`;
+    r.innerHTML = `<div>${esc(main)}</div>${second ? `<div>${esc(second)}</div>` : ''}${sub ? `<div class="sub">${esc(sub)}</div>` : ''}`;
   }
 
   // ---- Header: table, game, limits, shoe and coup, status lamps.
@@ -234,6 +288,11 @@
 
   // ---- Statistics, ask-road, alerts.
   function renderStats(s) {
+    document.body.classList.toggle('no-roads', !!s.no_roads);
+    if (s.no_roads) {
+      $('stats-list').innerHTML = `<dt>${esc(L.cardsLeft)}</dt><dd data-k="cards_left">${esc(s.cards_left)}</dd><dt class="note" data-k="no_roads">${esc(L.noRoads)}</dt>`;
+      return;
+    }
     const st = (s.roads && s.roads.stats) || {};
     const n = (k) => (st[k] == null ? '–' : st[k]);
     const rows = [['banker', L.banker, 'banker'], ['player', L.player, 'player'], ['tie', L.tie, 'tie'],
@@ -268,7 +327,7 @@
   // card changes the coup panel alone.
   const lastKeys = {};
   function part(name, data, draw) {
-    const key = JSON.stringify([lang, L === LABELS.zh, data]);
+    const key = JSON.stringify([lang, cur, gameID, data]);
     if (lastKeys[name] === key) return;
     lastKeys[name] = key;
     draw();
@@ -279,7 +338,7 @@
     if (!s) return;
     const r = s.roads || {};
     part('header', [s.table, s.game, s.limits, s.shoe, s.coup, s.shoe_online, s.broker], () => renderHeader(s));
-    part('coup', [s.phase, s.player, s.banker, s.waiting, s.winner, s.natural, s.voided, s.burn_drawn, s.burn_want, s.is_last_coup], () => renderCoup(s));
+    part('coup', [s.phase, s.player, s.banker, s.left, s.waiting, s.winner, s.right_winner, s.left_winner, s.natural, s.voided, s.burn_drawn, s.burn_want, s.is_last_coup], () => renderCoup(s));
     part('roads', [r.grids, sizes], () => {
       renderBead(s);
       renderBig(s);
@@ -287,7 +346,7 @@
       renderDerived(s, 'small_road', 'g-sr');
       renderDerived(s, 'cockroach_pig', 'g-cp');
     });
-    part('stats', r.stats, () => renderStats(s));
+    part('stats', [r.stats, s.no_roads, s.no_roads && s.cards_left], () => renderStats(s));
     part('ask', r.ask, () => renderAsk(s));
     part('alerts', s.alerts, () => renderAlerts(s));
   }
@@ -331,6 +390,7 @@
       const s = JSON.parse(ev.data);
       if (assets && s.assets !== assets) { location.reload(); return; }
       assets = s.assets;
+      if (s.game_id !== gameID) { gameID = s.game_id || ''; setLang(lang || cur); }
       if (!lang) setLang(LABELS[s.lang] ? s.lang : 'en');
       state = s;
       schedule();
