@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/hostcheck"
+	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
 // TestShippedConfigStarts: systemd/sabotd.toml as installed, with only a
@@ -45,7 +46,7 @@ func TestShippedConfigStarts(t *testing.T) {
 // reported once, naming the key, while the publisher keeps retrying.
 func TestBrokerUnreachableOnce(t *testing.T) {
 	dir := t.TempDir()
-	port := freePort(t) // closed again: nothing listens there
+	port := testenv.FreePort(t) // closed again: nothing listens there
 	conf := `table = "NOBROKER-1"
 [shoe]
 device = "` + filepath.Join(dir, "no-shoe") + `"

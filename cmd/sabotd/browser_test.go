@@ -25,6 +25,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/chromium"
 )
 
@@ -301,7 +302,7 @@ const beadClockJS = `(() => {
 // 1024×768 and 768×1024) in artifactsDir.
 func TestBoardBrowser(t *testing.T) {
 	ctx := newBrowser(t)
-	broker := startMosquitto(t)
+	broker := testenv.StartMosquitto(t)
 	dir := artifactsDir(t)
 
 	// The first 36 coups of the sample shoe, with its burn, and a surplus
@@ -341,8 +342,8 @@ func TestBoardBrowser(t *testing.T) {
 		t.Fatalf("the transcript has %d coups, want 36", want.Stats.Coups)
 	}
 
-	coups := subscribeCoups(t, broker.url(), "sabot/BOARD-1/coup")
-	port := freePort(t)
+	coups := subscribeCoups(t, broker.URL, "sabot/BOARD-1/coup")
+	port := testenv.FreePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	conf := fmt.Sprintf(`table = "BOARD-1"
 [shoe]
@@ -364,7 +365,7 @@ tie_max = 500
 pair_max = 250
 [log]
 format = "json"
-`, broker.url(), t.TempDir(), port)
+`, broker.URL, t.TempDir(), port)
 	// Ten cards a second: a coup every half second or so.
 	shoe := startShoeSim(t, transcript, "--rate", "10")
 	conf = fmt.Sprintf(conf, shoe.link)

@@ -21,6 +21,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -322,7 +323,7 @@ func (s *shoeSim) wait(t *testing.T, d time.Duration) {
 // event → display and card event → broker → subscriber latency, idle CPU
 // and RSS after the full shoe.
 func TestE2EVirtualShoe(t *testing.T) {
-	broker := startMosquitto(t)
+	broker := testenv.StartMosquitto(t)
 	file := "../../tableau/testdata/clean-8deck.shoe"
 	src, _ := os.ReadFile(file)
 	toks, err := tableau.ParseTranscript(bytes.NewReader(src), file)
@@ -333,7 +334,7 @@ func TestE2EVirtualShoe(t *testing.T) {
 	r := newReceived()
 	var mu sync.Mutex
 	var brokerLat []time.Duration
-	sub := newSessionSubscriber(t, broker.url(), "sabot/E2E-VS", r, func(p map[string]any, at time.Time) {
+	sub := newSessionSubscriber(t, broker.URL, "sabot/E2E-VS", r, func(p map[string]any, at time.Time) {
 		ts, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(p["time"]))
 		mu.Lock()
 		brokerLat = append(brokerLat, at.Sub(ts))
@@ -343,7 +344,7 @@ func TestE2EVirtualShoe(t *testing.T) {
 	// The virtual shoe has a gate: sabotd locks it whenever the tableau
 	// needs no card (a complete coup until the coup button), and the shoe
 	// holds its next card while it is locked.
-	conf := strings.Replace(e2eConfig("E2E-VS", shoe.link, "sabot", "auto", broker.url(), t.TempDir(), ""),
+	conf := strings.Replace(e2eConfig("E2E-VS", shoe.link, "sabot", "auto", broker.URL, t.TempDir(), ""),
 		`markers = "auto"`, "markers = \"auto\"\ngate = true", 1)
 	p := startSabotd(t, conf+"[gpio]\nbackend = \"fake\"\n")
 	shoe.wait(t, 60*time.Second)
@@ -409,9 +410,9 @@ func TestE2EVirtualShoe(t *testing.T) {
 // the session the broker saved and restored: every reconnect must find its
 // session present. (A SIGKILLed Mosquitto can lose messages it has already
 // acknowledged, which no publisher can send again: see
-// startPersistentMosquitto.)
+// testenv.Mosquitto.Stop.)
 func TestE2EChaos(t *testing.T) {
-	broker := startPersistentMosquitto(t)
+	broker := testenv.StartMosquittoWith(t, testenv.MosquittoOptions{Persist: true})
 
 	toks, err := sim.DealShoes(11, 8, 1)
 	if err != nil {
@@ -422,12 +423,12 @@ func TestE2EChaos(t *testing.T) {
 	want := expectedCheck(t, tr.String())
 
 	r := newReceived()
-	sub := newSessionSubscriber(t, broker.url(), "sabot/E2E-CH", r, nil)
+	sub := newSessionSubscriber(t, broker.URL, "sabot/E2E-CH", r, nil)
 	// The virtual shoe: 1% of the bytes corrupted, the cable pulled (the
 	// pty replaced, its symlink re-pointed) before 1% of the cards.
 	shoe := startShoeSim(t, tr.String(), "--rate", "120", "--seed", "5", "--faults", "corrupt=0.01,pull=0.01", "--pull-time", "300ms")
 	state := t.TempDir()
-	cfg := e2eConfig("E2E-CH", shoe.link, "sabot", "auto", broker.url(), state, "")
+	cfg := e2eConfig("E2E-CH", shoe.link, "sabot", "auto", broker.URL, state, "")
 	p := startSabotd(t, cfg)
 	simDone := shoe.done
 
@@ -485,13 +486,13 @@ func TestE2EChaos(t *testing.T) {
 // one card message and everything in p's outbox: what the old broker had
 // not delivered and what the new one got can reach the subscriber only
 // through the session the broker saved.
-func restartBrokerWhileAway(t *testing.T, broker *mosquitto, sub *sessionSubscriber, p *sabotdProc) {
+func restartBrokerWhileAway(t *testing.T, broker *testenv.Mosquitto, sub *sessionSubscriber, p *sabotdProc) {
 	t.Helper()
 	_, acked := histogramQuantile(metricsOf(t, p), "sabot_card_to_broker_ack_seconds", 0.5)
 	sub.hold()
-	broker.term()
+	broker.Stop()
 	time.Sleep(time.Second)
-	broker.start()
+	broker.Start()
 	waitFor(t, "sabotd to deliver to the restarted broker", 30*time.Second, func() bool {
 		h := healthOf(t, p)
 		_, n := histogramQuantile(metricsOf(t, p), "sabot_card_to_broker_ack_seconds", 0.5)
@@ -533,9 +534,9 @@ func grepLines(s, sub string) string {
 // idle (heartbeats only, no cards): a virtual shoe dealing one card every
 // 20 s.
 func TestE2EIdle(t *testing.T) {
-	broker := startMosquitto(t)
+	broker := testenv.StartMosquitto(t)
 	shoe := startShoeSim(t, "shoe 2H 3C", "--rate", "0.05")
-	p := startSabotd(t, e2eConfig("E2E-IDLE", shoe.link, "sabot", "auto", broker.url(), t.TempDir(), ""))
+	p := startSabotd(t, e2eConfig("E2E-IDLE", shoe.link, "sabot", "auto", broker.URL, t.TempDir(), ""))
 	p.waitOnline(t)
 	time.Sleep(500 * time.Millisecond)
 	cpu0, _ := procStat(t, p.cmd.Process.Pid)
@@ -552,7 +553,7 @@ func TestE2EIdle(t *testing.T) {
 	// A graceful stop with the broker gone still ends, with exit 0, within
 	// 10 s: the outbox is flushed for a few seconds at most and keeps the
 	// rest for the next start.
-	broker.stop()
+	broker.Kill()
 	time.Sleep(200 * time.Millisecond)
 	if took, err := p.term(); err != nil || took > 10*time.Second {
 		t.Fatalf("SIGTERM with the broker down: %v after %v", err, took)

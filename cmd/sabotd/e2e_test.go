@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,137 +78,6 @@ func TestMain(m *testing.M) {
 // (a timeout, an interrupt), so no broker or daemon outlives its test.
 func dieWithTest() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// mosquitto is a broker process on a loopback port that can be stopped and
-// started again on the same port.
-type mosquitto struct {
-	t    *testing.T
-	bin  string
-	dir  string
-	conf string
-	port int
-	cmd  *exec.Cmd
-	log  *syncBuffer // read while the broker writes: not a bare bytes.Buffer
-	// persistent: the broker saves its sessions and retained messages in
-	// dir (mosquitto.db) when it stops and reads them back when it starts;
-	// it logs to dir/mosquitto.log.
-	persistent bool
-}
-
-// startMosquitto runs a broker without persistence: sessions live as long
-// as the process.
-func startMosquitto(t *testing.T) *mosquitto { return runMosquitto(t, false) }
-
-// startPersistentMosquitto runs a broker with persistence, so that a
-// subscriber's persistent session (and the QoS 1 messages queued in it)
-// survives a stop with SIGTERM (term) and a start. Only that clean stop:
-// Mosquitto sends PUBACK before it saves (it saves between passes of its
-// event loop, src/loop.c), so after a SIGKILL even autosave_on_changes can
-// miss messages it has acknowledged.
-func startPersistentMosquitto(t *testing.T) *mosquitto { return runMosquitto(t, true) }
-
-func runMosquitto(t *testing.T, persistent bool) *mosquitto {
-	t.Helper()
-	bin := testenv.NeedProgram(t, "mosquitto")
-	dir := t.TempDir()
-	m := &mosquitto{t: t, bin: bin, dir: dir, port: freePort(t), conf: filepath.Join(dir, "mosquitto.conf"), persistent: persistent}
-	// set_tcp_nodelay: without it the broker holds small packets (PUBACKs)
-	// for Nagle's algorithm, tens of milliseconds each; see drivers/mqtt/README.md.
-	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\nmax_inflight_messages 0\nmax_queued_messages 100000\nset_tcp_nodelay true\n", m.port)
-	if persistent {
-		// user root: Mosquitto started as root switches to the user
-		// "mosquitto", which cannot write into this root-owned 0700
-		// directory. It then logged "Error saving in-memory database ...
-		// Permission denied" at every stop and came back with no sessions
-		// (a subscriber's QoS 1 messages published meanwhile went nowhere).
-		// Started as another user, Mosquitto ignores the option.
-		conf += fmt.Sprintf("persistence true\npersistence_location %s/\nuser root\nlog_dest file %s\n"+
-			"log_type error\nlog_type warning\nlog_type notice\nlog_type information\nconnection_messages true\n",
-			dir, filepath.Join(dir, "mosquitto.log"))
-	} else {
-		conf += "persistence false\n"
-	}
-	if err := os.WriteFile(m.conf, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m.start()
-	t.Cleanup(func() {
-		m.stop()
-		if persistent && t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(dir, "mosquitto.log"))
-			t.Logf("mosquitto log:\n%s", b)
-		}
-	})
-	return m
-}
-
-func (m *mosquitto) url() string { return fmt.Sprintf("tcp://127.0.0.1:%d", m.port) }
-
-func (m *mosquitto) start() {
-	m.t.Helper()
-	m.log = &syncBuffer{}
-	m.cmd = exec.Command(m.bin, "-c", m.conf)
-	m.cmd.SysProcAttr = dieWithTest()
-	m.cmd.Stdout, m.cmd.Stderr = m.log, m.log
-	if err := m.cmd.Start(); err != nil {
-		m.t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", m.port))
-		if err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			logFile, _ := os.ReadFile(filepath.Join(m.dir, "mosquitto.log"))
-			m.t.Fatalf("mosquitto did not start: %v\n%s%s", err, m.log.String(), logFile)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (m *mosquitto) stop() {
-	if m.cmd != nil && m.cmd.Process != nil {
-		m.cmd.Process.Kill()
-		m.cmd.Wait()
-		m.cmd = nil
-	}
-}
-
-// term stops the broker with SIGTERM, as a service restart does, and waits
-// for it. A persistent broker must have saved its database: the test fails
-// here, naming the broker's error, rather than later with messages
-// missing.
-func (m *mosquitto) term() {
-	m.t.Helper()
-	if m.cmd == nil {
-		return
-	}
-	m.cmd.Process.Signal(syscall.SIGTERM)
-	m.cmd.Wait()
-	m.cmd = nil
-	if !m.persistent {
-		return
-	}
-	b, _ := os.ReadFile(filepath.Join(m.dir, "mosquitto.log"))
-	if i := bytes.Index(b, []byte("Error saving")); i >= 0 {
-		m.t.Fatalf("mosquitto did not save its persistence database: %s", bytes.SplitN(b[i:], []byte("\n"), 3)[:2])
-	}
-	if _, err := os.Stat(filepath.Join(m.dir, "mosquitto.db")); err != nil {
-		m.t.Fatalf("mosquitto stopped without a persistence database: %v", err)
-	}
 }
 
 // sabotdProc is a running sabotd process.
@@ -407,7 +275,7 @@ func decksOf(name string) int {
 // and voids received equal `sabot check`'s output. Then SIGTERM stops it
 // with exit 0 within 10 s, leaving the retained status "offline".
 func TestE2ESamples(t *testing.T) {
-	broker := startMosquitto(t)
+	broker := testenv.StartMosquitto(t)
 	for _, file := range sampleTranscripts(t) {
 		// A chemin de fer or banque transcript's stand tokens are the
 		// shoe's stand button (BUTTON 4), sent by the virtual shoe.
@@ -444,11 +312,11 @@ func TestE2ESamples(t *testing.T) {
 			}
 			table := "E2E-" + strings.ReplaceAll(strings.TrimSuffix(filepath.Base(file), ".shoe"), ".", "-")
 			r := newReceived()
-			subscribe(t, broker.url(), "sabot/"+table, r)
+			subscribe(t, broker.URL, "sabot/"+table, r)
 			// The virtual shoe deals the transcript over the sabot protocol.
 			shoe := startShoeSim(t, strings.Join(words, " "), "--rate", "0", "--decks", fmt.Sprint(decks))
 			state := t.TempDir()
-			p := startSabotd(t, e2eConfig(table, shoe.link, "sabot", flags[3], broker.url(), state, extra))
+			p := startSabotd(t, e2eConfig(table, shoe.link, "sabot", flags[3], broker.URL, state, extra))
 			shoe.wait(t, 30*time.Second)
 			n := countLines(want)
 			waitFor(t, fmt.Sprintf("%d events", n), 20*time.Second, func() bool { return len(withoutLink(r.events())) >= n })
@@ -558,7 +426,7 @@ func beetekStream(toks []tableau.Token, burn int) (stream []byte, alarms, unread
 // coup button), and every alarm, warning and unreadable read becomes its
 // daemon alert.
 func TestE2EBeetek(t *testing.T) {
-	broker := startMosquitto(t)
+	broker := testenv.StartMosquitto(t)
 	file := "../../tableau/testdata/clean-8deck.shoe"
 	src, _ := os.ReadFile(file)
 	toks, err := tableau.ParseTranscript(bytes.NewReader(src), file)
@@ -587,8 +455,8 @@ func TestE2EBeetek(t *testing.T) {
 	defer ptmx.Close()
 	defer tty.Close()
 	r := newReceived()
-	subscribe(t, broker.url(), "sabot/E2E-BT", r)
-	p := startSabotd(t, e2eConfig("E2E-BT", tty.Name(), "beetek", "auto", broker.url(), t.TempDir(), ""))
+	subscribe(t, broker.URL, "sabot/E2E-BT", r)
+	p := startSabotd(t, e2eConfig("E2E-BT", tty.Name(), "beetek", "auto", broker.URL, t.TempDir(), ""))
 	p.waitOnline(t)
 	// Split into pieces of 1–23 bytes, with the odd pause.
 	for i, n := 0, 0; i < len(stream); i += n {

@@ -14,6 +14,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 )
 
@@ -80,17 +81,17 @@ type oneBroker struct {
 }
 
 func mosquittoOneBroker(t *testing.T) oneBroker {
-	m := startMosquitto(t)
+	m := testenv.StartMosquitto(t)
 	conf := func(table, device, state string) string {
-		return e2eConfig(table, device, "beetek", "off", m.url(), state, "")
+		return e2eConfig(table, device, "beetek", "off", m.URL, state, "")
 	}
-	return oneBroker{watch: m.url(), config: conf, secondConfig: conf,
+	return oneBroker{watch: m.URL, config: conf, secondConfig: conf,
 		checkOneClient: func(t *testing.T, id string) {
 			t.Helper()
-			connects := func() int { return strings.Count(m.log.String(), " as "+id+" ") }
+			connects := func() int { return strings.Count(m.Output(), " as "+id+" ") }
 			waitFor(t, "mosquitto's log of the first connect", 5*time.Second, func() bool { return connects() >= 1 })
-			if n := connects(); n != 1 || strings.Contains(m.log.String(), "already connected") {
-				t.Fatalf("mosquitto saw %d connects as %s, want 1:\n%s", n, id, m.log.String())
+			if n := connects(); n != 1 || strings.Contains(m.Output(), "already connected") {
+				t.Fatalf("mosquitto saw %d connects as %s, want 1:\n%s", n, id, m.Output())
 			}
 		}}
 }

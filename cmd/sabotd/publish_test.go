@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -64,7 +65,7 @@ func TestOutboxFullThenBrokerBack(t *testing.T) {
 	}
 	defer ptmx.Close()
 	defer tty.Close()
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	m, logs := bootDaemon(t, fmt.Sprintf(`table = "T-9"
 [shoe]

@@ -28,13 +28,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -380,47 +380,6 @@ func (s *soakSub) checkCoups(t *testing.T, name, want string) (copies int) {
 	return copies
 }
 
-// persist turns on the broker's persistence (and restarts it), so that a
-// restart keeps the persistent sessions and the messages queued for them.
-// Mosquitto started as root runs as the user mosquitto: its directory must
-// be one that user can write (a test's TempDir is not), or every save
-// fails ("Error saving in-memory database ... Permission denied") and a
-// restart forgets the sessions.
-func (m *mosquitto) persist(t *testing.T) {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "sabot-mosquitto-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	conf, err := os.ReadFile(m.conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf = bytes.Replace(conf, []byte("persistence false"), []byte("persistence true\npersistence_location "+dir+"/"), 1)
-	if err := os.WriteFile(m.conf, conf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m.stop()
-	m.start()
-}
-
-// restart stops the broker with SIGTERM (it saves its persistence file),
-// checks that the save worked, and starts it again after down.
-func (m *mosquitto) restart(t *testing.T, down time.Duration) {
-	t.Helper()
-	m.cmd.Process.Signal(syscall.SIGTERM)
-	m.cmd.Wait()
-	if log := m.log.String(); !strings.Contains(log, "Saving in-memory database") || strings.Contains(log, "Error") {
-		t.Fatalf("mosquitto did not save its sessions:\n%s", log)
-	}
-	time.Sleep(down)
-	m.start()
-}
-
 // soakDaemon is one table's sabotd across its restarts.
 type soakDaemon struct {
 	name   string
@@ -592,8 +551,9 @@ func dirSize(t *testing.T, dir string) (live, archive int64) {
 // -soak.coups=N) deals a month of play.
 func TestSoak(t *testing.T) {
 	coups := soakCoups(t)
-	broker := startMosquitto(t)
-	broker.persist(t)
+	// Persistent: a restart keeps the persistent sessions and the
+	// messages queued for them.
+	broker := testenv.StartMosquittoWith(t, testenv.MosquittoOptions{Persist: true})
 
 	// The Bee-Tek table: one shoe that never ends.
 	btToks := endlessShoe(101, 8, coups, 0)
@@ -613,8 +573,8 @@ func TestSoak(t *testing.T) {
 	sbWant := expectedCheck(t, tr.String())
 	sbShoes := (coups + 2499) / 2500
 
-	btSub := newSoakSub(t, broker.url(), "soak-bt", "sabot/SOAK-BT")
-	sbSub := newSoakSub(t, broker.url(), "soak-sb", "sabot/SOAK-SB")
+	btSub := newSoakSub(t, broker.URL, "soak-bt", "sabot/SOAK-BT")
+	sbSub := newSoakSub(t, broker.URL, "soak-sb", "sabot/SOAK-SB")
 
 	ptmx, tty, err := openPTY(t)
 	if err != nil {
@@ -623,12 +583,12 @@ func TestSoak(t *testing.T) {
 	defer ptmx.Close()
 	defer tty.Close()
 	btState, sbState := t.TempDir(), t.TempDir()
-	bt := newSoakDaemon(t, "bee-tek", e2eConfig("SOAK-BT", tty.Name(), "beetek", "auto", broker.url(), btState, ""))
+	bt := newSoakDaemon(t, "bee-tek", e2eConfig("SOAK-BT", tty.Name(), "beetek", "auto", broker.URL, btState, ""))
 	firstStart := bt.start(t)
 	bt.p.waitOnline(t)
 
 	shoe := startShoeSim(t, tr.String(), "--rate", "0", "--seed", "9")
-	sb := newSoakDaemon(t, "sabot", e2eConfig("SOAK-SB", shoe.link, "sabot", "auto", broker.url(), sbState, ""))
+	sb := newSoakDaemon(t, "sabot", e2eConfig("SOAK-SB", shoe.link, "sabot", "auto", broker.URL, sbState, ""))
 	sb.start(t)
 
 	// The Bee-Tek writer: one coup's records at a time, as fast as the
@@ -706,7 +666,14 @@ func TestSoak(t *testing.T) {
 		})
 	}
 	restartBroker := func() {
-		broker.restart(t, 300*time.Millisecond)
+		// SIGTERM: the broker saves its persistence file (Stop checks the
+		// save worked).
+		broker.Stop()
+		if log := broker.Output(); !strings.Contains(log, "Saving in-memory database") || strings.Contains(log, "Error") {
+			t.Fatalf("mosquitto did not save its sessions:\n%s", log)
+		}
+		time.Sleep(300 * time.Millisecond)
+		broker.Start()
 	}
 
 	began := time.Now()

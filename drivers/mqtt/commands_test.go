@@ -32,12 +32,12 @@ func TestMosquittoCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newMosquitto(t, "listener %PORT% 127.0.0.1\nallow_anonymous false\npassword_file "+passwd+"\nacl_file "+acl+"\n", "")
-	m.start()
+	m.Start()
 
 	var mu sync.Mutex
 	var accepted []Command
 	var rejected []string
-	o := testOptions("T1", t.TempDir(), m.url())
+	o := testOptions("T1", t.TempDir(), m.URL)
 	o.Username, o.Password = "sabotd-T1", "d"
 	o.Commands = true
 	o.Operators = []string{"alice", "bob"}
@@ -55,7 +55,7 @@ func TestMosquittoCommands(t *testing.T) {
 		rejected = append(rejected, c.Name+": "+reason)
 		mu.Unlock()
 	}
-	pit := newSubscriber(t, m.url(), "pit-system", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
+	pit := newSubscriber(t, m.URL, "pit-system", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
 		o.SetUsername("pit").SetPassword("p")
 	})
 	send := func(c paho.Client, name, payload string, retained bool) {
@@ -99,7 +99,7 @@ func TestMosquittoCommands(t *testing.T) {
 		send(pit.c, c.name, c.payload, c.retained)
 	}
 	// A client the ACL does not allow: the broker drops its command.
-	rogue := newSubscriber(t, m.url(), "rogue", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
+	rogue := newSubscriber(t, m.URL, "rogue", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
 		o.SetUsername("scoreboard").SetPassword("r")
 	})
 	send(rogue.c, "ack", `{"request_id":"r11","operator":"alice"}`, false)

@@ -62,9 +62,9 @@ func (p *cutProxy) cut() {
 // comes back to A. Nothing published meanwhile is lost.
 func TestFailoverTriesNextBrokerFirst(t *testing.T) {
 	m := newMosquitto(t, "", "")
-	m.start()
-	a, b := newCutProxy(t, m.url()[len("tcp://"):]), newCutProxy(t, m.url()[len("tcp://"):])
-	sub := newSubscriber(t, m.url(), "failover-1", "sabot/T1", "sabot/T1/#", nil)
+	m.Start()
+	a, b := newCutProxy(t, m.URL[len("tcp://"):]), newCutProxy(t, m.URL[len("tcp://"):])
+	sub := newSubscriber(t, m.URL, "failover-1", "sabot/T1", "sabot/T1/#", nil)
 	o := testOptions("T1", t.TempDir(), a.url(), b.url())
 	p := startPublisher(t, o)
 	waitFor(t, "connected to A", 10*time.Second, func() bool { st := p.Status(); return st.Connected && st.Broker == a.url() })

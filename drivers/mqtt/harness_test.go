@@ -3,16 +3,10 @@ package mqtt
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,140 +14,19 @@ import (
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
-// mosquitto is a broker this test runs: its own config in a temp dir, on a
-// free loopback port, with persistence saved on every change (as README.md
-// recommends) so persistent sessions survive a restart, even a crash.
-type mosquitto struct {
-	t    testing.TB
-	bin  string
-	dir  string
-	conf string
-	port int
-	cmd  *exec.Cmd
-	exit chan struct{}
-}
-
-func freePort(t testing.TB) int {
+// newMosquitto writes the config of a broker this test runs (not started:
+// Start does): the listener lines from listener ("" is
+// testenv.DefaultMosquittoListener, %PORT% standing for the port), plus
+// extra, with persistence saved on every change (as README.md recommends)
+// so persistent sessions survive a restart, even a crash.
+func newMosquitto(t testing.TB, listener, extra string) *testenv.Mosquitto {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// newMosquitto writes a config (listener lines from listener, with %PORT%
-// replaced, plus extra) without starting the broker.
-func newMosquitto(t testing.TB, listener, extra string) *mosquitto {
-	t.Helper()
-	bin := testenv.NeedProgram(t, "mosquitto")
-	dir := t.TempDir()
-	m := &mosquitto{t: t, bin: bin, dir: dir, port: freePort(t), conf: filepath.Join(dir, "mosquitto.conf")}
-	if listener == "" {
-		listener = "listener %PORT% 127.0.0.1\nallow_anonymous true\n"
-	}
-	conf := strings.ReplaceAll(listener, "%PORT%", fmt.Sprint(m.port)) +
-		"persistence true\npersistence_location " + dir + "/\nautosave_interval 1\nautosave_on_changes true\n" +
-		"max_queued_messages 0\nmax_inflight_messages 20\n" +
-		"log_dest file " + filepath.Join(dir, "mosquitto.log") + "\nlog_type error\nlog_type warning\nlog_type notice\nlog_type information\n" +
-		"user root\n" + extra
-	if err := os.WriteFile(m.conf, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		m.kill()
-		if t.Failed() {
-			if b, err := os.ReadFile(filepath.Join(dir, "mosquitto.log")); err == nil {
-				var keep []string
-				for _, l := range strings.Split(string(b), "\n") {
-					if !strings.Contains(l, "Saving in-memory database") {
-						keep = append(keep, l)
-					}
-				}
-				t.Logf("mosquitto log:\n%s", tail([]byte(strings.Join(keep, "\n")), 6000))
-			}
-		}
+	return testenv.NewMosquitto(t, testenv.MosquittoOptions{
+		Listener: listener,
+		Settings: "max_queued_messages 0\nmax_inflight_messages 20\nautosave_interval 1\nautosave_on_changes true\n",
+		Persist:  true,
+		Extra:    extra,
 	})
-	return m
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
-}
-
-func (m *mosquitto) url() string { return fmt.Sprintf("tcp://127.0.0.1:%d", m.port) }
-
-// start runs the broker and waits until it accepts connections.
-func (m *mosquitto) start() {
-	m.t.Helper()
-	var out bytes.Buffer
-	m.cmd = exec.Command(m.bin, "-c", m.conf)
-	m.cmd.Stdout, m.cmd.Stderr = &out, &out
-	if err := m.cmd.Start(); err != nil {
-		m.t.Fatal(err)
-	}
-	m.exit = make(chan struct{})
-	go func(c *exec.Cmd, exit chan struct{}) { c.Wait(); close(exit) }(m.cmd, m.exit)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-m.exit:
-			m.t.Fatalf("mosquitto exited at start: %s", out.String())
-		default:
-		}
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", m.port), 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	m.t.Fatalf("mosquitto did not listen on %d: %s", m.port, out.String())
-}
-
-// stop ends the broker with SIGTERM (it saves its persistence database) and
-// waits for it.
-func (m *mosquitto) stop() { m.signal(syscall.SIGTERM) }
-
-func (m *mosquitto) kill() { m.signal(syscall.SIGKILL) }
-
-// freeze stops the broker's process (SIGSTOP) without ending it: it takes
-// no packets and acknowledges nothing until killed.
-func (m *mosquitto) freeze() {
-	if m.cmd != nil && m.cmd.Process != nil {
-		m.cmd.Process.Signal(syscall.SIGSTOP)
-	}
-}
-
-func (m *mosquitto) signal(sig syscall.Signal) {
-	if m.cmd == nil || m.cmd.Process == nil {
-		return
-	}
-	select {
-	case <-m.exit:
-		m.cmd = nil
-		return
-	default:
-	}
-	m.cmd.Process.Signal(sig)
-	select {
-	case <-m.exit:
-	case <-time.After(10 * time.Second):
-		m.cmd.Process.Kill()
-		<-m.exit
-	}
-	m.cmd = nil
-}
-
-// reload makes mosquitto re-read its password and ACL files.
-func (m *mosquitto) reload() {
-	if m.cmd != nil {
-		m.cmd.Process.Signal(syscall.SIGHUP)
-	}
 }
 
 // subscriber is a test consumer: a persistent session (clean session false)

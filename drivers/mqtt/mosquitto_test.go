@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
 // A full shoe while the broker crashes (SIGKILL) and stays down for 5 s in
@@ -30,18 +32,18 @@ import (
 // now and then for the broker's reason.
 func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 	m := newMosquitto(t, "", "")
-	m.start()
-	sub := newSubscriber(t, m.url(), "surveillance-1", "sabot/T1", "sabot/T1/#", nil)
+	m.Start()
+	sub := newSubscriber(t, m.URL, "surveillance-1", "sabot/T1", "sabot/T1/#", nil)
 	events := shoeEvents(t, "T1")
-	p := startPublisher(t, testOptions("T1", t.TempDir(), m.url()))
+	p := startPublisher(t, testOptions("T1", t.TempDir(), m.URL))
 	half := len(events) / 2
 	publishEvents(t, p, events[:half], time.Millisecond)
 	waitFor(t, "the first half acknowledged", 30*time.Second, func() bool { return p.Status().Backlog == 0 })
 	sub.waitIDs(t, expectedIDs(t, events[:half]), 30*time.Second)
-	m.freeze()
+	m.Freeze()
 	// Sent to the frozen broker (or still in the outbox): never acknowledged.
 	publishEvents(t, p, events[half:half+20], 0)
-	m.kill() // SIGKILL: a broker crash, not a clean stop
+	m.Kill() // SIGKILL: a broker crash, not a clean stop
 	stopped := time.Now()
 	// Events keep coming while the broker is down.
 	publishEvents(t, p, events[half+20:half+120], 10*time.Millisecond)
@@ -50,7 +52,7 @@ func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 		t.Fatalf("backlog %d while the broker is down, want >= 120", st.Backlog)
 	}
 	time.Sleep(5*time.Second - time.Since(stopped))
-	m.start()
+	m.Start()
 	publishEvents(t, p, events[half+120:], time.Millisecond)
 	assertDelivery(t, sub, expectedIDs(t, events), 60*time.Second)
 }
@@ -61,11 +63,11 @@ func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 // holds the messages for it while it reconnects too.
 func TestMosquittoPublisherStartsBeforeBroker(t *testing.T) {
 	m := newMosquitto(t, "", "")
-	m.start()
-	sub := newSubscriber(t, m.url(), "pit-1", "sabot/T1", "sabot/T1/#", nil)
-	m.stop()
+	m.Start()
+	sub := newSubscriber(t, m.URL, "pit-1", "sabot/T1", "sabot/T1/#", nil)
+	m.Stop()
 	events := shoeEvents(t, "T1")
-	p := startPublisher(t, testOptions("T1", t.TempDir(), m.url()))
+	p := startPublisher(t, testOptions("T1", t.TempDir(), m.URL))
 	third := len(events) / 3
 	publishEvents(t, p, events[:third], 0)
 	waitFor(t, "two failed connection attempts", 10*time.Second, func() bool { return p.Status().ConnectAttempts >= 2 })
@@ -73,7 +75,7 @@ func TestMosquittoPublisherStartsBeforeBroker(t *testing.T) {
 	if st.Connected || st.Backlog < len(expectedIDs(t, events[:third])) || !strings.Contains(st.LastError, "connection refused") {
 		t.Fatalf("status while the broker is down: %+v", st)
 	}
-	m.start()
+	m.Start()
 	publishEvents(t, p, events[third:], 0)
 	assertDelivery(t, sub, expectedIDs(t, events), 60*time.Second)
 }
@@ -158,14 +160,14 @@ func runHelper(t *testing.T, state, broker string, from, to, killAt int) int {
 // will "offline" for the killed process.
 func TestMosquittoPublisherKill9(t *testing.T) {
 	m := newMosquitto(t, "", "")
-	m.start()
-	sub := newSubscriber(t, m.url(), "surveillance-2", "sabot/T1", "sabot/T1/#", nil)
+	m.Start()
+	sub := newSubscriber(t, m.URL, "surveillance-2", "sabot/T1", "sabot/T1/#", nil)
 	events := shoeEvents(t, "T1")
 	state := t.TempDir()
 	n := len(events)
 
 	// 1: broker up, killed mid-stream.
-	last := runHelper(t, state, m.url(), 0, n, n/4)
+	last := runHelper(t, state, m.URL, 0, n, n/4)
 	waitFor(t, "the last will", 10*time.Second, func() bool { return lastStatus(t, sub.got.snapshot()) == StatusOffline })
 	// The will is the killed connection's: the same conn and instance as
 	// its online, though its time is older (registered at connect).
@@ -176,13 +178,13 @@ func TestMosquittoPublisherKill9(t *testing.T) {
 	}
 
 	// 2: broker down: the second process only queues, then is killed.
-	m.stop()
-	last = runHelper(t, state, m.url(), last+1, n, n/2)
+	m.Stop()
+	last = runHelper(t, state, m.URL, last+1, n, n/2)
 
 	// 3: broker up again; a new publisher on the same state directory sends
 	// the backlog of both dead processes first, then the rest of the shoe.
-	m.start()
-	p := startPublisher(t, testOptions("T1", state, m.url()))
+	m.Start()
+	p := startPublisher(t, testOptions("T1", state, m.URL))
 	if b := p.Status().Backlog; b == 0 {
 		t.Fatal("no backlog left by the killed processes")
 	}
@@ -207,10 +209,10 @@ func TestMosquittoPublisherKill9(t *testing.T) {
 
 // MQTT over WebSocket (ws://) to Mosquitto's websockets listener.
 func TestMosquittoWebSocket(t *testing.T) {
-	wsPort := freePort(t)
+	wsPort := testenv.FreePort(t)
 	m := newMosquitto(t, fmt.Sprintf("listener %%PORT%% 127.0.0.1\nallow_anonymous true\nlistener %d 127.0.0.1\nprotocol websockets\n", wsPort), "")
-	m.start()
-	sub := newSubscriber(t, m.url(), "scoreboard-ws", "sabot/T1", "sabot/T1/#", nil)
+	m.Start()
+	sub := newSubscriber(t, m.URL, "scoreboard-ws", "sabot/T1", "sabot/T1/#", nil)
 	events := shoeEvents(t, "T1")[:40]
 	url := fmt.Sprintf("ws://127.0.0.1:%d/mqtt", wsPort)
 	p := startPublisher(t, testOptions("T1", t.TempDir(), url))

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
 // takeovers records OnTakeover calls.
@@ -26,8 +27,9 @@ func (r *takeovers) list() []Takeover {
 	return append([]Takeover(nil), r.got...)
 }
 
-func (m *mosquitto) logText(t testing.TB) string {
-	b, err := os.ReadFile(filepath.Join(m.dir, "mosquitto.log"))
+// mosquittoLog is m's whole log (every run).
+func mosquittoLog(t testing.TB, m *testenv.Mosquitto) string {
+	b, err := os.ReadFile(m.Log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +43,14 @@ func (m *mosquitto) logText(t testing.TB) string {
 // online; the second reports the takeover once and keeps its messages.
 func TestMosquittoSecondPublisherStaysAway(t *testing.T) {
 	m := newMosquitto(t, "", "")
-	m.start()
-	sub := newSubscriber(t, m.url(), "watch-2", "sabot/T1", "sabot/T1/status", nil)
-	a := startPublisher(t, testOptions("T1", t.TempDir(), m.url()))
+	m.Start()
+	sub := newSubscriber(t, m.URL, "watch-2", "sabot/T1", "sabot/T1/status", nil)
+	a := startPublisher(t, testOptions("T1", t.TempDir(), m.URL))
 	waitFor(t, "the first online", 10*time.Second, func() bool { return lastStatus(t, sub.got.snapshot()) == StatusOnline })
 	first := statuses(t, sub.got.snapshot())
 
 	var tk takeovers
-	o := testOptions("T1", t.TempDir(), m.url())
+	o := testOptions("T1", t.TempDir(), m.URL)
 	o.OnTakeover, o.TakeoverBackoff = tk.add, time.Hour
 	b := startPublisher(t, o)
 	waitFor(t, "the second publisher's takeover report", 10*time.Second, func() bool { return len(tk.list()) == 1 })
@@ -58,7 +60,7 @@ func TestMosquittoSecondPublisherStaysAway(t *testing.T) {
 	events := shoeEvents(t, "T1")
 	publishEvents(t, b, events[:3], 0)
 	time.Sleep(time.Second) // a wrong connect would show by now
-	if log := m.logText(t); strings.Count(log, " as sabotd-T1 ") != 1 || strings.Contains(log, "already connected") {
+	if log := mosquittoLog(t, m); strings.Count(log, " as sabotd-T1 ") != 1 || strings.Contains(log, "already connected") {
 		t.Fatalf("mosquitto saw the table's client id connect more than once:\n%s", log)
 	}
 	if st := statuses(t, sub.got.snapshot()); len(st) != len(first) {
@@ -81,17 +83,17 @@ func TestMosquittoSecondPublisherStaysAway(t *testing.T) {
 // again, with a higher conn, and delivers the outbox.
 func TestMosquittoSessionTakeoverBacksOff(t *testing.T) {
 	m := newMosquitto(t, "", "")
-	m.start()
-	sub := newSubscriber(t, m.url(), "watch-3", "sabot/T1", "sabot/T1/#", nil)
+	m.Start()
+	sub := newSubscriber(t, m.URL, "watch-3", "sabot/T1", "sabot/T1/#", nil)
 	var tk takeovers
-	o := testOptions("T1", t.TempDir(), m.url())
+	o := testOptions("T1", t.TempDir(), m.URL)
 	o.OnTakeover, o.TakeoverBackoff = tk.add, 4*time.Second
 	a := startPublisher(t, o)
 	waitFor(t, "the online", 10*time.Second, func() bool { return lastStatus(t, sub.got.snapshot()) == StatusOnline })
 	aConn := statuses(t, sub.got.snapshot())[0].Conn
 
 	// The intruder: same client id, its own online.
-	intruder := paho.NewClient(paho.NewClientOptions().AddBroker(m.url()).SetClientID("sabotd-T1").
+	intruder := paho.NewClient(paho.NewClientOptions().AddBroker(m.URL).SetClientID("sabotd-T1").
 		SetCleanSession(true).SetAutoReconnect(false))
 	if tok := intruder.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 		t.Fatalf("intruder connect: %v", tok.Error())
@@ -118,8 +120,8 @@ func TestMosquittoSessionTakeoverBacksOff(t *testing.T) {
 	if !intruder.IsConnectionOpen() {
 		t.Fatal("the publisher took the session back during its back-off")
 	}
-	if n := strings.Count(m.logText(t), "already connected"); n != 1 {
-		t.Fatalf("%d session takeovers in mosquitto's log, want 1 (the intruder's):\n%s", n, m.logText(t))
+	if n := strings.Count(mosquittoLog(t, m), "already connected"); n != 1 {
+		t.Fatalf("%d session takeovers in mosquitto's log, want 1 (the intruder's):\n%s", n, mosquittoLog(t, m))
 	}
 	// The intruder stops cleanly with its offline: after the back-off the
 	// publisher comes back and delivers what it kept.

@@ -104,8 +104,8 @@ func TestMosquittoTLSAndPassword(t *testing.T) {
 	mosquittoPasswd(t, passwd, "scoreboard", "board")
 	m := newMosquitto(t, "listener %PORT% 127.0.0.1\ncafile "+pki.ca+"\ncertfile "+pki.serverCert+"\nkeyfile "+pki.serverKey+
 		"\nrequire_certificate true\nallow_anonymous false\npassword_file "+passwd+"\n", "")
-	m.start()
-	url := fmt.Sprintf("ssl://127.0.0.1:%d", m.port)
+	m.Start()
+	url := fmt.Sprintf("ssl://127.0.0.1:%d", m.Port)
 
 	tlsOpts := TLSOptions{CAFile: pki.ca, CertFile: pki.cliCert, KeyFile: pki.cliKey, ServerName: "broker.sabot.test"}
 	subTLS, err := tlsOpts.config()
@@ -117,7 +117,7 @@ func TestMosquittoTLSAndPassword(t *testing.T) {
 	})
 
 	// Failover: the first broker is down.
-	dead := fmt.Sprintf("ssl://127.0.0.1:%d", freePort(t))
+	dead := fmt.Sprintf("ssl://127.0.0.1:%d", testenv.FreePort(t))
 	pwFile := filepath.Join(pki.dir, "sabotd-T1.password")
 	if err := os.WriteFile(pwFile, []byte("s3cret pass\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestMosquittoTLSAndPassword(t *testing.T) {
 	}
 	// The broker's operator fixes the password file: the retries succeed.
 	mosquittoPasswd(t, passwd, "sabotd-T2", "wrong")
-	m.reload()
+	m.Reload()
 	want2 := expectedIDs(t, ev2)
 	got = sub.waitIDs(t, want2, 30*time.Second)
 	if !containsAll(got, want2) {
