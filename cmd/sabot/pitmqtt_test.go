@@ -10,11 +10,9 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
-	mochi "github.com/mochi-mqtt/server/v2"
-	"github.com/mochi-mqtt/server/v2/listeners"
-	"github.com/mochi-mqtt/server/v2/packets"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 )
 
 func pitWait(t *testing.T, what string, d time.Duration, cond func() bool) {
@@ -131,73 +129,26 @@ func TestPitSubscriberBadBrokers(t *testing.T) {
 	}
 }
 
-// refuseHook lets every client in and refuses a filter's subscription the
-// first times it is asked for.
-type refuseHook struct {
-	mochi.HookBase
-	filter string
-	mu     sync.Mutex
-	left   int // refusals still to make
-	asked  int
-}
-
-func (h *refuseHook) ID() string { return "refuse" }
-func (h *refuseHook) Provides(b byte) bool {
-	return b == mochi.OnConnectAuthenticate || b == mochi.OnACLCheck
-}
-func (h *refuseHook) OnConnectAuthenticate(*mochi.Client, packets.Packet) bool { return true }
-func (h *refuseHook) OnACLCheck(_ *mochi.Client, topic string, write bool) bool {
-	if write || topic != h.filter {
-		return true
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.asked++
-	if h.left > 0 {
-		h.left--
-		return false
-	}
-	return true
-}
-
-// refusingBroker runs a mochi broker with h until the test ends.
-func refusingBroker(t *testing.T, h *refuseHook) string {
-	t.Helper()
-	srv := mochi.New(&mochi.Options{})
-	if err := srv.AddHook(h, nil); err != nil {
-		t.Fatal(err)
-	}
-	port := pitFreePort(t)
-	if err := srv.AddListener(listeners.NewTCP(listeners.Config{ID: "t", Address: fmt.Sprintf("127.0.0.1:%d", port)})); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Serve(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return fmt.Sprintf("tcp://127.0.0.1:%d", port)
-}
-
 // A refused coup subscription (not essential: states carry the result
 // too) leaves the console connected while it asks again.
 func TestPitSubscriberConnectedWithoutCoups(t *testing.T) {
-	h := &refuseHook{filter: "sabot/+/coup", left: 1 << 30}
-	url := refusingBroker(t, h)
+	h := mochihook.RefuseSubscribe("sabot/+/coup", 1<<30)
+	url := mochihook.Serve(t, h)
 	s, err := newPitSubscriber(pitBrokerOptions{Brokers: []string{url}}, newPitModel(0, nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	pitWait(t, "connected", 10*time.Second, func() bool { c, _ := s.Link(); return c })
-	pitWait(t, "the coup filter asked for again", 10*time.Second, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.asked >= 2 })
+	pitWait(t, "the coup filter asked for again", 10*time.Second, func() bool { return h.Asked() >= 2 })
 }
 
 // A filter the broker refuses (SUBACK failure, as NATS Server answers
 // while its JetStream elects new leaders) is asked for again until it is
 // granted; only then is the console connected.
 func TestPitSubscriberRetriesRefusedFilter(t *testing.T) {
-	h := &refuseHook{filter: "sabot/+/state", left: 2}
-	url := refusingBroker(t, h)
+	h := mochihook.RefuseSubscribe("sabot/+/state", 2)
+	url := mochihook.Serve(t, h)
 	pub := pahoClient(t, url, "table")
 	f := newPitFeed(t, "T1")
 	var state []byte
@@ -221,10 +172,7 @@ func TestPitSubscriberRetriesRefusedFilter(t *testing.T) {
 		return len(tiles) == 1 && tiles[0].Phase != "" && len(tiles[0].Alerts) == 1
 	})
 	pitWait(t, "connected", 5*time.Second, func() bool { c, _ := s.Link(); return c })
-	h.mu.Lock()
-	asked := h.asked
-	h.mu.Unlock()
-	if asked != 3 {
+	if asked := h.Asked(); asked != 3 {
 		t.Errorf("the state filter was asked for %d times, want 3 (2 refused)", asked)
 	}
 	if n := strings.Count(logs.String(), "the broker refused subscriptions; will retry"); n != 2 {
