@@ -88,6 +88,11 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 			cR[q], hR[q] = c[y], hB[y]
 		}
 		bankerDraws := bt < 8 && plan.bankerDraws[bt]
+		// gB2[v] = c[bt−v] − 2·[2v ≡ bt], for the corrections Δ.
+		var gB2 [10]uint64
+		for v := range 10 {
+			gB2[v] = gB[v] - b2u((2*v)%10 == bt)
+		}
 		var draws [10]uint8 // the banker draws after the player's third card x
 		if bt < 8 {
 			for x := range 10 {
@@ -142,55 +147,39 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 				y := mod10[q+10-bt]
 				W1R[q], wPR[q] = W1[y], wP[y]
 			}
-			// Sparse terms, by (x, q): W2's diagonal and hand pairs, and the
-			// cross terms' corrections 4·h2[pt][z]·Δ_z(t) at (z, t) for
-			// w(x, y) and at (t, z) for w(y, x).
-			var Z [10][10]uint64
-			for x := range 10 {
-				Z[x][mod10[bt+x]] += 2*W1[x] - W*c[x]
-				Z[x][mod10[uint64(bt)+mod10[pt+10-x]]] += 2 * MP[x]
-				Z[x][mod10[mod10[2*bt]+10-uint64(x)]] += W1[x] - 2*MP[x]
-			}
-			for z := range 10 {
-				if wP[z] == 0 {
-					continue
-				}
-				k := 4 * wP[z]
-				p := mod10[pt+10-z] // the player's other card
-				t1, t2 := mod10[bt+10-z], mod10[uint64(bt)+10-p]
-				v1, v2 := -k*c[t1], -k*c[t2]
-				v3 := k * (2*b2u(mod10[2*z] == uint64(bt)) + same - c[t1])
-				v4 := k * (2*b2u(mod10[2*p] == uint64(bt)) + same - c[t2])
-				qz, qp := mod10[bt+z], mod10[uint64(bt)+p]
-				Z[z][mod10[uint64(bt)+t1]] += v1
-				Z[t1][qz] += v1
-				Z[z][mod10[uint64(bt)+t2]] += v2
-				Z[t2][qz] += v2
-				Z[z][qz] += 2 * v3
-				Z[z][qp] += v4
-				Z[p][qz] += v4
-			}
+			// The sparse terms on row x, by the banker's third card y: W2's
+			// diagonal (y = x) and hand pairs (y = p = pt−x: 2·MP(x); y =
+			// bt−x: 2·MB(x) = W1[x] − 2·MP(x)), and the corrections
+			// 4·h2[pt][z]·Δ_z at (z, t) and (t, z), which land on y = x, p,
+			// bt−x, bt−p and pt−bt+x (column q = bt+y; the last is fp).
+			// The indices move by one with x (inc, dec).
+			fp, p, yb, y4, y5 := pt, pt, bt, (bt+10-pt)%10, (pt+10-bt)%10
+			q1, q2, qb, q4 := bt, (bt+pt)%10, (2*bt)%10, (2*bt+10-pt)%10
 			for x := range 10 {
 				A := W*c[x] - W1[x] // five-card deals with the player's third card x
-				fp := mod10[pt+x]
 				if draws[x] == 0 {
 					h32[fp][bt] += A
-					continue
+				} else {
+					alpha[fp] += A
+					k := 4 * wP[x]
+					beta[fp] += k
+					row := &h33[fp]
+					cx, k2 := c[x], 4*hB[x]
+					axpy2(row, k2, &wPR, -cx, &W1R)
+					v3, v4 := same-gB2[x], same-gB2[p]
+					row[q1] += 2*W1[x] - W*cx + 2*k*v3
+					row[q2] += 2*MP[x] + k*(v3+v4)
+					row[qb] += W1[x] - 2*MP[x] - k*c[yb] - 4*wP[yb]*cx
+					row[q4] -= k * c[y4]
+					row[fp] -= 4 * wP[y5] * cx
 				}
-				alpha[fp] += A
-				beta[fp] += 4 * wP[x]
-				row, z := &h33[fp], &Z[x]
-				cx, k2 := c[x], 4*hB[x]
-				for q := range 10 {
-					row[q] += z[q] - cx*W1R[q] + k2*wPR[q]
-				}
+				fp, q1, y4, q4, y5 = inc(fp), inc(q1), inc(y4), inc(q4), inc(y5)
+				p, q2, yb, qb = dec(p), dec(q2), dec(yb), dec(qb)
 			}
 		}
 		for fp := range 10 {
 			row, a, b := &h33[fp], alpha[fp], beta[fp]
-			for q := range 10 {
-				row[q] += a*cR[q] + b*hR[q]
-			}
+			axpy2(row, a, &cR, b, &hR)
 		}
 	}
 	o.tally(&h22, &h32, &h23, &h33, N)
@@ -296,4 +285,33 @@ func (o *Odds) tally(h22, h32, h23, h33 *[10][10]uint64, N uint64) {
 	o.Cards4 = l4.total * k4
 	o.Cards5 = l5.total * k5
 	o.Cards6 = l6.total
+}
+
+// axpy2 adds a·u + b·v to row, unrolled (the engine's innermost loop).
+func axpy2(row *[10]uint64, a uint64, u *[10]uint64, b uint64, v *[10]uint64) {
+	row[0] += a*u[0] + b*v[0]
+	row[1] += a*u[1] + b*v[1]
+	row[2] += a*u[2] + b*v[2]
+	row[3] += a*u[3] + b*v[3]
+	row[4] += a*u[4] + b*v[4]
+	row[5] += a*u[5] + b*v[5]
+	row[6] += a*u[6] + b*v[6]
+	row[7] += a*u[7] + b*v[7]
+	row[8] += a*u[8] + b*v[8]
+	row[9] += a*u[9] + b*v[9]
+}
+
+// inc and dec step a value class (0–9) up and down, cyclically.
+func inc(v int) int {
+	if v == 9 {
+		return 0
+	}
+	return v + 1
+}
+
+func dec(v int) int {
+	if v == 0 {
+		return 9
+	}
+	return v - 1
 }
