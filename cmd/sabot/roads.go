@@ -37,8 +37,13 @@ With --results, the results are given directly, one letter per coup
 (B banker, P player, T tie; case and white space ignored), as one shoe
 whose cards are not known.
 
+Roads are drawn for the games with one winner per coup: punto banco (and
+super6, ez) and chemin de fer (punter, banker, tie). --game banque, macao
+and victoria have none (exit 2).
+
 Exit status: 0 success, 1 the transcript has no card, 2 the input cannot be
-read or parsed (nothing is printed on standard output then) or bad flags.
+read or parsed (nothing is printed on standard output then), bad flags or
+a game without roads.
 `
 
 // maxResultsFlag bounds --results (letters, white space included): a
@@ -137,6 +142,18 @@ func runRoads(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sabot roads: %v\n", err)
+		return 2
+	}
+	if g := cfg.opts.Rules.Game; cfg.macao != nil || g == tableau.GameBanque {
+		// The roads are those of the games with one winner per coup.
+		name := g.Name()
+		switch {
+		case cfg.macao != nil && cfg.macao.Rules.Victoria:
+			name = "victoria"
+		case cfg.macao != nil:
+			name = "macao"
+		}
+		fmt.Fprintf(stderr, "sabot roads: --game %s has no roads: its coups have a result per tableau or seat, not one winner (roads: punto-banco, super6, ez, chemin-de-fer)\n", name)
 		return 2
 	}
 	in, err := openCheckInput(cfg.file, stdin)

@@ -190,3 +190,68 @@ func TestStateBanque(t *testing.T) {
 		t.Errorf("punto banco state with banque keys: %s", m.Payload)
 	}
 }
+
+// TestRoadsByGame: a chemin de fer table's retained roads are punto
+// banco's (punter, banker, tie on the bead plate); a banque table, whose
+// coups have a result per tableau and no one winner, publishes no roads
+// (empty roads would say no coup was dealt).
+func TestRoadsByGame(t *testing.T) {
+	for _, c := range []struct {
+		game  tableau.Game
+		decks int
+		shoe  string
+		bead  string // "" for no roads message
+	}{
+		// Punter 7 beats banker 6; punter 5 stands, the banker draws to 7
+		// and wins; punter 7, banker 7: tie.
+		{tableau.GameCheminDeFer, 6, "shoe 2C 8D 4S | 7H 2C KD 4S | 4D 2C AS KH stand 5S | 7S 7H KC KD |", "PBT"},
+		{tableau.GameBanque, 3, "shoe 2C 8D 4S | 4H 7C 2D 3S QH 5C | 5S 2H 9D KC AC 8H stand 4D 6H | 3C 6D 8S 2C AH JS 5D |", ""},
+	} {
+		shoe := c.shoe
+		rules := tableau.Rules{Game: c.game}
+		tb, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: c.decks, Rules: rules, Markers: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks, _ := tableau.ParseTranscript(strings.NewReader(shoe), "t")
+		b := NewBuilder("T1", rules)
+		var last *Message
+		coups := 0
+		for i, tok := range toks {
+			outs := tb.Apply(uint64(i+1), time.Unix(0, 0), tableau.TokenInput(tok), nil)
+			for _, o := range outs {
+				if o.Kind == tableau.OutputCoup {
+					coups++
+				}
+			}
+			m, ok, err := b.Roads(outs, tb.View(), uint64(i+1), time.Unix(0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				last = &m
+			}
+		}
+		if coups < 2 {
+			t.Fatalf("%s: %d coups", c.game, coups)
+		}
+		if c.bead == "" {
+			if last != nil {
+				t.Errorf("%s: roads published: %s", c.game, last.Payload)
+			}
+			continue
+		}
+		if last == nil {
+			t.Fatalf("%s: no roads", c.game)
+		}
+		if err := validatePayload(t, TopicRoads, last.Payload); err != nil {
+			t.Errorf("%s: %v", c.game, err)
+		}
+		var r struct {
+			Bead string `json:"bead_plate"`
+		}
+		if err := json.Unmarshal(last.Payload, &r); err != nil || r.Bead != c.bead {
+			t.Errorf("%s: bead plate %q, want %s: %s", c.game, r.Bead, c.bead, last.Payload)
+		}
+	}
+}

@@ -597,8 +597,14 @@ type RoadsPayload struct {
 // (no message) unless outs hold a coup or a void or the input started the
 // shoe (the shoe id, "<UTC start time>-<journal sequence>", names seq): the
 // roads change only at those. Like every Builder method it keeps no state.
-// Its id is "<table>/<shoe-id>/<coup>/roads/<seq>".
+// Its id is "<table>/<shoe-id>/<coup>/roads/<seq>". A banque table has no
+// roads (its coups have a result per tableau, not one winner; the roads
+// are those of the punto banco games and chemin de fer): Roads never gives
+// a message for it, where empty roads would say no coup was dealt.
 func (b *Builder) Roads(outs []tableau.Output, v tableau.TableView, seq uint64, t time.Time) (Message, bool, error) {
+	if b.rules.Game == tableau.GameBanque {
+		return Message{}, false, nil
+	}
 	due := v.ShoeID != "" && strings.HasSuffix(v.ShoeID, "-"+strconv.FormatUint(seq, 10))
 	for i := range outs {
 		if k := outs[i].Kind; k == tableau.OutputCoup || k == tableau.OutputVoid {
