@@ -47,3 +47,27 @@ func TestOddsRandomCompositions(t *testing.T) {
 		}
 	})
 }
+
+// TestOddsLargestShoesMatchReference: at the largest shoe the engine
+// accepts (MaxOddsCards, where the six-card counts come closest to 2^64 and
+// the engine's intermediate sums wrap), and on lopsided shoes of that size,
+// every count equals the reference's.
+func TestOddsLargestShoesMatchReference(t *testing.T) {
+	shoes := []RankCounts{
+		FullShoe(MaxOddsCards / 52),
+		{400, 0, 0, 0, 0, 0, 0, 300, 300, 140, 140, 140, 140}, // aces, 8s, 9s and tens only
+		{1, 1, 1, 1, 1, 1, 1, 1, 1, 388, 388, 388, 387},       // almost all tens
+	}
+	for _, rc := range shoes {
+		if rc.Total() != MaxOddsCards {
+			t.Fatalf("shoe %v has %d cards, want %d", rc, rc.Total(), MaxOddsCards)
+		}
+		o, err := AnalyzeOdds(&rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := referenceOdds(rc); o != want {
+			t.Errorf("shoe %v:\n engine    %+v\n reference %+v", rc, o, want)
+		}
+	}
+}
