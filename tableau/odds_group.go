@@ -60,8 +60,17 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 	c := cv
 	// g[t][v] = c[t−v] − [2v ≡ t]: the cards completing v to a total t
 	// once v is drawn; h2[t][v] = c[v]·g[t][v].
+	// The copies cw, gw and hw repeat them cyclically (cw[i] = c[i mod 10]),
+	// so that the loops below index by t−v + 10 and the like without
+	// reducing modulo 10.
 	var g, h2 [10][10]uint64
 	var H2 [10]uint64
+	var cw [30]uint64
+	var gw [10][20]uint64
+	var hw [10][30]uint64
+	copy(cw[:], c[:])
+	copy(cw[10:], c[:])
+	copy(cw[20:], c[:])
 	for t := range 10 {
 		for v := range 10 {
 			e := int(mod10[t+10-v])
@@ -69,39 +78,45 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 			h2[t][v] = c[v] * g[t][v]
 			H2[t] += h2[t][v]
 		}
+		copy(gw[t][:], g[t][:])
+		copy(gw[t][10:], g[t][:])
+		copy(hw[t][:], h2[t][:])
+		copy(hw[t][10:], h2[t][:])
+		copy(hw[t][20:], h2[t][:])
 	}
 
 	// Bins by final totals: h22[pt][bt] in four-card sequences, h32[fp][bt]
 	// (the player drew) and h23[pt][bq] (the banker drew) in five-card
 	// sequences, h33[fp][bq] in six-card sequences.
+	// h32w and h33w take rows fp + 10 (and h33w columns up to bq + 20) as
+	// well, folded into h32 and h33 at the end.
 	var h22, h32, h23, h33 [10][10]uint64
+	var h32w [20][10]uint64
+	var h33w [20][30]uint64
 
 	for bt := range 10 {
 		if H2[bt] == 0 {
 			continue
 		}
 		hB, gB := &h2[bt], &g[bt]
-		// Columns by the banker's final total q = bt + y.
-		var cR, hR [10]uint64
-		for q := range 10 {
-			y := mod10[q+10-bt]
-			cR[q], hR[q] = c[y], hB[y]
-		}
 		bankerDraws := bt < 8 && plan.bankerDraws[bt]
-		// gB2[v] = c[bt−v] − 2·[2v ≡ bt], for the corrections Δ.
-		var gB2 [10]uint64
+		// gB2[v] = c[bt−v] − 2·[2v ≡ bt], for the corrections Δ (and
+		// repeated: gB2[v+10] = gB2[v]).
+		var gB2 [20]uint64
 		for v := range 10 {
 			gB2[v] = gB[v] - b2u((2*v)%10 == bt)
 		}
+		copy(gB2[10:], gB2[:10])
+		b2 := (2 * bt) % 10
 		var draws [10]uint8 // the banker draws after the player's third card x
 		if bt < 8 {
 			for x := range 10 {
 				draws[x] = plan.steps[0][bt][x].draw
 			}
 		}
-		// alpha[fp], beta[fp]: the coefficients of cR and hR in the rows of
-		// h33, summed over the player's totals.
-		var alpha, beta [10]uint64
+		// alpha[fp], beta[fp]: the coefficients of c[y] and h2[bt][y] in the
+		// rows of h33, summed over the player's totals.
+		var alpha, beta [20]uint64
 		for pt := range 10 {
 			if H2[pt] == 0 {
 				continue
@@ -125,14 +140,13 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 			var MP, W1 [10]uint64
 			var W uint64
 			kB, kP := H2[bt]+2*same, H2[pt]+2*same
+			gBw, gPw := &gw[bt], &gw[pt]
 			for a := range 10 {
-				p := mod10[pt+10-a]
-				MP[a] = wP[a] * (kB - 2*(gB[a]+gB[p]))
+				MP[a] = wP[a] * (kB - 2*(gB[a]+gBw[pt+10-a]))
 				W += MP[a]
 			}
 			for d := range 10 {
-				e := mod10[bt+10-d]
-				W1[d] = 2 * (MP[d] + hB[d]*(kP-2*(gP[d]+gP[e])))
+				W1[d] = 2 * (MP[d] + hB[d]*(kP-2*(gP[d]+gPw[bt+10-d])))
 			}
 			if !playerDraws { // the player stands on two cards, the banker draws y
 				row := &h23[pt]
@@ -142,44 +156,42 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 				}
 				continue
 			}
-			var W1R, wPR [10]uint64
-			for q := range 10 {
-				y := mod10[q+10-bt]
-				W1R[q], wPR[q] = W1[y], wP[y]
-			}
 			// The sparse terms on row x, by the banker's third card y: W2's
 			// diagonal (y = x) and hand pairs (y = p = pt−x: 2·MP(x); y =
 			// bt−x: 2·MB(x) = W1[x] − 2·MP(x)), and the corrections
 			// 4·h2[pt][z]·Δ_z at (z, t) and (t, z), which land on y = x, p,
 			// bt−x, bt−p and pt−bt+x (column q = bt+y; the last is fp).
-			// The indices move by one with x (inc, dec).
-			fp, p, yb, y4, y5 := pt, pt, bt, (bt+10-pt)%10, (pt+10-bt)%10
-			q1, q2, qb, q4 := bt, (bt+pt)%10, (2*bt)%10, (2*bt+10-pt)%10
+			wPw := &hw[pt]
 			for x := range 10 {
 				A := W*c[x] - W1[x] // five-card deals with the player's third card x
+				fp := pt + x        // mod 10 when folded
 				if draws[x] == 0 {
-					h32[fp][bt] += A
-				} else {
-					alpha[fp] += A
-					k := 4 * wP[x]
-					beta[fp] += k
-					row := &h33[fp]
-					cx, k2 := c[x], 4*hB[x]
-					axpy2(row, k2, &wPR, -cx, &W1R)
-					v3, v4 := same-gB2[x], same-gB2[p]
-					row[q1] += 2*W1[x] - W*cx + 2*k*v3
-					row[q2] += 2*MP[x] + k*(v3+v4)
-					row[qb] += W1[x] - 2*MP[x] - k*c[yb] - 4*wP[yb]*cx
-					row[q4] -= k * c[y4]
-					row[fp] -= 4 * wP[y5] * cx
+					h32w[fp][bt] += A
+					continue
 				}
-				fp, q1, y4, q4, y5 = inc(fp), inc(q1), inc(y4), inc(q4), inc(y5)
-				p, q2, yb, qb = dec(p), dec(q2), dec(yb), dec(qb)
+				alpha[fp] += A
+				k := 4 * wP[x]
+				beta[fp] += k
+				row := &h33w[fp]
+				cx, k2 := c[x], 4*hB[x]
+				axpy2((*[10]uint64)(row[bt:bt+10]), k2, wP, -cx, &W1) // y = 0…9 at column bt+y
+				v3, v4 := same-gB2[x], same-gB2[pt+10-x]
+				row[bt+x] += 2*W1[x] - W*cx + 2*k*v3
+				row[bt+pt+10-x] += 2*MP[x] + k*(v3+v4)
+				row[b2+10-x] += W1[x] - 2*MP[x] - k*cw[bt+10-x] - 4*wPw[bt+10-x]*cx
+				row[b2+10-pt+x] -= k * cw[bt+10-pt+x]
+				row[fp] -= 4 * wPw[pt+10-bt+x] * cx
 			}
 		}
 		for fp := range 10 {
-			row, a, b := &h33[fp], alpha[fp], beta[fp]
-			axpy2(row, a, &cR, b, &hR)
+			axpy2((*[10]uint64)(h33w[fp][bt:bt+10]), alpha[fp]+alpha[fp+10], c, beta[fp]+beta[fp+10], hB)
+		}
+	}
+	for r := range 10 {
+		lo, hi, row := &h33w[r], &h33w[r+10], &h33[r]
+		for q := range 10 {
+			row[q] = lo[q] + lo[q+10] + lo[q+20] + hi[q] + hi[q+10] + hi[q+20]
+			h32[r][q] = h32w[r][q] + h32w[r+10][q]
 		}
 	}
 	o.tally(&h22, &h32, &h23, &h33, N)
@@ -299,19 +311,4 @@ func axpy2(row *[10]uint64, a uint64, u *[10]uint64, b uint64, v *[10]uint64) {
 	row[7] += a*u[7] + b*v[7]
 	row[8] += a*u[8] + b*v[8]
 	row[9] += a*u[9] + b*v[9]
-}
-
-// inc and dec step a value class (0–9) up and down, cyclically.
-func inc(v int) int {
-	if v == 9 {
-		return 0
-	}
-	return v + 1
-}
-
-func dec(v int) int {
-	if v == 0 {
-		return 9
-	}
-	return v - 1
 }
