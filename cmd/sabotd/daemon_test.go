@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -179,17 +180,42 @@ func waitShoeOnline(t *testing.T, m *Main) {
 	// journaled (daemon.go: setShoeUp, then submit): wait for the record
 	// too, or a test that counts records from here sees it arrive later
 	// (TestBoardReadOnly failed so under load: 2 records, then 3).
+	// The newest link record is near the journal's end: read it backwards
+	// a window at a time (replaying a long journal from 1 on every poll
+	// took longer than the wait under load: TestRestartWithOversizedState's
+	// 25,000 records).
 	waitFor(t, "the shoe's online input journaled", 5*time.Second, func() bool {
+		return lastLinkInput(m.d.journal) == tableau.InputOnline
+	})
+}
+
+// lastLinkInput is the kind of the newest InputOnline or InputOffline
+// record in j, or "" if it holds none.
+func lastLinkInput(j *journal.Journal) tableau.InputKind {
+	const window = 256
+	errEnd := errors.New("end of window")
+	for hi := j.Last(); hi >= 1; {
+		lo := uint64(1)
+		if hi > window {
+			lo = hi - window + 1
+		}
 		var last tableau.InputKind
-		m.d.journal.Replay(1, func(r journal.Record) error {
+		j.Replay(lo, func(r journal.Record) error {
+			if r.Seq > hi {
+				return errEnd
+			}
 			var in tableau.Input
 			if json.Unmarshal(r.Data, &in) == nil && (in.Kind == tableau.InputOnline || in.Kind == tableau.InputOffline) {
 				last = in.Kind
 			}
 			return nil
 		})
-		return last == tableau.InputOnline
-	})
+		if last != "" {
+			return last
+		}
+		hi = lo - 1
+	}
+	return ""
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
