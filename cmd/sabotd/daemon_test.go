@@ -175,7 +175,7 @@ func bootDaemon(t *testing.T, conf string) (*Main, *syncBuffer) {
 // written to the pty are not written before the port is opened.
 func waitShoeOnline(t *testing.T, m *Main) {
 	t.Helper()
-	waitFor(t, "the shoe online", 5*time.Second, func() bool { return m.d.health().ShoeOnline })
+	waitFor(t, "the shoe online", 20*time.Second, func() bool { return m.d.health().ShoeOnline })
 	// The daemon reports the link up before the shoe's online input is
 	// journaled (daemon.go: setShoeUp, then submit): wait for the record
 	// too, or a test that counts records from here sees it arrive later
@@ -184,7 +184,11 @@ func waitShoeOnline(t *testing.T, m *Main) {
 	// a window at a time (replaying a long journal from 1 on every poll
 	// took longer than the wait under load: TestRestartWithOversizedState's
 	// 25,000 records).
-	waitFor(t, "the shoe's online input journaled", 5*time.Second, func() bool {
+	// The record waits behind whatever the main loop is doing (with a
+	// 25,000-record journal, building the oversized states of the
+	// republished records under -race and a loaded machine), hence the
+	// generous wait: it returns as soon as the record is there.
+	waitFor(t, "the shoe's online input journaled", 20*time.Second, func() bool {
 		return lastLinkInput(m.d.journal) == tableau.InputOnline
 	})
 }
