@@ -125,7 +125,8 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 			same := b2u(pt == bt)
 			playerDraws := pt < 8 && plan.playerDraws[pt]
 			if pt >= 8 || bt >= 8 || (!playerDraws && !bankerDraws) {
-				// W in closed form (see mp below; Σ_a MP(a)).
+				// W = Σ_a MP(a) (MP below) in closed form, by the symmetry
+				// a ↔ pt−a: H2[pt]·(H2[bt] + 2[pt = bt]) − 4·Σ_a h2[pt][a]·g[bt][a].
 				var s uint64
 				for a := range 10 {
 					s += wP[a] * gB[a]
@@ -174,7 +175,18 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 				beta[fp] += k
 				row := &h33w[fp]
 				cx, k2 := c[x], 4*hB[x]
-				axpy2((*[10]uint64)(row[bt:bt+10]), k2, wP, -cx, &W1) // y = 0…9 at column bt+y
+				// y = 0…9 at column bt+y (axpy2, by hand: the call spills).
+				r, m := (*[10]uint64)(row[bt:bt+10]), -cx
+				r[0] += k2*wP[0] + m*W1[0]
+				r[1] += k2*wP[1] + m*W1[1]
+				r[2] += k2*wP[2] + m*W1[2]
+				r[3] += k2*wP[3] + m*W1[3]
+				r[4] += k2*wP[4] + m*W1[4]
+				r[5] += k2*wP[5] + m*W1[5]
+				r[6] += k2*wP[6] + m*W1[6]
+				r[7] += k2*wP[7] + m*W1[7]
+				r[8] += k2*wP[8] + m*W1[8]
+				r[9] += k2*wP[9] + m*W1[9]
 				v3, v4 := same-gB2[x], same-gB2[pt+10-x]
 				row[bt+x] += 2*W1[x] - W*cx + 2*k*v3
 				row[bt+pt+10-x] += 2*MP[x] + k*(v3+v4)
