@@ -213,88 +213,18 @@ func (o *Odds) analyzeValues(cv *[10]uint64, N uint64, plan *oddsPlan) {
 // Sequences aside), each in six-card sequences.
 func (o *Odds) tally(h22, h32, h23, h33 *[10][10]uint64, N uint64) {
 	var l4, l5, l6 levelCounts
-	var natural uint64
+	l4.add(h22, false, false)
+	l5.add(h32, true, false)
+	l5.add(h23, false, true)
+	l6.add(h33, true, true)
+	var natural uint64 // either hand on 8 or 9: rows 8–9, columns 8–9
 	for pt := range 10 {
-		for bt := range 10 {
-			w := h22[pt][bt]
-			l4.total += w
-			if pt >= 8 || bt >= 8 {
-				natural += w
+		if pt >= 8 {
+			for bt := range 10 {
+				natural += h22[pt][bt]
 			}
-			switch {
-			case bt > pt:
-				l4.banker += w
-				if bt == 6 {
-					l4.super6 += w
-				}
-			case bt < pt:
-				l4.player += w
-			default:
-				l4.tie += w
-			}
-		}
-	}
-	for fp := range 10 {
-		for bt := range 10 {
-			w := h32[fp][bt] // the player drew, the banker stood
-			l5.total += w
-			switch {
-			case bt > fp:
-				l5.banker += w
-				if bt == 6 {
-					l5.super6 += w
-				}
-			case bt < fp:
-				l5.player += w
-				if fp == 8 {
-					l5.panda8 += w
-				}
-			default:
-				l5.tie += w
-			}
-		}
-	}
-	for pt := range 10 {
-		for bq := range 10 {
-			w := h23[pt][bq] // the player stood, the banker drew
-			l5.total += w
-			switch {
-			case bq > pt:
-				l5.banker += w
-				if bq == 6 {
-					l5.super6 += w
-				}
-				if bq == 7 {
-					l5.dragon7 += w
-				}
-			case bq < pt:
-				l5.player += w
-			default:
-				l5.tie += w
-			}
-		}
-	}
-	for fp := range 10 {
-		for bq := range 10 {
-			w := h33[fp][bq] // both drew
-			l6.total += w
-			switch {
-			case bq > fp:
-				l6.banker += w
-				if bq == 6 {
-					l6.super6 += w
-				}
-				if bq == 7 {
-					l6.dragon7 += w
-				}
-			case bq < fp:
-				l6.player += w
-				if fp == 8 {
-					l6.panda8 += w
-				}
-			default:
-				l6.tie += w
-			}
+		} else {
+			natural += h22[pt][8] + h22[pt][9]
 		}
 	}
 	k4 := (N - 4) * (N - 5)
@@ -323,4 +253,35 @@ func axpy2(row *[10]uint64, a uint64, u *[10]uint64, b uint64, v *[10]uint64) {
 	row[7] += a*u[7] + b*v[7]
 	row[8] += a*u[8] + b*v[8]
 	row[9] += a*u[9] + b*v[9]
+}
+
+// add counts the coups binned in h (h[p][b]: the player's final total p,
+// the banker's b) into l; playerThree and bankerThree say whether the
+// player's and the banker's hands in h hold three cards (Panda 8 needs the
+// player's, Dragon 7 the banker's).
+func (l *levelCounts) add(h *[10][10]uint64, playerThree, bankerThree bool) {
+	for p := range 10 {
+		row := &h[p]
+		var total, less uint64
+		for b := range 10 {
+			if b == p {
+				less = total // the banker's totals below the player's
+			}
+			total += row[b]
+		}
+		eq := row[p]
+		l.total += total
+		l.player += less
+		l.tie += eq
+		l.banker += total - less - eq
+		if p < 6 {
+			l.super6 += row[6]
+		}
+		if bankerThree && p < 7 {
+			l.dragon7 += row[7]
+		}
+		if playerThree && p == 8 {
+			l.panda8 += less
+		}
+	}
 }
