@@ -132,6 +132,43 @@ func natsOneBroker(t *testing.T, c *natscluster.Cluster) oneBroker {
 		}}
 }
 
+// oneBrokers are the brokers every one-daemon scenario runs on, each as
+// a subtest of the scenario's test named after it (go test -run
+// 'TestSameTableTwoDaemons/NATS'; -run '/NATS' for every scenario on the
+// cluster), each with its own broker and its own table names.
+var oneBrokers = []struct {
+	name   string // the subtest's name
+	prefix string // the prefix of its tables' names
+	start  func(t *testing.T) oneBroker
+}{
+	{"Mosquitto", "ONE-", mosquittoOneBroker},
+	{"NATS", "NONE-", func(t *testing.T) oneBroker { // the 3-node cluster
+		return natsOneBroker(t, natscluster.Start(t, natscluster.Options{}))
+	}},
+}
+
+// onEachOneBroker runs scenario once on each of oneBrokers, one after the
+// other, as subtests, the table named the broker's prefix and n.
+func onEachOneBroker(t *testing.T, n string, scenario func(t *testing.T, broker oneBroker, table string)) {
+	for _, b := range oneBrokers {
+		t.Run(b.name, func(t *testing.T) { scenario(t, b.start(t), b.prefix+n) })
+	}
+}
+
+// heldPTY opens a pseudo-terminal for a daemon's shoe and returns its
+// terminal end. Both ends are held to the test's end: a master the test
+// drops is closed by the garbage collector, which hangs up the daemon's
+// shoe at a random moment.
+func heldPTY(t *testing.T) *os.File {
+	t.Helper()
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	return tty
+}
+
 // runSabotdToExit runs sabotd on conf and waits (up to 20 s) for it to
 // exit; it returns the exit status and the output.
 func runSabotdToExit(t *testing.T, conf string) (int, string) {
@@ -170,36 +207,17 @@ func runSabotdToExit(t *testing.T, conf string) (int, string) {
 
 // A second sabotd for the same table and the same shoe device (another
 // config, another state directory), or with the same state directory,
-// exits before it connects to the broker: Mosquitto sees one client with
+// exits before it connects to the broker: the broker sees one client with
 // the table's client id, no status message comes from the second daemon,
 // and the first daemon's retained status stays online. Before the locks
 // were taken first, the second daemon connected, took over the session,
 // published online and offline, and left the retained status offline.
-func TestSecondDaemonNeverConnects(t *testing.T) {
-	secondDaemonNeverConnects(t, mosquittoOneBroker(t), "ONE-1")
-}
-
-// TestNATSSecondDaemonNeverConnects is TestSecondDaemonNeverConnects on
-// the 3-node NATS cluster, every node in [mqtt] brokers.
-func TestNATSSecondDaemonNeverConnects(t *testing.T) {
-	secondDaemonNeverConnects(t, natsOneBroker(t, natscluster.Start(t, natscluster.Options{})), "NONE-1")
-}
+//
+// On each of oneBrokers (the NATS cluster: every node in [mqtt] brokers).
+func TestSecondDaemonNeverConnects(t *testing.T) { onEachOneBroker(t, "1", secondDaemonNeverConnects) }
 
 func secondDaemonNeverConnects(t *testing.T, broker oneBroker, table string) {
-	ptmx, tty, err := openPTY(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Held to the end: a master the test drops is closed by the garbage
-	// collector, which hangs up the daemon's shoe at a random moment.
-	t.Cleanup(func() { ptmx.Close(); tty.Close() })
-	ptmx2, tty2, err := openPTY(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Held to the end: a master the test drops is closed by the garbage
-	// collector, which hangs up the daemon's shoe at a random moment.
-	t.Cleanup(func() { ptmx2.Close(); tty2.Close() })
+	tty, tty2 := heldPTY(t), heldPTY(t)
 	topic := "sabot/" + table + "/status"
 	watch := watchStatus(t, broker.watch, topic)
 	state := t.TempDir()
@@ -243,6 +261,14 @@ func secondDaemonNeverConnects(t *testing.T, broker oneBroker, table string) {
 	if m := marker.last(); m["id"] != online["id"] || m["status"] != "online" {
 		t.Fatalf("retained status %v, want the first daemon's online %v", m, online)
 	}
+	firstUndisturbed(t, broker, table, first)
+}
+
+// firstUndisturbed fails the test unless the broker has the table's client
+// id connected once and the first daemon, still running, never lost its
+// connection.
+func firstUndisturbed(t *testing.T, broker oneBroker, table string, first *sabotdProc) {
+	t.Helper()
 	broker.checkOneClient(t, "sabotd-"+table)
 	if _, n := first.connectedTo(); n != 1 || strings.Contains(first.logs.String(), "connection lost") {
 		t.Fatalf("the first sabotd lost its connection:\n%s", first.logs.String())
@@ -255,37 +281,18 @@ func secondDaemonNeverConnects(t *testing.T, broker oneBroker, table string) {
 }
 
 // Two sabotd for one table name on two "Pis" (other shoe device, other
-// state directory: no local lock can see it) on Mosquitto: the second
-// looks before it connects, sees the first's online, raises
-// session-takeover (journaled, logged) and stays off the broker; it never
-// connects under the table's client id, so the first keeps its session and
-// its retained online.
-func TestSameTableTwoDaemons(t *testing.T) {
-	sameTableTwoDaemons(t, mosquittoOneBroker(t), "ONE-2")
-}
-
-// TestNATSSameTableTwoDaemons is TestSameTableTwoDaemons on the 3-node
-// NATS cluster: the first daemon on one node, the second given the nodes
-// in another order, so it looks through another node.
-func TestNATSSameTableTwoDaemons(t *testing.T) {
-	sameTableTwoDaemons(t, natsOneBroker(t, natscluster.Start(t, natscluster.Options{})), "NONE-2")
-}
+// state directory: no local lock can see it): the second looks before it
+// connects, sees the first's online, raises session-takeover (journaled,
+// logged) and stays off the broker; it never connects under the table's
+// client id, so the first keeps its session and its retained online.
+//
+// On each of oneBrokers (the NATS cluster: the first daemon on one node,
+// the second given the nodes in another order, so it looks through
+// another node).
+func TestSameTableTwoDaemons(t *testing.T) { onEachOneBroker(t, "2", sameTableTwoDaemons) }
 
 func sameTableTwoDaemons(t *testing.T, broker oneBroker, table string) {
-	ptmx, tty, err := openPTY(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Held to the end: a master the test drops is closed by the garbage
-	// collector, which hangs up the daemon's shoe at a random moment.
-	t.Cleanup(func() { ptmx.Close(); tty.Close() })
-	ptmx2, tty2, err := openPTY(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Held to the end: a master the test drops is closed by the garbage
-	// collector, which hangs up the daemon's shoe at a random moment.
-	t.Cleanup(func() { ptmx2.Close(); tty2.Close() })
+	tty, tty2 := heldPTY(t), heldPTY(t)
 	topic := "sabot/" + table + "/status"
 	watch := watchStatus(t, broker.watch, topic)
 	first := startSabotd(t, broker.config(table, tty.Name(), t.TempDir()))
@@ -306,18 +313,10 @@ func sameTableTwoDaemons(t *testing.T, broker oneBroker, table string) {
 	if strings.Contains(second.logs.String(), `"msg":"mqtt: connected"`) {
 		t.Fatalf("the second daemon connected:\n%s", second.logs.String())
 	}
-	broker.checkOneClient(t, "sabotd-"+table)
-	if _, n := first.connectedTo(); n != 1 || strings.Contains(first.logs.String(), "connection lost") {
-		t.Fatalf("the first sabotd lost its connection:\n%s", first.logs.String())
-	}
 	if got := watch.all(); len(got) != before || got[len(got)-1]["id"] != online["id"] {
 		t.Fatalf("status messages %v, want only the first daemon's %d", got, before)
 	}
-	select {
-	case <-first.done:
-		t.Fatalf("the first sabotd exited: %v", first.err)
-	default:
-	}
+	firstUndisturbed(t, broker, table, first)
 }
 
 // A sabotd killed with SIGKILL: the broker publishes its last will, an
@@ -326,22 +325,11 @@ func sameTableTwoDaemons(t *testing.T, broker oneBroker, table string) {
 // started again on the same state directory publishes an online with a
 // higher conn, which is the retained status at the end. The consumer's
 // rule (drivers/mqtt/README.md, "Which status is current") thus keeps the
-// right one on Mosquitto and on the NATS cluster.
-func TestKilledDaemonWill(t *testing.T) { killedDaemonWill(t, mosquittoOneBroker(t), "ONE-3") }
-
-// TestNATSKilledDaemonWill is TestKilledDaemonWill on the 3-node NATS
-// cluster.
-func TestNATSKilledDaemonWill(t *testing.T) {
-	killedDaemonWill(t, natsOneBroker(t, natscluster.Start(t, natscluster.Options{})), "NONE-3")
-}
+// right one on each of oneBrokers.
+func TestKilledDaemonWill(t *testing.T) { onEachOneBroker(t, "3", killedDaemonWill) }
 
 func killedDaemonWill(t *testing.T, broker oneBroker, table string) {
-	ptmx, tty, err := openPTY(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Held to the end (see TestSecondDaemonNeverConnects).
-	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	tty := heldPTY(t)
 	topic := "sabot/" + table + "/status"
 	watch := watchStatus(t, broker.watch, topic)
 	defer func() {
