@@ -22,34 +22,16 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/testenv"
+	"github.com/sabot-table/sabot/drivers/testenv/sessionsub"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// sessionSubscriber is a consumer with a persistent session: a fixed
-// client id, clean session off, one QoS 1 subscription made once (its
-// SUBACK awaited before the constructor returns). It never subscribes
-// again: after a reconnect it gets exactly what the broker kept in the
-// session, so a broker that lost the session cannot pass unnoticed (a
-// subscriber that subscribed again would get the messages published after
-// its new subscription, and miss, or not, those published before it:
-// the race TestE2EChaos used to lose now and then). It reconnects by
-// itself after a lost connection, unless held, and records for each
-// reconnect whether the broker still had the session (CONNACK's session
-// present flag).
-type sessionSubscriber struct {
-	c    paho.Client
-	done chan struct{} // closed at the test's end: stop reconnecting
-
-	mu      sync.Mutex
-	held    bool
-	heldAt  int    // len(resumed) when held
-	resumed []bool // per reconnect: the broker had the session
-}
-
-func newSessionSubscriber(t *testing.T, url, prefix string, r *received, onCard func(map[string]any, time.Time)) *sessionSubscriber {
+// newSessionSubscriber is a consumer with a persistent session
+// (sessionsub) of everything under prefix, handing each message to r and
+// each card's payload, with the time it arrived, to onCard (if not nil).
+func newSessionSubscriber(t *testing.T, url, prefix string, r *received, onCard func(map[string]any, time.Time)) *sessionsub.Subscriber {
 	t.Helper()
-	s := &sessionSubscriber{done: make(chan struct{})}
 	handler := func(_ paho.Client, m paho.Message) {
 		now := time.Now()
 		if err := r.handle(m.Topic(), m.Payload()); err != nil {
@@ -61,91 +43,7 @@ func newSessionSubscriber(t *testing.T, url, prefix string, r *received, onCard 
 			onCard(p, now)
 		}
 	}
-	// Auto-reconnect off: paho's does not tell whether the session was
-	// still there; reconnectLoop does.
-	o := paho.NewClientOptions().AddBroker(url).SetClientID("e2e-session-sub").SetCleanSession(false).
-		SetAutoReconnect(false).SetOrderMatters(true).SetConnectTimeout(5 * time.Second)
-	o.SetDefaultPublishHandler(handler) // messages of the session arrive before any Subscribe call
-	o.SetConnectionLostHandler(func(paho.Client, error) { go s.reconnectLoop() })
-	s.c = paho.NewClient(o)
-	if tok := s.c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
-		t.Fatalf("subscriber connect: %v", tok.Error())
-	}
-	if tok := s.c.Subscribe(prefix+"/#", 1, handler); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
-		t.Fatalf("subscribe %s/#: %v", prefix, tok.Error())
-	}
-	t.Cleanup(func() {
-		close(s.done)
-		s.c.Disconnect(100)
-	})
-	return s
-}
-
-// reconnectLoop connects again every 100 ms until it succeeds (waiting
-// while held) and records whether the broker had kept the session.
-func (s *sessionSubscriber) reconnectLoop() {
-	for {
-		select {
-		case <-s.done:
-			return
-		case <-time.After(100 * time.Millisecond):
-		}
-		s.mu.Lock()
-		held := s.held
-		s.mu.Unlock()
-		if held {
-			continue
-		}
-		tok := s.c.Connect()
-		select {
-		case <-tok.Done(): // bounded by the connect timeout
-		case <-s.done:
-			return
-		}
-		if tok.Error() != nil {
-			continue
-		}
-		s.mu.Lock()
-		s.resumed = append(s.resumed, tok.(*paho.ConnectToken).SessionPresent())
-		s.mu.Unlock()
-		return
-	}
-}
-
-// hold keeps the subscriber away from the broker once its connection is
-// lost, until release.
-func (s *sessionSubscriber) hold() {
-	s.mu.Lock()
-	s.held, s.heldAt = true, len(s.resumed)
-	s.mu.Unlock()
-}
-
-// release lets it reconnect and waits until it has (a connection lost and
-// made again since hold).
-func (s *sessionSubscriber) release(t *testing.T) {
-	t.Helper()
-	s.mu.Lock()
-	s.held = false
-	s.mu.Unlock()
-	waitFor(t, "the subscriber to reconnect", 30*time.Second, func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return len(s.resumed) > s.heldAt
-	})
-}
-
-// checkSessions fails the test if a reconnect found the session gone, and
-// returns how many reconnects there were.
-func (s *sessionSubscriber) checkSessions(t *testing.T) int {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i, present := range s.resumed {
-		if !present {
-			t.Errorf("reconnect %d of the subscriber: the broker no longer had its session (messages queued for it are lost)", i+1)
-		}
-	}
-	return len(s.resumed)
+	return sessionsub.Start(t, sessionsub.Options{Broker: url, ClientID: "e2e-session-sub", Filter: prefix + "/#", Handler: handler})
 }
 
 // withoutLink drops the link alerts (shoe-offline, shoe-online): the
@@ -351,7 +249,7 @@ func TestE2EVirtualShoe(t *testing.T) {
 	n := countLines(want)
 	waitFor(t, fmt.Sprintf("%d events", n), 20*time.Second, func() bool { return len(withoutLink(r.events())) >= n })
 	matchEvents(t, withoutLink(r.events()), want)
-	sub.checkSessions(t)
+	sub.CheckSessions(t)
 	_, rss := procStat(t, p.cmd.Process.Pid)
 	metrics := metricsOf(t, p)
 	if m := regexp.MustCompile(`sabot_gate_commands_total\{state="locked"\} (\d+)`).FindStringSubmatch(metrics); m == nil || m[1] != strconv.Itoa(strings.Count(want, `"type":"coup"`)) {
@@ -463,7 +361,7 @@ func TestE2EChaos(t *testing.T) {
 	if kills < 3 || pulls < 1 || brokerRestarts != 1 {
 		t.Fatalf("chaos too mild: %d kills, %d cable pulls, %d broker restarts", kills, pulls, brokerRestarts)
 	}
-	reconnects := sub.checkSessions(t) // a lost session explains missing events
+	reconnects := sub.CheckSessions(t) // a lost session explains missing events
 	n := countLines(want)
 	events := func() []map[string]any { return withoutLink(r.events()) }
 	for d := time.Now().Add(30 * time.Second); len(events()) < n && time.Now().Before(d); {
@@ -486,10 +384,10 @@ func TestE2EChaos(t *testing.T) {
 // one card message and everything in p's outbox: what the old broker had
 // not delivered and what the new one got can reach the subscriber only
 // through the session the broker saved.
-func restartBrokerWhileAway(t *testing.T, broker *testenv.Mosquitto, sub *sessionSubscriber, p *sabotdProc) {
+func restartBrokerWhileAway(t *testing.T, broker *testenv.Mosquitto, sub *sessionsub.Subscriber, p *sabotdProc) {
 	t.Helper()
 	_, acked := histogramQuantile(metricsOf(t, p), "sabot_card_to_broker_ack_seconds", 0.5)
-	sub.hold()
+	sub.Hold()
 	broker.Stop()
 	time.Sleep(time.Second)
 	broker.Start()
@@ -498,7 +396,7 @@ func restartBrokerWhileAway(t *testing.T, broker *testenv.Mosquitto, sub *sessio
 		_, n := histogramQuantile(metricsOf(t, p), "sabot_card_to_broker_ack_seconds", 0.5)
 		return h.Broker && h.Backlog == 0 && n > acked
 	})
-	sub.release(t)
+	sub.Release(t)
 }
 
 // healthOf reads the daemon's /healthz.

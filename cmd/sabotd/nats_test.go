@@ -238,7 +238,7 @@ func TestNATSClusterNodeCrash(t *testing.T) {
 	if len(r.dupes) > 0 {
 		t.Fatalf("ids with two different payloads: %v", r.dupes)
 	}
-	sub.checkSessions(t)
+	sub.CheckSessions(t)
 	for _, tb := range ts {
 		for _, kind := range []string{"state", "status"} {
 			want := lastOf(r, kind, tb.name)

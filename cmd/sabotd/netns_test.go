@@ -163,7 +163,7 @@ func TestNetnsFloor(t *testing.T) {
 	if len(r.dupes) > 0 {
 		t.Fatalf("ids with two different payloads: %v", r.dupes)
 	}
-	sub.checkSessions(t)
+	sub.CheckSessions(t)
 	mu.Lock()
 	t.Logf("MEASURE slow lossy link (200 ms each way, 5%% packet loss each way): card→subscriber p50 %v p99 %v over %d cards; the shoe took %v",
 		percentile(lat, 0.5).Round(time.Millisecond), percentile(lat, 0.99).Round(time.Millisecond), len(lat), time.Since(slowStart).Round(time.Millisecond))

@@ -20,7 +20,7 @@ func TestEmbeddedBrokerFullShoe(t *testing.T) {
 	if !strings.HasPrefix(b.URL(), "tcp://127.0.0.1:") || strings.HasSuffix(b.URL(), ":0") {
 		t.Fatalf("URL = %q", b.URL())
 	}
-	sub := newSubscriber(t, b.URL(), "scoreboard-1", "sabot/T1", "sabot/T1/#", nil)
+	sub := newSubscriber(t, b.URL(), "scoreboard-1", "sabot/T1/#", nil)
 	events := shoeEvents(t, "T1")
 	opts := testOptions("T1", t.TempDir(), b.URL())
 	var ackMu sync.Mutex
@@ -70,7 +70,7 @@ func TestEmbeddedBrokerFullShoe(t *testing.T) {
 		return lastStatus(t, sub.got.snapshot()) == StatusOffline
 	})
 	// A late scoreboard gets the retained state and status at once.
-	late := newSubscriber(t, b.URL(), "scoreboard-late", "sabot/T1", "sabot/T1/+", nil)
+	late := newSubscriber(t, b.URL(), "scoreboard-late", "sabot/T1/+", nil)
 	// (The subscriber subscribes twice, on connect and once connected, so
 	// the broker may send each retained message twice: count topics.)
 	waitFor(t, "retained state", 5*time.Second, func() bool {

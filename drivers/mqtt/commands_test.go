@@ -55,7 +55,7 @@ func TestMosquittoCommands(t *testing.T) {
 		rejected = append(rejected, c.Name+": "+reason)
 		mu.Unlock()
 	}
-	pit := newSubscriber(t, m.URL, "pit-system", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
+	pit := newSubscriber(t, m.URL, "pit-system", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
 		o.SetUsername("pit").SetPassword("p")
 	})
 	send := func(c paho.Client, name, payload string, retained bool) {
@@ -67,7 +67,7 @@ func TestMosquittoCommands(t *testing.T) {
 	}
 	// A retained command left on the broker would run again on every
 	// reconnect: the daemon refuses it when it subscribes.
-	send(pit.c, "new-shoe", `{"request_id":"r9","operator":"alice"}`, true)
+	send(pit.C, "new-shoe", `{"request_id":"r9","operator":"alice"}`, true)
 	p := startPublisher(t, o)
 	waitFor(t, "publisher connected", 10*time.Second, func() bool { return p.Status().Connected })
 	type want struct {
@@ -96,14 +96,14 @@ func TestMosquittoCommands(t *testing.T) {
 	}
 	waitFor(t, "the reply to the retained command", 10*time.Second, func() bool { return len(pit.got.snapshot()) == 1 })
 	for _, c := range cases[1:] {
-		send(pit.c, c.name, c.payload, c.retained)
+		send(pit.C, c.name, c.payload, c.retained)
 	}
 	// A client the ACL does not allow: the broker drops its command.
-	rogue := newSubscriber(t, m.URL, "rogue", "sabot", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
+	rogue := newSubscriber(t, m.URL, "rogue", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
 		o.SetUsername("scoreboard").SetPassword("r")
 	})
-	send(rogue.c, "ack", `{"request_id":"r11","operator":"alice"}`, false)
-	send(pit.c, "ack", `{"request_id":"r12","operator":"bob"}`, false)
+	send(rogue.C, "ack", `{"request_id":"r11","operator":"alice"}`, false)
+	send(pit.C, "ack", `{"request_id":"r12","operator":"bob"}`, false)
 	cases = append(cases, want{"ack", "", false, "r12", true, ""})
 
 	var replies []CommandReply
@@ -217,10 +217,10 @@ func TestCommandFloodStartsNoGoroutines(t *testing.T) {
 	}
 	p := startPublisher(t, o)
 	waitFor(t, "publisher connected", 10*time.Second, func() bool { return p.Status().Connected })
-	pit := newSubscriber(t, b.URL(), "pit", "sabot", "sabot/T1/cmd/+/reply", nil)
+	pit := newSubscriber(t, b.URL(), "pit", "sabot/T1/cmd/+/reply", nil)
 	send := func(i int) {
 		t.Helper()
-		tok := pit.c.Publish("sabot/T1/cmd/ack", 1, false, fmt.Sprintf(`{"request_id":"r%d","operator":"alice"}`, i))
+		tok := pit.C.Publish("sabot/T1/cmd/ack", 1, false, fmt.Sprintf(`{"request_id":"r%d","operator":"alice"}`, i))
 		if !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 			t.Fatalf("publish %d: %v", i, tok.Error())
 		}

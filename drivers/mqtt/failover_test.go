@@ -64,7 +64,7 @@ func TestFailoverTriesNextBrokerFirst(t *testing.T) {
 	m := newMosquitto(t, "", "")
 	m.Start()
 	a, b := newCutProxy(t, m.URL[len("tcp://"):]), newCutProxy(t, m.URL[len("tcp://"):])
-	sub := newSubscriber(t, m.URL, "failover-1", "sabot/T1", "sabot/T1/#", nil)
+	sub := newSubscriber(t, m.URL, "failover-1", "sabot/T1/#", nil)
 	o := testOptions("T1", t.TempDir(), a.url(), b.url())
 	p := startPublisher(t, o)
 	waitFor(t, "connected to A", 10*time.Second, func() bool { st := p.Status(); return st.Connected && st.Broker == a.url() })

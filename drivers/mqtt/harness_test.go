@@ -6,12 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"github.com/sabot-table/sabot/drivers/testenv"
+	"github.com/sabot-table/sabot/drivers/testenv/sessionsub"
 )
 
 // newMosquitto writes the config of a broker this test runs (not started:
@@ -29,94 +29,37 @@ func newMosquitto(t testing.TB, listener, extra string) *testenv.Mosquitto {
 	})
 }
 
-// subscriber is a test consumer: a persistent session (clean session false)
-// at QoS 1, as the README tells integrators to run. It subscribes once and
-// never again: after a reconnect it gets what the broker kept in the
-// session, so a broker that lost the session cannot pass unnoticed (a
-// subscriber that subscribed again would get what was published after its
-// new subscription and miss, or not, what came before it: a test passing
-// by luck). It reconnects by itself after a lost connection and records
-// CONNACK's session-present flag each time; assertDelivery fails on a lost
-// session.
+// subscriber is a test consumer: a persistent session (clean session
+// false) at QoS 1, as the README tells integrators to run
+// (drivers/testenv/sessionsub: it subscribes once, reconnects by itself
+// and records whether the broker kept the session); assertDelivery fails
+// on a lost session.
 type subscriber struct {
-	c    paho.Client
-	got  *collector
-	base string        // topic prefix stripped from received topics
-	done chan struct{} // closed at the test's end: stop reconnecting
-
-	mu      sync.Mutex
-	resumed []bool // per reconnect: the broker still had the session
+	*sessionsub.Subscriber
+	got *collector
 }
 
-func newSubscriber(t testing.TB, broker, clientID, base, filter string, extra func(*paho.ClientOptions)) *subscriber {
+// newSubscriber starts a subscriber to filter with a 2 s keep-alive and
+// connect timeout; each message is kept with its topic stripped of
+// "<prefix>/<table>/". extra, when not nil, sets more client options.
+func newSubscriber(t testing.TB, broker, clientID, filter string, extra func(*paho.ClientOptions)) *subscriber {
 	t.Helper()
-	s := &subscriber{got: &collector{}, base: base, done: make(chan struct{})}
-	// Auto-reconnect off: paho's does not tell whether the session was
-	// still there; reconnectLoop does.
-	o := paho.NewClientOptions().AddBroker(broker).SetClientID(clientID).SetCleanSession(false).
-		SetAutoReconnect(false).SetKeepAlive(2 * time.Second).SetPingTimeout(time.Second).
-		SetConnectTimeout(2 * time.Second)
-	o.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) {
-		// Strip "<prefix>/<table>/".
-		topic := m.Topic()
-		if parts := strings.SplitN(topic, "/", 3); len(parts) == 3 {
-			topic = parts[2]
-		}
-		s.got.add(received{topic: topic, payload: m.Payload(), retained: m.Retained()})
-	})
-	o.SetConnectionLostHandler(func(paho.Client, error) { go s.reconnectLoop() })
-	if extra != nil {
-		extra(o)
-	}
-	s.c = paho.NewClient(o)
-	if tok := s.c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
-		t.Fatalf("subscriber connect: %v", tok.Error())
-	}
-	if tok := s.c.Subscribe(filter, 1, nil); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		t.Fatalf("subscribe %s: %v", filter, tok.Error())
-	}
-	t.Cleanup(func() {
-		close(s.done)
-		s.c.Disconnect(50)
-	})
+	s := &subscriber{got: &collector{}}
+	s.Subscriber = sessionsub.Start(t, sessionsub.Options{Broker: broker, ClientID: clientID, Filter: filter,
+		Handler: func(_ paho.Client, m paho.Message) {
+			topic := m.Topic()
+			if parts := strings.SplitN(topic, "/", 3); len(parts) == 3 {
+				topic = parts[2]
+			}
+			s.got.add(received{topic: topic, payload: m.Payload(), retained: m.Retained()})
+		},
+		Client: func(o *paho.ClientOptions) {
+			o.SetKeepAlive(2 * time.Second).SetPingTimeout(time.Second).SetConnectTimeout(2 * time.Second)
+			if extra != nil {
+				extra(o)
+			}
+		}})
 	return s
-}
-
-// reconnectLoop connects again every 100 ms until it succeeds and records
-// whether the broker had kept the session.
-func (s *subscriber) reconnectLoop() {
-	for {
-		select {
-		case <-s.done:
-			return
-		case <-time.After(100 * time.Millisecond):
-		}
-		tok := s.c.Connect()
-		select {
-		case <-tok.Done(): // bounded by the connect timeout
-		case <-s.done:
-			return
-		}
-		if tok.Error() != nil {
-			continue
-		}
-		s.mu.Lock()
-		s.resumed = append(s.resumed, tok.(*paho.ConnectToken).SessionPresent())
-		s.mu.Unlock()
-		return
-	}
-}
-
-// checkSessions fails the test if a reconnect found the session gone.
-func (s *subscriber) checkSessions(t testing.TB) {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i, present := range s.resumed {
-		if !present {
-			t.Errorf("reconnect %d of the subscriber: the broker no longer had its session (what was queued for it is lost)", i+1)
-		}
-	}
 }
 
 // waitIDs waits until the subscriber has every id of want (after dedupe).
@@ -144,7 +87,7 @@ func (s *subscriber) waitIDs(t testing.TB, want []string, timeout time.Duration)
 					missing++
 				}
 			}
-			s.checkSessions(t) // a lost session explains missing messages
+			s.CheckSessions(t) // a lost session explains missing messages
 			t.Fatalf("after %v the subscriber misses %d of %d messages (first %s)", timeout, missing, len(want), first)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -179,7 +122,7 @@ func dedupeQuiet(msgs []received) []string {
 func assertDelivery(t testing.TB, s *subscriber, want []string, timeout time.Duration) {
 	t.Helper()
 	got := s.waitIDs(t, want, timeout)
-	s.checkSessions(t)
+	s.CheckSessions(t)
 	wantSet := map[string]bool{}
 	for _, id := range want {
 		wantSet[id] = true

@@ -33,7 +33,7 @@ import (
 func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 	m := newMosquitto(t, "", "")
 	m.Start()
-	sub := newSubscriber(t, m.URL, "surveillance-1", "sabot/T1", "sabot/T1/#", nil)
+	sub := newSubscriber(t, m.URL, "surveillance-1", "sabot/T1/#", nil)
 	events := shoeEvents(t, "T1")
 	p := startPublisher(t, testOptions("T1", t.TempDir(), m.URL))
 	half := len(events) / 2
@@ -64,7 +64,7 @@ func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 func TestMosquittoPublisherStartsBeforeBroker(t *testing.T) {
 	m := newMosquitto(t, "", "")
 	m.Start()
-	sub := newSubscriber(t, m.URL, "pit-1", "sabot/T1", "sabot/T1/#", nil)
+	sub := newSubscriber(t, m.URL, "pit-1", "sabot/T1/#", nil)
 	m.Stop()
 	events := shoeEvents(t, "T1")
 	p := startPublisher(t, testOptions("T1", t.TempDir(), m.URL))
@@ -161,7 +161,7 @@ func runHelper(t *testing.T, state, broker string, from, to, killAt int) int {
 func TestMosquittoPublisherKill9(t *testing.T) {
 	m := newMosquitto(t, "", "")
 	m.Start()
-	sub := newSubscriber(t, m.URL, "surveillance-2", "sabot/T1", "sabot/T1/#", nil)
+	sub := newSubscriber(t, m.URL, "surveillance-2", "sabot/T1/#", nil)
 	events := shoeEvents(t, "T1")
 	state := t.TempDir()
 	n := len(events)
@@ -212,7 +212,7 @@ func TestMosquittoWebSocket(t *testing.T) {
 	wsPort := testenv.FreePort(t)
 	m := newMosquitto(t, fmt.Sprintf("listener %%PORT%% 127.0.0.1\nallow_anonymous true\nlistener %d 127.0.0.1\nprotocol websockets\n", wsPort), "")
 	m.Start()
-	sub := newSubscriber(t, m.URL, "scoreboard-ws", "sabot/T1", "sabot/T1/#", nil)
+	sub := newSubscriber(t, m.URL, "scoreboard-ws", "sabot/T1/#", nil)
 	events := shoeEvents(t, "T1")[:40]
 	url := fmt.Sprintf("ws://127.0.0.1:%d/mqtt", wsPort)
 	p := startPublisher(t, testOptions("T1", t.TempDir(), url))

@@ -81,7 +81,7 @@ func TestBacklogAlertAndLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	sub := newSubscriber(t, b.URL(), "sub", "sabot/T1", "sabot/T1/#", nil)
+	sub := newSubscriber(t, b.URL(), "sub", "sabot/T1/#", nil)
 	o.Brokers = []string{b.URL()}
 	p = startPublisher(t, o)
 	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)

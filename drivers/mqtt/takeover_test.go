@@ -44,7 +44,7 @@ func mosquittoLog(t testing.TB, m *testenv.Mosquitto) string {
 func TestMosquittoSecondPublisherStaysAway(t *testing.T) {
 	m := newMosquitto(t, "", "")
 	m.Start()
-	sub := newSubscriber(t, m.URL, "watch-2", "sabot/T1", "sabot/T1/status", nil)
+	sub := newSubscriber(t, m.URL, "watch-2", "sabot/T1/status", nil)
 	a := startPublisher(t, testOptions("T1", t.TempDir(), m.URL))
 	waitFor(t, "the first online", 10*time.Second, func() bool { return lastStatus(t, sub.got.snapshot()) == StatusOnline })
 	first := statuses(t, sub.got.snapshot())
@@ -84,7 +84,7 @@ func TestMosquittoSecondPublisherStaysAway(t *testing.T) {
 func TestMosquittoSessionTakeoverBacksOff(t *testing.T) {
 	m := newMosquitto(t, "", "")
 	m.Start()
-	sub := newSubscriber(t, m.URL, "watch-3", "sabot/T1", "sabot/T1/#", nil)
+	sub := newSubscriber(t, m.URL, "watch-3", "sabot/T1/#", nil)
 	var tk takeovers
 	o := testOptions("T1", t.TempDir(), m.URL)
 	o.OnTakeover, o.TakeoverBackoff = tk.add, 4*time.Second

@@ -112,7 +112,7 @@ func TestMosquittoTLSAndPassword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := newSubscriber(t, url, "scoreboard-tls", "sabot", "sabot/#", func(o *paho.ClientOptions) {
+	sub := newSubscriber(t, url, "scoreboard-tls", "sabot/#", func(o *paho.ClientOptions) {
 		o.SetTLSConfig(subTLS).SetUsername("scoreboard").SetPassword("board")
 	})
 
