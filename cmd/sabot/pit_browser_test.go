@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -28,6 +27,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/chromium"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
@@ -77,16 +77,6 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return string(l.b)
-}
-
-func pitFreePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // startProc starts a program whose output goes to a log, killed when the
@@ -163,7 +153,7 @@ func newPitTestTable(t *testing.T, name, transcript string) *pitTestTable {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pitTestTable{name: name, shoe: shoe, dir: t.TempDir(), port: pitFreePort(t)}
+	p := &pitTestTable{name: name, shoe: shoe, dir: t.TempDir(), port: testenv.FreePort(t)}
 	p.board = fmt.Sprintf("http://127.0.0.1:%d/", p.port)
 	return p
 }
@@ -415,7 +405,7 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 	users := usersFile(t, "alice:felt and chips", "bob:other")
 	boards := filepath.Join(dir, "boards")
 	os.WriteFile(boards, []byte(fmt.Sprintf("PIT-1 %s\nPIT-2 %s\n", t1.board, t2.board)), 0o600)
-	port := pitFreePort(t)
+	port := testenv.FreePort(t)
 	args := []string{"pit", "--users", users, "--boards", boards, "--listen", fmt.Sprintf("127.0.0.1:%d", port)}
 	for _, b := range brokers {
 		args = append(args, "--broker", b)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key; it returns
@@ -93,7 +94,7 @@ func TestPitHTTPS(t *testing.T) {
 	}
 	defer b.Close()
 	cert, key, pool := selfSigned(t)
-	port := pitFreePort(t)
+	port := testenv.FreePort(t)
 	log, stop := runPitAsync(t, "--broker", b.URL(), "--users", usersFile(t, "alice:pw"), "--tls-cert", cert, "--tls-key", key,
 		"--listen", fmt.Sprintf("127.0.0.1:%d", port))
 	jar, _ := cookiejar.New(nil)
@@ -136,12 +137,12 @@ func TestPitPlainHTTPWarning(t *testing.T) {
 	}
 	defer b.Close()
 	users := usersFile(t, "alice:pw")
-	log, stop := runPitAsync(t, "--broker", b.URL(), "--users", users, "--listen", fmt.Sprintf("0.0.0.0:%d", pitFreePort(t)))
+	log, stop := runPitAsync(t, "--broker", b.URL(), "--users", users, "--listen", fmt.Sprintf("0.0.0.0:%d", testenv.FreePort(t)))
 	stop()
 	if !strings.Contains(log.String(), "serving plain HTTP on a non-loopback address") {
 		t.Errorf("no warning:\n%s", log.String())
 	}
-	log, stop = runPitAsync(t, "--broker", b.URL(), "--users", users, "--listen", fmt.Sprintf("127.0.0.1:%d", pitFreePort(t)))
+	log, stop = runPitAsync(t, "--broker", b.URL(), "--users", users, "--listen", fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t)))
 	stop()
 	if strings.Contains(log.String(), "plain HTTP") {
 		t.Errorf("a warning on loopback:\n%s", log.String())
