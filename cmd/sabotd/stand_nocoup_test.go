@@ -2,13 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sabot-table/sabot/drivers/journal"
-	"github.com/sabot-table/sabot/tableau"
 )
 
 // TestDaemonStandWithNoCoup: at a chemin de fer table a stand between
@@ -18,51 +14,9 @@ import (
 // nothing latches, the display keeps the last coup's totals, and the next
 // coup is dealt and settled as without the presses.
 func TestDaemonStandWithNoCoup(t *testing.T) {
-	ptmx, tty, err := openPTY(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	conf := fmt.Sprintf(`table = "T-N"
-game = "chemin-de-fer"
-[shoe]
-device = %q
-protocol = "lines"
-[mqtt]
-embedded_addr = "127.0.0.1:0"
-commands = true
-[display]
-kind = "fake"
-[gpio]
-stand_key = "GPIO6"
-[state]
-dir = %q
-`, tty.Name(), t.TempDir())
-	m, _ := bootDaemon(t, conf)
-	waitShoeOnline(t, m)
-	r := newReceived()
-	cmds := subscribe(t, m.d.broker.URL(), "sabot/T-N", r)
-	send := func(toks string) {
-		t.Helper()
-		n := m.d.journal.Last()
-		for _, tok := range strings.Fields(toks) {
-			fmt.Fprintf(ptmx, "%s\r\n", tok)
-		}
-		k := uint64(len(strings.Fields(toks)))
-		waitFor(t, "the tokens journaled", 10*time.Second, func() bool { return m.d.journal.Last() >= n+k })
-	}
-	stands := func() []string {
-		var src []string
-		m.d.journal.Replay(1, func(rec journal.Record) error {
-			var in tableau.Input
-			if json.Unmarshal(rec.Data, &in) == nil && in.Kind == tableau.InputStand {
-				src = append(src, in.Source)
-			}
-			return nil
-		})
-		return src
-	}
+	s := newStandRig(t, "T-N")
+	m, r, cmds, stands := s.m, s.r, s.cmds, s.stands
+	send := func(toks string) { t.Helper(); s.send(t, toks) }
 	send("shoe 3C 4D 9H 2S | 7H 2C KD 4S |")
 	waitFor(t, "coup 1", 10*time.Second, func() bool { return len(r.kind("coup")) == 1 })
 	frame := m.d.fakeFrame()

@@ -4,30 +4,37 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// TestDaemonStand: at a chemin de fer table the punter's 5 is declined
-// three ways — the shoe's "stand" (the lines protocol), the MQTT stand
-// command and the [gpio] stand_key — and each goes through the journal to
-// the table like every input: the three coups say the punter stood on 5
-// and the banker drew, and the journal holds the three stands with their
-// sources.
-func TestDaemonStand(t *testing.T) {
+// standRig is a chemin de fer table on a "lines" pty shoe with the MQTT
+// stand command and a [gpio] stand_key, and a subscriber to its topics:
+// the set-up of the stand tests.
+type standRig struct {
+	m    *Main
+	ptmx *os.File
+	r    *received
+	cmds paho.Client
+}
+
+func newStandRig(t *testing.T, table string) *standRig {
+	t.Helper()
 	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ptmx.Close()
-	defer tty.Close()
-	conf := fmt.Sprintf(`table = "T-C"
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	conf := fmt.Sprintf(`table = %q
 game = "chemin-de-fer"
 [shoe]
 device = %q
@@ -41,31 +48,48 @@ kind = "fake"
 stand_key = "GPIO6"
 [state]
 dir = %q
-`, tty.Name(), t.TempDir())
+`, table, tty.Name(), t.TempDir())
 	m, _ := bootDaemon(t, conf)
 	waitShoeOnline(t, m)
-	r := newReceived()
-	cmds := subscribe(t, m.d.broker.URL(), "sabot/T-C", r)
-	send := func(toks string) {
-		t.Helper()
-		n := m.d.journal.Last()
-		for _, tok := range strings.Fields(toks) {
-			fmt.Fprintf(ptmx, "%s\r\n", tok)
+	s := &standRig{m: m, ptmx: ptmx, r: newReceived()}
+	s.cmds = subscribe(t, m.d.broker.URL(), "sabot/"+table, s.r)
+	return s
+}
+
+// send writes the tokens to the shoe and waits until each is journaled.
+func (s *standRig) send(t *testing.T, toks string) {
+	t.Helper()
+	n := s.m.d.journal.Last()
+	for _, tok := range strings.Fields(toks) {
+		fmt.Fprintf(s.ptmx, "%s\r\n", tok)
+	}
+	k := uint64(len(strings.Fields(toks)))
+	waitFor(t, "the tokens journaled", 10*time.Second, func() bool { return s.m.d.journal.Last() >= n+k })
+}
+
+// stands lists the sources of the journaled stands, oldest first.
+func (s *standRig) stands() []string {
+	var src []string
+	s.m.d.journal.Replay(1, func(rec journal.Record) error {
+		var in tableau.Input
+		if json.Unmarshal(rec.Data, &in) == nil && in.Kind == tableau.InputStand {
+			src = append(src, in.Source)
 		}
-		k := uint64(len(strings.Fields(toks)))
-		waitFor(t, "the tokens journaled", 10*time.Second, func() bool { return m.d.journal.Last() >= n+k })
-	}
-	stands := func() []string {
-		var src []string
-		m.d.journal.Replay(1, func(rec journal.Record) error {
-			var in tableau.Input
-			if json.Unmarshal(rec.Data, &in) == nil && in.Kind == tableau.InputStand {
-				src = append(src, in.Source)
-			}
-			return nil
-		})
-		return src
-	}
+		return nil
+	})
+	return src
+}
+
+// TestDaemonStand: at a chemin de fer table the punter's 5 is declined
+// three ways — the shoe's "stand" (the lines protocol), the MQTT stand
+// command and the [gpio] stand_key — and each goes through the journal to
+// the table like every input: the three coups say the punter stood on 5
+// and the banker drew, and the journal holds the three stands with their
+// sources.
+func TestDaemonStand(t *testing.T) {
+	s := newStandRig(t, "T-C")
+	m, r, cmds, stands := s.m, s.r, s.cmds, s.stands
+	send := func(toks string) { t.Helper(); s.send(t, toks) }
 	send("shoe 3C 4D 9H 2S |")
 	// 1: the shoe's own stand.
 	send("4H 3D AC KS stand 5C |")
