@@ -1,9 +1,6 @@
 package tableau
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // oddsBetOrder is the order bets are reported in by the odds engine and by
 // `sabot odds` (banker first).
@@ -168,20 +165,9 @@ type PairOdds struct {
 // closed form (pairCounts, the count Perfect Pair uses too): no
 // enumeration, no allocation. Errors as AnalyzeSideBets.
 func AnalyzePairs(cc *CardCounts, suitsKnown bool) (PairOdds, error) {
-	n := 0
-	for r, row := range cc {
-		for _, v := range row {
-			if v < 0 {
-				return PairOdds{}, fmt.Errorf("%w: negative count %d of rank %s", ErrOddsShoe, v, Rank(r+1))
-			}
-			n += v
-		}
-	}
-	if n > MaxOddsCards {
-		return PairOdds{}, fmt.Errorf("%w: %d cards exceed the maximum %d", ErrOddsShoe, n, MaxOddsCards)
-	}
-	if n < 6 {
-		return PairOdds{}, fmt.Errorf("%w: %d cards left, a coup may need 6", ErrOddsShoe, n)
+	n, err := cc.coupCards()
+	if err != nil {
+		return PairOdds{}, err
 	}
 	N := uint64(n)
 	po := PairOdds{Sequences: N * (N - 1) * (N - 2) * (N - 3) * (N - 4) * (N - 5), SuitsKnown: suitsKnown}

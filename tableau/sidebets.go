@@ -358,20 +358,9 @@ type SideOdds struct {
 func AnalyzeSideBets(cc *CardCounts, suitsKnown bool) (SideOdds, error) {
 	var so SideOdds
 	rc := cc.Ranks()
-	n := 0
-	for r, row := range cc {
-		for _, v := range row {
-			if v < 0 {
-				return SideOdds{}, fmt.Errorf("%w: negative count %d of rank %s", ErrOddsShoe, v, Rank(r+1))
-			}
-			n += v
-		}
-	}
-	if n > MaxOddsCards {
-		return SideOdds{}, fmt.Errorf("%w: %d cards exceed the maximum %d", ErrOddsShoe, n, MaxOddsCards)
-	}
-	if n < 6 {
-		return SideOdds{}, fmt.Errorf("%w: %d cards left, a coup may need 6", ErrOddsShoe, n)
+	n, err := cc.coupCards()
+	if err != nil {
+		return SideOdds{}, err
 	}
 	N := uint64(n)
 	so.Sequences = N * (N - 1) * (N - 2) * (N - 3) * (N - 4) * (N - 5)
@@ -614,4 +603,26 @@ func (so *SideOdds) AppendAdvantages(dst []BetEV, r Rules, threshold float64) []
 		}
 	}
 	return dst
+}
+
+// coupCards is the number of cards cc holds, or an ErrOddsShoe error when
+// a count is negative, the total is over MaxOddsCards, or it is under the
+// six a coup may need: the shoe check of AnalyzeSideBets and AnalyzePairs.
+func (cc *CardCounts) coupCards() (int, error) {
+	n := 0
+	for r, row := range cc {
+		for _, v := range row {
+			if v < 0 {
+				return 0, fmt.Errorf("%w: negative count %d of rank %s", ErrOddsShoe, v, Rank(r+1))
+			}
+			n += v
+		}
+	}
+	if n > MaxOddsCards {
+		return 0, fmt.Errorf("%w: %d cards exceed the maximum %d", ErrOddsShoe, n, MaxOddsCards)
+	}
+	if n < 6 {
+		return 0, fmt.Errorf("%w: %d cards left, a coup may need 6", ErrOddsShoe, n)
+	}
+	return n, nil
 }
