@@ -72,6 +72,12 @@ type CheminGame struct {
 	// is chemin de fer's usual 5% (CheminCommissionBP). With a rate of 0
 	// the game is zero-sum.
 	Commission Commission
+	// PunterSeesHand lets the punter's choice on 5 depend on the two
+	// cards he holds, by value (0+5, 1+4, 2+3, 6+9, 7+8), not only on
+	// his total: Model 3 of Ethier and Gámez, with the banker seeing his
+	// hand too (Sees = SeesHand) the game they solve for every d (Model
+	// B3). SolveChemin solves it without commission only (chemin_b3.go).
+	PunterSeesHand bool
 }
 
 // CheminCell is one of the banker's information sets: his total (and,
@@ -110,6 +116,18 @@ type cheminCounts struct {
 	seq   uint64 // the unit: ordered six-card sequences (N^6 with replacement)
 	base  [2]pwbw
 	cells []cheminCellCounts
+	// five splits the deals in which the punter holds 5, by its two
+	// cards (fiveClass), when the game's punter sees his hand: base and,
+	// per cell of cells (same order), act, as above but of those deals
+	// only. Nil otherwise.
+	five *[numFiveHands]fiveCounts
+}
+
+// fiveCounts are the counts of the deals of one of the punter's 5s.
+type fiveCounts struct {
+	deals uint64 // the deals in which he holds it (and neither side a natural), in the unit
+	base  [2]pwbw
+	act   [][2][2]pwbw // per cell of cheminCounts.cells
 }
 
 type cheminCellCounts struct {
@@ -166,6 +184,22 @@ func countChemin(rc *RankCounts, g *CheminGame) (*cheminCounts, error) {
 	}
 	var cells [maxCheminCells]cheminCellCounts
 	var used [maxCheminCells]bool
+	// With the punter seeing his hand: the deals of each of his 5s, per
+	// cell index, and the class of the hand being dealt (−1: not a 5 he
+	// chooses on).
+	var five *[numFiveHands]struct {
+		deals uint64
+		base  [2]pwbw
+		act   [maxCheminCells][2][2]pwbw
+	}
+	if g.PunterSeesHand {
+		five = new([numFiveHands]struct {
+			deals uint64
+			base  [2]pwbw
+			act   [maxCheminCells][2][2]pwbw
+		})
+	}
+	cls := -1
 	take := func(v uint64) { // a card of value v leaves the shoe
 		if !rep {
 			c[v]--
@@ -246,6 +280,18 @@ func countChemin(rc *RankCounts, g *CheminGame) (*cheminCounts, error) {
 							put(uint64(removed))
 						}
 					}
+					if five != nil && cls >= 0 {
+						switch r {
+						case MustStand:
+							five[cls].base[s].add(stand)
+						case MustDraw:
+							five[cls].base[s].add(draw)
+						default:
+							i := cellIdx(col)
+							five[cls].act[i][s][0].add(stand)
+							five[cls].act[i][s][1].add(draw)
+						}
+					}
 					switch r {
 					case MustStand:
 						out.base[s].add(stand)
@@ -284,8 +330,13 @@ func countChemin(rc *RankCounts, g *CheminGame) (*cheminCounts, error) {
 					punter(0, false)
 					punter(1, false)
 				default:
+					cls = fiveClass(a, b)
+					if five != nil {
+						five[cls].deals += w4 * ext[4]
+					}
 					punter(0, false)
 					punter(1, true)
+					cls = -1
 				}
 				put(d)
 				put(e)
@@ -297,6 +348,18 @@ func countChemin(rc *RankCounts, g *CheminGame) (*cheminCounts, error) {
 	for i := range cells {
 		if used[i] {
 			out.cells = append(out.cells, cells[i])
+		}
+	}
+	if five != nil {
+		out.five = new([numFiveHands]fiveCounts)
+		for k := range out.five {
+			out.five[k].base = five[k].base
+			out.five[k].deals = five[k].deals
+			for i := range cells {
+				if used[i] {
+					out.five[k].act = append(out.five[k].act, five[k].act[i])
+				}
+			}
 		}
 	}
 	return out, nil
@@ -314,8 +377,14 @@ type CheminStrategy struct {
 // otherwise.
 type CheminSolution struct {
 	// PunterDrawsOn5 is the probability the punter draws on 5 (0 or 1
-	// when the table fixes it).
+	// when the table fixes it). When he sees his hand, it is the
+	// probability over the deals that bring him a 5 to decide on, and
+	// PunterFives gives it per hand.
 	PunterDrawsOn5 *big.Rat
+	// PunterFives is the punter's drawing probability with each of his
+	// 5s, in the order 0+5, 1+4, 2+3, 6+9, 7+8 (CheminGame.PunterSeesHand
+	// only; nil otherwise).
+	PunterFives []CheminFive
 	// Banker lists the banker's option cells, in the order of
 	// DrawTable.Options (by hand within a total when he sees his hand),
 	// with his drawing probability at each.
@@ -328,7 +397,10 @@ type CheminSolution struct {
 	// outcomes at the equilibrium.
 	PunterWin, BankerWin, Tie *big.Rat
 	// Equilibria is how many equilibria the search found (1: unique
-	// among the points it examines, every breakpoint and interval).
+	// among the points it examines, every breakpoint and interval). With
+	// CheminGame.PunterSeesHand it is 1 when the punter's optimal
+	// strategy is unique by a sufficient test (no zero reduced cost at
+	// the optimum of the linear programme), 0 when the test cannot tell.
 	Equilibria int
 }
 
@@ -338,12 +410,25 @@ var ErrCheminSolve = errors.New("tableau: chemin de fer solve")
 // SolveChemin solves the game g for the shoe rc: the punter's and the
 // banker's equilibrium strategies over the option cells of g.Table and
 // the value. It enumerates the deal once (about 300,000 weighted cases)
-// and takes a few milliseconds. Errors wrap ErrOddsShoe (the shoe) or
-// ErrCheminSolve (the game).
+// and takes a few milliseconds (with g.PunterSeesHand, a linear
+// programme: some 30 ms for 6 decks). Errors wrap ErrOddsShoe (the shoe)
+// or ErrCheminSolve (the game; also g.PunterSeesHand with a commission,
+// or with the punter's 5 not an option of the table).
 func SolveChemin(rc *RankCounts, g *CheminGame) (CheminSolution, error) {
+	if g.PunterSeesHand {
+		if g.CommissionBP() != 0 {
+			return CheminSolution{}, fmt.Errorf("%w: the punter seeing his hand is solved without commission only (give a commission of 0)", ErrCheminSolve)
+		}
+		if g.Table.Punter[5] != Option {
+			return CheminSolution{}, fmt.Errorf("%w: the punter sees his hand, but his 5 is not an option of the table", ErrCheminSolve)
+		}
+	}
 	cc, err := countChemin(rc, g)
 	if err != nil {
 		return CheminSolution{}, err
+	}
+	if g.PunterSeesHand {
+		return cc.solveB3()
 	}
 	return cc.solve(g.commission(), g.Table.Punter[5] == Option, g.Table.Punter[5] == MustDraw), nil
 }

@@ -80,3 +80,27 @@ func TestPublishedCommission(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishedModelB3: cards dealt without replacement from a d-deck
+// shoe, each of the punter and the banker seeing the two cards he holds,
+// no commission. Ethier and Gámez (2013, abstract): "a 2^5 × 2^484
+// matrix game, which is solved herein for every positive integer d";
+// introduction: "We suspect that these optimal strategies are uniquely
+// optimal". So: the punter has five choices (his five 5s by value), the
+// banker 484 cells, and for d = 1, 6 and 8 the solution here passes our
+// sufficient test of a unique punter optimum.
+func TestPublishedModelB3(t *testing.T) {
+	for _, d := range []int{1, 6, 8} {
+		rc := FullShoe(d)
+		sol, err := SolveChemin(&rc, b3Game(t, SeesHand, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sol.PunterFives) != 5 || len(sol.Banker) != 484 {
+			t.Errorf("d = %d: %d punter choices × %d banker cells, want 5 × 484 (a 2^5 × 2^484 game)", d, len(sol.PunterFives), len(sol.Banker))
+		}
+		if sol.Equilibria != 1 {
+			t.Errorf("d = %d: the punter's optimum is not shown unique", d)
+		}
+	}
+}

@@ -29,7 +29,8 @@ const oddsUsage = `usage: sabot odds [--decks N] [--removed CARDS] [--rules punt
        sabot odds --game chemin-de-fer [--decks N] [--removed CARDS] [--batch]
                   [--commission RATE] [--banker-table scarne|free]
                   (--punter-five draw|stand [--banker STRATEGY]
-                   | --solve [--banker-sees total|hand] [--replacement])
+                   | --solve [--banker-sees total|hand] [--punter-sees total|hand]
+                           [--replacement])
        sabot odds --game banque [--decks N] [--removed CARDS] [--batch]
                   [--punter-five draw|stand] [--right-five draw|stand]
                   [--left-five draw|stand] [--banker T/R/L=draw|stand,...]
@@ -54,7 +55,8 @@ edge of every bet the rule profile offers. Prints one JSON object:
 With --game chemin-de-fer (6 decks by default) it values a given pair of
 strategies (the punter's 5, the banker's choice at each option cell, as
 T/V=draw|stand entries; see docs/cli.md) or, with --solve, finds both
-sides' equilibrium strategies and the value of the game. With --game banque
+sides' equilibrium strategies and the value of the game (--punter-sees hand:
+the punter's choice on 5 by his two cards, without commission). With --game banque
 (3 decks by default) it values each tableau against the banker for given
 strategies (each tableau's 5, the banker's draw table).
 

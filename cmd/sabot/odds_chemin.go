@@ -10,12 +10,12 @@ import (
 )
 
 // cheminOnlyFlags are the flags of `sabot odds --game chemin-de-fer`.
-var cheminOnlyFlags = []string{"punter-five", "banker-table", "banker", "solve", "banker-sees", "replacement"}
+var cheminOnlyFlags = []string{"punter-five", "banker-table", "banker", "solve", "banker-sees", "punter-sees", "replacement"}
 
 // cheminFlags are the chemin de fer flags as parsed.
 type cheminFlags struct {
-	five, table, banker, sees *string
-	solve, replacement        *bool
+	five, table, banker, sees, punterSees *string
+	solve, replacement                    *bool
 }
 
 func addCheminFlags(fs *flag.FlagSet) *cheminFlags {
@@ -24,6 +24,7 @@ func addCheminFlags(fs *flag.FlagSet) *cheminFlags {
 		table:       fs.String("banker-table", "scarne", "chemin de fer: the banker's table, `scarne|free` (free: every banker decision is his)"),
 		banker:      fs.String("banker", "", "chemin de fer: the banker's choice at each option, `T/V=draw|stand,...` (T/stood, T/*; unlisted: the punto banco tableau)"),
 		sees:        fs.String("banker-sees", "total", "chemin de fer --solve: the banker decides on his `total|hand` (hand: the two cards he holds)"),
+		punterSees:  fs.String("punter-sees", "total", "chemin de fer --solve: the punter decides on 5 by his `total|hand` (hand: the two cards he holds; Ethier and Gámez's Model B3 with --banker-sees hand; needs --commission 0)"),
 		solve:       fs.Bool("solve", false, "chemin de fer: solve the game (both sides' equilibrium strategies over the option cells, and the value)"),
 		replacement: fs.Bool("replacement", false, "chemin de fer --solve: deal every card from the full shoe, as if put back (Kemeny and Snell's model)"),
 	}
@@ -53,6 +54,10 @@ func (f *cheminFlags) apply(c *cheminConfig, set map[string]bool, commission tab
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--banker-sees %q: want total or hand", *f.sees))
 	}
+	punterSees, err := tableau.ParseBankerSees(*f.punterSees)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--punter-sees %q: want total or hand", *f.punterSees))
+	}
 	c.solve, c.five, c.btable = *f.solve, five, bt
 	if len(errs) > 0 {
 		return errs
@@ -61,14 +66,21 @@ func (f *cheminFlags) apply(c *cheminConfig, set map[string]bool, commission tab
 	if err != nil {
 		return []error{err}
 	}
-	c.game = tableau.CheminGame{Table: tab, Sees: sees, Replacement: *f.replacement, Commission: commission}
+	c.game = tableau.CheminGame{Table: tab, Sees: sees, Replacement: *f.replacement, Commission: commission,
+		PunterSeesHand: punterSees == tableau.SeesHand}
 	if c.solve {
 		if set["banker"] {
 			errs = append(errs, errors.New("--banker and --solve exclude each other (--solve finds the banker's strategy)"))
 		}
+		if c.game.PunterSeesHand && c.game.CommissionBP() != 0 {
+			errs = append(errs, fmt.Errorf("--punter-sees hand: solved without commission only; give --commission 0 (it is %g%%)", float64(c.game.CommissionBP())/100))
+		}
+		if c.game.PunterSeesHand && five != tableau.Option {
+			errs = append(errs, fmt.Errorf("--punter-sees hand: the punter's 5 must be his option (--punter-five option, not %s)", five))
+		}
 		return errs
 	}
-	for _, name := range []string{"banker-sees", "replacement"} {
+	for _, name := range []string{"banker-sees", "punter-sees", "replacement"} {
 		if set[name] {
 			errs = append(errs, fmt.Errorf("--%s: only with --solve", name))
 		}
@@ -116,11 +128,16 @@ type cheminSolveJSON struct {
 	Commission  float64 `json:"commission"`
 	BankerTable string  `json:"banker_table"`
 	BankerSees  string  `json:"banker_sees"`
+	PunterSees  string  `json:"punter_sees"`
 	Replacement bool    `json:"replacement"`
 	// PunterDrawsOn5 is the punter's probability of drawing on 5, and
-	// PunterDrawsOn5Exact the same as a fraction.
+	// PunterDrawsOn5Exact the same as a fraction (with --punter-sees
+	// hand: over the deals that bring him a 5 to decide on).
 	PunterDrawsOn5      float64 `json:"punter_draws_on_5"`
 	PunterDrawsOn5Exact string  `json:"punter_draws_on_5_exact"`
+	// PunterFives (--punter-sees hand only) is his drawing probability
+	// with each 5 by its two cards: 0+5, 1+4, 2+3, 6+9, 7+8.
+	PunterFives []cheminCellJSON `json:"punter_fives,omitempty"`
 	// Banker is every option cell with the banker's probability of
 	// drawing; OffTableau the cells where he departs from the punto
 	// banco tableau (draws where it stands, stands or mixes where it
@@ -163,13 +180,19 @@ func (c *cheminConfig) analyze(rc *tableau.RankCounts, decks int) (any, error) {
 		}
 		out := cheminSolveJSON{
 			Game: "chemin-de-fer", Decks: decks, CardsLeft: rc.Total(), Commission: alpha,
-			BankerTable: c.btable.String(), BankerSees: c.game.Sees.String(), Replacement: c.game.Replacement,
+			BankerTable: c.btable.String(), BankerSees: c.game.Sees.String(), PunterSees: "total", Replacement: c.game.Replacement,
 			PunterDrawsOn5: ratFloat(sol.PunterDrawsOn5), PunterDrawsOn5Exact: sol.PunterDrawsOn5.RatString(),
 			OffTableau:  []string{},
 			PunterValue: ratFloat(sol.PunterValue), PunterValueExact: sol.PunterValue.RatString(),
 			BankValue: ratFloat(sol.BankerValue), HouseTake: ratFloat(sol.HouseTake),
 			Punter: ratFloat(sol.PunterWin), Bank: ratFloat(sol.BankerWin), Tie: ratFloat(sol.Tie),
 			Equilibria: sol.Equilibria,
+		}
+		if c.game.PunterSeesHand {
+			out.PunterSees = "hand"
+			for _, f := range sol.PunterFives {
+				out.PunterFives = append(out.PunterFives, cheminCellJSON{Cell: f.String(), Draw: ratFloat(f.Draw), Exact: f.Draw.RatString()})
+			}
 		}
 		one := big.NewRat(1, 1)
 		for _, b := range sol.Banker {

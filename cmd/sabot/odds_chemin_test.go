@@ -66,6 +66,34 @@ func TestOddsCheminSolveKemenySnell(t *testing.T) {
 	}
 }
 
+// TestOddsCheminSolvePunterSeesHand: --punter-sees hand (Model B3 with
+// --banker-sees hand) on a fresh 6-deck shoe: the punter's five 5s each
+// with its own probability (the library's, tableau.TestSolveB3Figures),
+// and a punter_sees key on every --solve line.
+func TestOddsCheminSolvePunterSeesHand(t *testing.T) {
+	out, stderr, code := runSabot(t, "", "odds", "--game", "chemin-de-fer", "--solve", "--banker-table", "free",
+		"--banker-sees", "hand", "--punter-sees", "hand", "--commission", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got cheminSolveJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	var fives []string
+	for _, f := range got.PunterFives {
+		fives = append(fives, f.Cell+"="+f.Exact)
+	}
+	if got.PunterSees != "hand" || strings.Join(fives, " ") != "0+5=1 1+4=35003/74880 2+3=0 6+9=1 7+8=1" ||
+		got.PunterValueExact != "-73356216203119/5712649844821920" || len(got.Banker) != 484 || got.Equilibria != 1 {
+		t.Errorf("solution %s", out)
+	}
+	out, _, _ = runSabot(t, "", "odds", "--game", "chemin-de-fer", "--solve")
+	if !strings.Contains(out, `"punter_sees":"total"`) || strings.Contains(out, "punter_fives") {
+		t.Errorf("--solve without --punter-sees: %s", out)
+	}
+}
+
 // TestOddsCheminBatch: --batch values one shoe per line.
 func TestOddsCheminBatch(t *testing.T) {
 	out, stderr, code := runSabot(t, "\n5H 5 9C KD\n", "odds", "--game", "chemin-de-fer", "--solve", "--batch")
@@ -90,6 +118,10 @@ func TestOddsCheminFlagErrors(t *testing.T) {
 		{[]string{"--game", "chemin-de-fer", "--punter-five", "draw", "--replacement"}, "--replacement: only with --solve"},
 		{[]string{"--game", "chemin-de-fer", "--banker-table", "loose", "--solve"}, `--banker-table "loose"`},
 		{[]string{"--game", "chemin-de-fer", "--solve", "--banker-sees", "all"}, `--banker-sees "all"`},
+		{[]string{"--game", "chemin-de-fer", "--solve", "--punter-sees", "cards", "--commission", "0"}, `--punter-sees "cards"`},
+		{[]string{"--game", "chemin-de-fer", "--solve", "--punter-sees", "hand"}, "--punter-sees hand: solved without commission only; give --commission 0 (it is 5%)"},
+		{[]string{"--game", "chemin-de-fer", "--solve", "--punter-sees", "hand", "--commission", "0", "--punter-five", "draw"}, "--punter-sees hand: the punter's 5 must be his option"},
+		{[]string{"--game", "chemin-de-fer", "--punter-five", "draw", "--punter-sees", "hand"}, "--punter-sees: only with --solve"},
 		{[]string{"--game", "chemin-de-fer", "--rules", "ez", "--solve"}, "--rules"},
 		{[]string{"--solve"}, "--solve: only with --game chemin-de-fer"},
 		{[]string{"--game", "baccara"}, `--game "baccara"`},
