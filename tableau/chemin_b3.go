@@ -159,14 +159,7 @@ func (cc *cheminCounts) fillB3(sol *CheminSolution, x *[numFiveHands]*big.Rat, y
 			}
 		}
 	}
-	seq := new(big.Rat).SetInt(bigU(cc.seq))
-	pw.Quo(pw, seq)
-	bw.Quo(bw, seq)
-	sol.PunterWin, sol.BankerWin = pw, bw
-	sol.Tie = new(big.Rat).Sub(one, new(big.Rat).Add(pw, bw))
-	sol.PunterValue = new(big.Rat).Sub(pw, bw)
-	sol.BankerValue = new(big.Rat).Neg(sol.PunterValue)
-	sol.HouseTake = new(big.Rat)
+	cc.setOutcomes(sol, pw, bw, new(big.Rat)) // no commission
 }
 
 // b3Simplex maximises l·x + Σ_i min(0, g0[j]+beta[j]·x) over x in

@@ -666,6 +666,14 @@ func (cc *cheminCounts) fill(sol *CheminSolution, x *big.Rat, q []*big.Rat, alph
 		pw.Add(pw, mp.Mul(mp, ws[s]))
 		bw.Add(bw, mb.Mul(mb, ws[s]))
 	}
+	cc.setOutcomes(sol, pw, bw, alpha)
+}
+
+// setOutcomes sets sol's outcome probabilities and values from the
+// punter's and the bank's wins pw and bw (in the unit, overwritten) under
+// the commission alpha.
+func (cc *cheminCounts) setOutcomes(sol *CheminSolution, pw, bw, alpha *big.Rat) {
+	one := big.NewRat(1, 1)
 	seq := new(big.Rat).SetInt(bigU(cc.seq))
 	pw.Quo(pw, seq)
 	bw.Quo(bw, seq)
