@@ -43,6 +43,29 @@ func snapCards(cs []Card) []snapCard {
 	return out
 }
 
+// restoreCoup sets c's hands and its option state (the hand whose turn
+// it is, the dead flag, the choices made) from a snapshot's fields; what
+// begins the names in its errors ("" for the coup in progress, "last
+// coup's " for the one shown between coups).
+func (s *tableSnap) restoreCoup(c *Coup, what string, player, banker, left []snapCard, turn int, dead bool, opts []OptionChoice) error {
+	var err error
+	if c.Player, err = s.hand(player, what+"player hand"); err != nil {
+		return err
+	}
+	if c.Banker, err = s.hand(banker, what+"banker hand"); err != nil {
+		return err
+	}
+	if c.Left, err = s.hand(left, what+"left hand"); err != nil {
+		return err
+	}
+	if turn < 0 || turn > MaxOptions || len(opts) > MaxOptions {
+		return fmt.Errorf("%w: %sturn %d, %d options", ErrSnapshot, what, turn, len(opts))
+	}
+	c.turn, c.dead = uint8(turn), dead
+	c.opts.N = uint8(copy(c.opts.List[:], opts))
+	return nil
+}
+
 func (s *tableSnap) hand(cs []snapCard, what string) (Hand, error) {
 	var h Hand
 	if len(cs) > MaxHandCards {
@@ -270,20 +293,9 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		copy(f.comp.suited[r+1][1:], row)
 	}
 	f.shoe, f.phase, f.burnN, f.burnWant, f.coupNum = s.Shoe, s.Phase, s.BurnN, s.BurnWant, s.CoupNum
-	if f.coup.Player, err = s.hand(s.Player, "player hand"); err != nil {
+	if err := s.restoreCoup(&f.coup, "", s.Player, s.Banker, s.Left, s.Turn, s.Dead, s.Options); err != nil {
 		return nil, err
 	}
-	if f.coup.Banker, err = s.hand(s.Banker, "banker hand"); err != nil {
-		return nil, err
-	}
-	if f.coup.Left, err = s.hand(s.Left, "left hand"); err != nil {
-		return nil, err
-	}
-	if s.Turn < 0 || s.Turn > MaxOptions || len(s.Options) > MaxOptions {
-		return nil, bad("turn %d, %d options", s.Turn, len(s.Options))
-	}
-	f.coup.turn, f.coup.dead = uint8(s.Turn), s.Dead
-	f.coup.opts.N = uint8(copy(f.coup.opts.List[:], s.Options))
 	f.voided, f.cut, f.lastCoup = s.Voided, s.Cut, s.LastCoup
 
 	t.shoeID, t.curShoe, t.inShoe = s.ShoeID, s.CurShoe, s.InShoe
@@ -321,18 +333,7 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 	if s.ShownGame {
 		t.lastCoup = NewCoup(f.opts.Rules.Game)
 	}
-	if t.lastCoup.Left, err = s.hand(s.ShownLeft, "last coup's left hand"); err != nil {
-		return nil, err
-	}
-	if s.ShownTurn < 0 || s.ShownTurn > MaxOptions || len(s.ShownOptions) > MaxOptions {
-		return nil, bad("last coup's turn %d, %d options", s.ShownTurn, len(s.ShownOptions))
-	}
-	t.lastCoup.turn, t.lastCoup.dead = uint8(s.ShownTurn), s.ShownDead
-	t.lastCoup.opts.N = uint8(copy(t.lastCoup.opts.List[:], s.ShownOptions))
-	if t.lastCoup.Player, err = s.hand(s.ShownPlayer, "last coup's player hand"); err != nil {
-		return nil, err
-	}
-	if t.lastCoup.Banker, err = s.hand(s.ShownBanker, "last coup's banker hand"); err != nil {
+	if err := s.restoreCoup(&t.lastCoup, "last coup's ", s.ShownPlayer, s.ShownBanker, s.ShownLeft, s.ShownTurn, s.ShownDead, s.ShownOptions); err != nil {
 		return nil, err
 	}
 	t.lastVoided, t.lastSeq, t.prevShoe, t.prevID = s.LastVoided, s.LastSeq, s.PrevShoe, s.PrevID
