@@ -9,6 +9,7 @@ import (
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
+	"github.com/mochi-mqtt/server/v2/packets"
 )
 
 // EmbeddedBroker is an in-process MQTT broker (mochi-mqtt) for when no
@@ -39,6 +40,11 @@ func StartEmbeddedBroker(addr string, logger *slog.Logger) (*EmbeddedBroker, err
 	}
 	srv := mochi.New(&mochi.Options{InlineClient: false, Logger: logger})
 	if err := srv.AddHook(new(auth.AllowHook), nil); err != nil {
+		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+	}
+	// Last, so that no hook after it can refuse a packet it has locked for.
+	guard := &retainGuard{aliasMax: srv.Options.Capabilities.TopicAliasMaximum, held: map[*mochi.Client]int{}}
+	if err := srv.AddHook(guard, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
 	l := &loopbackListener{id: "sabot-loopback", address: addr, conns: make(map[net.Conn]struct{})}
@@ -161,4 +167,89 @@ func (l *loopbackListener) shutdown() {
 func (l *loopbackListener) Close(closeClients listeners.CloseFn) {
 	l.shutdown()
 	closeClients(l.id)
+}
+
+// retainGuard serialises, in the embedded broker, the writers of the
+// retained-message index (a retained PUBLISH, a retained will) with the
+// SUBSCRIBE that reads it to send a new subscriber the retained messages:
+// mochi-mqtt v2.7.9's TopicsIndex.scanMessages reads a topic's retainPath
+// without the lock under which RetainMessage writes it (a data race that
+// go test -race reports, TestEmbeddedBrokerRetainWhileSubscribing). It
+// locks when such a packet has been read (the last OnPacketRead hook, so
+// the packet is then processed) and unlocks when the broker has
+// processed it; for a will, from OnWill to OnWillSent. Each client's
+// packets are processed one at a time on its own goroutine, so a client
+// holds the lock at most once for a packet and once for its will.
+type retainGuard struct {
+	mochi.HookBase
+	aliasMax uint16 // the server's, for the publish check it makes before processing
+	mu       sync.Mutex
+	heldMu   sync.Mutex
+	held     map[*mochi.Client]int // the client holds mu for: 1 a packet, 2 its will
+}
+
+// ID names the hook for mochi-mqtt.
+func (g *retainGuard) ID() string { return "sabot-retain-guard" }
+
+// Provides says which of mochi-mqtt's hook events the guard takes.
+func (g *retainGuard) Provides(b byte) bool {
+	return b == mochi.OnPacketRead || b == mochi.OnPacketProcessed || b == mochi.OnWill || b == mochi.OnWillSent
+}
+
+func (g *retainGuard) lock(cl *mochi.Client, what int) {
+	g.mu.Lock()
+	g.heldMu.Lock()
+	g.held[cl] |= what
+	g.heldMu.Unlock()
+}
+
+func (g *retainGuard) unlock(cl *mochi.Client, what int) {
+	g.heldMu.Lock()
+	h := g.held[cl]
+	was := h&what != 0
+	if h &^= what; h == 0 {
+		delete(g.held, cl)
+	} else {
+		g.held[cl] = h
+	}
+	g.heldMu.Unlock()
+	if was {
+		g.mu.Unlock()
+	}
+}
+
+// OnPacketRead locks for a retained PUBLISH and a SUBSCRIBE that the
+// broker will process: it checks them as processPacket does first, since
+// one it refuses there is never reported processed.
+func (g *retainGuard) OnPacketRead(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	switch pk.FixedHeader.Type {
+	case packets.Publish:
+		if pk.FixedHeader.Retain && pk.PublishValidate(g.aliasMax) == packets.CodeSuccess {
+			g.lock(cl, 1)
+		}
+	case packets.Subscribe:
+		if pk.SubscribeValidate() == packets.CodeSuccess {
+			g.lock(cl, 1)
+		}
+	}
+	return pk, nil
+}
+
+// OnPacketProcessed unlocks after a packet OnPacketRead locked for.
+func (g *retainGuard) OnPacketProcessed(cl *mochi.Client, pk packets.Packet, err error) {
+	g.unlock(cl, 1)
+}
+
+// OnWill locks for a retained will sent at once (a delayed one is sent
+// later, by the broker's loop, without OnWill).
+func (g *retainGuard) OnWill(cl *mochi.Client, will mochi.Will) (mochi.Will, error) {
+	if will.Retain && will.WillDelayInterval == 0 {
+		g.lock(cl, 2)
+	}
+	return will, nil
+}
+
+// OnWillSent unlocks after the will OnWill locked for.
+func (g *retainGuard) OnWillSent(cl *mochi.Client, pk packets.Packet) {
+	g.unlock(cl, 2)
 }
