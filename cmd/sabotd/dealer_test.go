@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -120,22 +118,7 @@ dir = %q
 	m, _ := bootDaemon(t, conf)
 	r := newReceived()
 	cmds := subscribe(t, m.d.broker.URL(), "sabot/T-D", r)
-	deal := func(src string) {
-		t.Helper()
-		toks, err := tableau.ParseTranscript(strings.NewReader(src), "deal")
-		if err != nil {
-			t.Fatal(err)
-		}
-		vs, err := sim.New(sim.Options{Tokens: toks, Seed: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := vs.Run(ctx, sim.NewPTY(link)); err != nil {
-			t.Fatalf("virtual shoe: %v (%+v)", err, vs.Stats())
-		}
-	}
+	deal := func(src string) { t.Helper(); dealVirtualShoe(t, link, src, 5) }
 	// The coups and the dealer's alerts (not the link's shoe-offline and
 	// shoe-online between the virtual shoe's runs).
 	dealt := func() []map[string]any {

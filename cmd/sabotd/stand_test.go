@@ -143,19 +143,7 @@ dir = %q
 	m, _ := bootDaemon(t, conf)
 	r := newReceived()
 	subscribe(t, m.d.broker.URL(), "sabot/T-S", r)
-	toks, err := tableau.ParseTranscript(strings.NewReader("shoe 3C 4D 9H 2S | 4H 3D AC KS stand 5C |"), "deal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := sim.New(sim.Options{Tokens: toks, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := vs.Run(ctx, sim.NewPTY(link)); err != nil {
-		t.Fatalf("virtual shoe: %v (%+v)", err, vs.Stats())
-	}
+	dealVirtualShoe(t, link, "shoe 3C 4D 9H 2S | 4H 3D AC KS stand 5C |", 3)
 	waitFor(t, "the coup", 10*time.Second, func() bool { return len(r.kind("coup")) == 1 })
 	c := r.kind("coup")[0]
 	opts, _ := json.Marshal(c["options"])
@@ -208,4 +196,23 @@ dir = %q
 		t.Errorf("banque coup with tie_pays: %v", c)
 	}
 	waitFor(t, "the result on the display", 10*time.Second, func() bool { return m.d.fakeFrame() == "r5PL7Pb3" })
+}
+
+// dealVirtualShoe runs a virtual sabot-protocol shoe (seeded with seed) on
+// the pty link until it has dealt the transcript src, or fails the test.
+func dealVirtualShoe(t *testing.T, link, src string, seed uint64) {
+	t.Helper()
+	toks, err := tableau.ParseTranscript(strings.NewReader(src), "deal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := sim.New(sim.Options{Tokens: toks, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := vs.Run(ctx, sim.NewPTY(link)); err != nil {
+		t.Fatalf("virtual shoe: %v (%+v)", err, vs.Stats())
+	}
 }
