@@ -70,6 +70,7 @@ func TestBadFlags(t *testing.T) {
 // TestBootHTTP boots the real program from a configuration file and checks
 // its HTTP endpoints and a clean Close.
 func TestBootHTTP(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.toml")
 	os.WriteFile(path, []byte(`table = "BAC-1"
@@ -157,5 +158,29 @@ dir = %q
 	}
 	if !strings.Contains(stderr.String(), `"gpio.lamp"`) || !strings.Contains(stderr.String(), "SABOT_NO_SUCH_PIN_71") {
 		t.Errorf("error does not name the key and the pin:\n%s", stderr.String())
+	}
+}
+
+// TestHelpFlag runs the built sabotd with -h and --help: exit 0, the usage
+// and every flag on standard error, nothing on standard output, no panic
+// (the flag package prints one when a flag's String panics on a zero value).
+func TestHelpFlag(t *testing.T) {
+	bin := filepath.Join(binaries(t), "sabotd")
+	for _, h := range []string{"-h", "--help"} {
+		cmd := exec.Command(bin, h)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("sabotd %s: %v (want exit 0)\n%s", h, err, errOut.String())
+		}
+		e := errOut.String()
+		if out.Len() != 0 || !strings.HasPrefix(e, "usage: sabotd ") || strings.Contains(strings.ToLower(e), "panic") {
+			t.Errorf("sabotd %s: stdout %q, stderr:\n%s", h, out.String(), e)
+		}
+		for _, f := range []string{"-config", "-demo", "-print-config", "-version"} {
+			if !strings.Contains(e, "  "+f+" ") && !strings.Contains(e, "  "+f+"\n") {
+				t.Errorf("sabotd %s does not list %s:\n%s", h, f, e)
+			}
+		}
 	}
 }
