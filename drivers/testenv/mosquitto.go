@@ -142,17 +142,6 @@ func NewMosquitto(t testing.TB, o MosquittoOptions) *Mosquitto {
 	return m
 }
 
-// FreePort returns a TCP port free on the loopback address just now.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // Start runs the broker (again, after a stop: same port, configuration
 // and persistence) and waits until its port accepts connections, at most
 // mosquittoWait; a broker that exits or does not listen fails the test.

@@ -111,23 +111,13 @@ func (s *syncBuffer) String() string {
 	return string(s.b)
 }
 
-// freePort returns a loopback port free now and not in used (the ports
-// already given to this cluster's nodes: the kernel may hand out a port
-// again once its listener is closed).
+// freePort returns a loopback port from testenv.FreePort (never one it
+// gave before in this process) and records it in used.
 func freePort(t testing.TB, used map[int]bool) int {
 	t.Helper()
-	for {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		if !used[p] {
-			used[p] = true
-			return p
-		}
-	}
+	p := testenv.FreePort(t)
+	used[p] = true
+	return p
 }
 
 // Start writes the nodes' configurations, starts every node and waits
