@@ -153,7 +153,7 @@ func TestLexerMatchesReference(t *testing.T) {
 	pieces := []string{"AS", "10h", "td", "7", "Q", "shoe", "SHOE", "|", "cut", "Void", " ", "  ", "\t", "\n", "\r\n",
 		"# comment é\n", "#x", "\u00a0", "\u2028", "\u0085", "é", "ſ", "\xff", "\xe2\x82", "1H", "2H|", "#", "\uFEFF", "\u3000"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 3000 {
+	for range archScaled(3000) {
 		var b strings.Builder
 		if rng.IntN(4) == 0 {
 			b.WriteString("\uFEFF")
@@ -228,7 +228,7 @@ func TestLexerAppendTokensMatchesReference(t *testing.T) {
 		"ah", "2x", "x2", "10", "1", strings.Repeat("K", 64), strings.Repeat("K", 65),
 		"dealer AS", "DEALER d-7", "dealer -", "dealer", "dealer #c\n2H", "dealer \u00a0 x"}
 	rng := rand.New(rand.NewPCG(3, 4))
-	for k := range 1500 {
+	for k := range archScaled(1500) {
 		var b strings.Builder
 		if rng.IntN(4) == 0 {
 			b.WriteString("\uFEFF")
@@ -515,7 +515,7 @@ func TestQuickScanAgreesWithLexer(t *testing.T) {
 		b, _ := os.ReadFile(p)
 		inputs = append(inputs, string(b), strings.Repeat(string(b), 30))
 	}
-	for range 4000 {
+	for range archScaled(4000) {
 		var b strings.Builder
 		if rng.IntN(8) == 0 {
 			b.WriteString("\uFEFF")
@@ -572,7 +572,7 @@ func TestQuickScanAgreesWithLexer(t *testing.T) {
 	if _, ok, _ := tableau.QuickScanRest(strings.NewReader("\uFEFF2H 3C\n")); ok {
 		t.Error("QuickScanRest skips a byte order mark")
 	}
-	if accepted < 300 {
+	if accepted < archScaled(300) {
 		t.Errorf("only %d inputs accepted", accepted)
 	}
 	// A read error is returned.
