@@ -2,7 +2,12 @@ package tableau_test
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -33,6 +38,45 @@ func TestStandardLibraryOnly(t *testing.T) {
 		}
 		if n < 2 {
 			t.Fatalf("go list returned %d packages for %s; expected the package and its standard imports", n, pkg)
+		}
+	}
+}
+
+// TestNoConcurrency fails if the non-test code of tableau or display starts
+// a goroutine or imports sync or sync/atomic. Both are pure and run on the
+// caller's goroutine; .ci/test runs their tests without the race detector
+// on that ground (there is nothing in them for it to find), so this test
+// keeps the ground true.
+func TestNoConcurrency(t *testing.T) {
+	for _, dir := range []string{".", "../display"} {
+		paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := 0
+		for _, p := range paths {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			for _, im := range f.Imports {
+				if v, _ := strconv.Unquote(im.Path.Value); v == "sync" || v == "sync/atomic" {
+					t.Errorf("%s imports %s", p, v)
+				}
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if g, ok := n.(*ast.GoStmt); ok {
+					t.Errorf("%s: a go statement at offset %d", p, g.Go)
+				}
+				return true
+			})
+		}
+		if files < 3 {
+			t.Fatalf("%s: only %d Go files read; the check did not run", dir, files)
 		}
 	}
 }
