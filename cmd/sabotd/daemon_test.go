@@ -19,6 +19,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -243,9 +244,11 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// waitFor polls cond until it holds, failing the test after d (scaled by
+// testenv.Deadline).
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(testenv.Deadline(d))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -378,6 +381,7 @@ dir = %q
 // was, and the union of what was published, de-duplicated by id, is what
 // `sabot check` says for the whole transcript.
 func TestDaemonRestartMidCoup(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	b, err := mqtt.StartEmbeddedBroker("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -187,8 +187,11 @@ func publishEvents(t testing.TB, p *Publisher, events [][]Message, pace time.Dur
 	}
 }
 
+// waitFor polls cond until it holds, failing the test after timeout
+// (scaled by testenv.Deadline).
 func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
+	timeout = testenv.Deadline(timeout)
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
