@@ -550,6 +550,7 @@ func dirSize(t *testing.T, dir string) (live, archive int64) {
 // per shoe) is part of the README's test command; SABOT_SOAK=month (or
 // -soak.coups=N) deals a month of play.
 func TestSoak(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	coups := soakCoups(t)
 	// Persistent: a restart keeps the persistent sessions and the
 	// messages queued for them.
@@ -630,6 +631,19 @@ func TestSoak(t *testing.T) {
 		}{{bt, btSub, &btSamples, btState}, {sb, sbSub, &sbSamples, sbState}} {
 			var s sample
 			s.rss, s.fds = x.d.sample(t)
+			if len(*x.out) > 0 {
+				// A descriptor leak stays; a broker reconnection in
+				// progress (the takeover probe, the new connection
+				// before the old one is closed) passes, and on a loaded
+				// machine it lasts: count the least seen until the
+				// count is within the bound again, at most 10 s.
+				limit := (*x.out)[0].fds + soakFDSlack
+				for end := time.Now().Add(testenv.Deadline(10 * time.Second)); s.fds > limit && time.Now().Before(end); {
+					time.Sleep(100 * time.Millisecond)
+					_, n := x.d.sample(t)
+					s.fds = min(s.fds, n)
+				}
+			}
 			s.anon, s.file = rssParts(t, x.d.p.cmd.Process.Pid)
 			m := metricsOf(t, x.d.p)
 			s.goroutines = int(metricValue(t, m, "go_goroutines"))
