@@ -47,7 +47,7 @@ func builtSabot(t *testing.T) string {
 	dir := filepath.Dir(builtSabotd(t))
 	sabotOnce.Do(func() {
 		sabotBin = filepath.Join(dir, "sabot")
-		out, err := exec.Command("go", "build", "-o", sabotBin, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-trimpath", "-o", sabotBin, ".").CombinedOutput()
 		if err != nil {
 			sabotErr = fmt.Errorf("go build .: %v\n%s", err, out)
 		}
@@ -338,6 +338,7 @@ const pitDealRate = 5
 // TestPitBrowserNATS: the console on the 3-node NATS cluster (JetStream
 // and MQTT), the daemons and the console each given all three nodes.
 func TestPitBrowserNATS(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	c := natscluster.Start(t, natscluster.Options{})
 	// Then the node the console uses dies (SIGKILL): the console moves to
 	// another node and the page carries on. Every client is given the
@@ -362,6 +363,7 @@ func TestPitBrowserNATS(t *testing.T) {
 
 // TestPitBrowserEmbedded: the same on one embedded broker (the demo's).
 func TestPitBrowserEmbedded(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	b, err := mqtt.StartEmbeddedBroker("", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -500,7 +502,17 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 	pitScreenshot(t, ctx, "pit-alert.png") // docs/pit.png
 
 	// The acknowledgement from the console.
-	chromium.Run(t, ctx, "acknowledge", chromedp.Click(`.tile[data-table="PIT-1"] button.ack`))
+	// The button is found and clicked in one step in the page: the live
+	// stream redraws the tile on every update, and chromedp.Click's two
+	// steps (find the node, then press the mouse on it) failed under load
+	// with "Could not find node with given id" when a redraw came between.
+	const ackButton = `.tile[data-table="PIT-1"] button.ack`
+	var clicked bool
+	chromium.Run(t, ctx, "acknowledge", chromedp.WaitVisible(ackButton),
+		chromedp.Evaluate(`(() => { const b = document.querySelector('`+ackButton+`'); if (!b) return false; b.click(); return true; })()`, &clicked))
+	if !clicked {
+		t.Fatal("the acknowledge button was gone when clicked")
+	}
 	pitWait(t, "the table's alert/ack", 10*time.Second, func() bool {
 		watch.mu.Lock()
 		defer watch.mu.Unlock()
