@@ -360,6 +360,7 @@ func (a *actWriter) Write(p []byte) (int, error) {
 // place, while the second pass reads it is reported (exit 2) rather than
 // passed off as checked; bytes appended are not read and are no error.
 func TestCheckFileChangedBetweenPasses(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	one, err := os.ReadFile("../../tableau/testdata/clean-8deck.shoe")
 	if err != nil {
 		t.Fatal(err)

@@ -401,7 +401,9 @@ func builtSabotd(t *testing.T) string {
 			return
 		}
 		sabotdBin = filepath.Join(dir, "sabotd")
-		out, err := exec.Command("go", "build", "-o", sabotdBin, "../sabotd").CombinedOutput()
+		// -trimpath as .ci/test's go vet and .ci/package build: the
+		// packages compiled once serve all three.
+		out, err := exec.Command("go", "build", "-trimpath", "-o", sabotdBin, "../sabotd").CombinedOutput()
 		if err != nil {
 			sabotdErr = fmt.Errorf("go build ../sabotd: %v\n%s", err, out)
 		}
@@ -416,6 +418,7 @@ func builtSabotd(t *testing.T) string {
 // with sabotd's real loader, then breaks the configuration: it exits 0,
 // then 1 with sabotd's error naming the key and line.
 func TestDoctorRun(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	bin := builtSabotd(t)
 	f := newDocFixture(t)
 	os.Symlink("ttyUSB0", filepath.Join(f.dev, "sabot-shoe"))

@@ -59,6 +59,7 @@ func TestFloorTokensEndAtTheCoup(t *testing.T) {
 // limit fails with exit status 1 naming the p99. The full measurement is
 // the documented command in docs/operations.md ("Floor scale").
 func TestFloorSimMosquitto(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	bin := builtSabotd(t)
 	mq := testenv.StartMosquitto(t)
 	args := []string{"floor-sim", "--broker", mq.URL, "--tables", "3", "--coups", "6", "--sabotd", bin,
@@ -113,6 +114,7 @@ func TestFloorSimMosquitto(t *testing.T) {
 // and MQTT on loopback): every daemon and the subscriber are given all
 // three nodes; every card and coup is delivered once.
 func TestFloorSimNATS(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	bin := builtSabotd(t)
 	cl := natscluster.Start(t, natscluster.Options{})
 	args := []string{"floor-sim", "--tables", "2", "--coups", "4", "--sabotd", bin, "--json", "--dir", t.TempDir(), "--p99-max", "1h"}

@@ -66,6 +66,7 @@ func eventSchema(t *testing.T) *jsonschema.Schema {
 // event.json, and every one is in the journal with the record number it
 // names.
 func TestAuditEvents(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	b, err := mqtt.StartEmbeddedBroker("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)

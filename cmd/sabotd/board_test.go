@@ -304,6 +304,7 @@ func TestBoardConfig(t *testing.T) {
 // broker's address first (its log shows only warnings), and the board is
 // there, filling with the demo's coups.
 func TestDemoPrintsAddresses(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	m := NewMain()
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	m.Stdout, m.Stderr = out, logs

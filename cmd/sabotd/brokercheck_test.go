@@ -45,6 +45,7 @@ func TestShippedConfigStarts(t *testing.T) {
 // TestBrokerUnreachableOnce: a configured broker that does not answer is
 // reported once, naming the key, while the publisher keeps retrying.
 func TestBrokerUnreachableOnce(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	dir := t.TempDir()
 	port := testenv.FreePort(t) // closed again: nothing listens there
 	conf := `table = "NOBROKER-1"

@@ -25,6 +25,7 @@ func dealLines(shoe io.Writer, toks string) {
 // result against the banker; it shows no roads (banque has none: each
 // tableau is settled on its own). Screenshot board-banque-1920x1080.png.
 func TestBoardBrowserBanque(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	ctx := newBrowser(t)
 	m, shoe := bootBoardDaemon(t, `game = "banque"`, "")
 	chromium.Run(t, ctx, "load the board", chromedp.EmulateViewport(1920, 1080), chromedp.Navigate("http://"+m.d.http.addr+"/"))
@@ -84,6 +85,7 @@ func TestBoardBrowserBanque(t *testing.T) {
 // player hand the punter, and its coups enter the roads as punto banco's
 // do (player, banker, tie).
 func TestBoardBrowserCheminDeFer(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	ctx := newBrowser(t)
 	m, shoe := bootBoardDaemon(t, `game = "chemin-de-fer"`, "")
 	chromium.Run(t, ctx, "load the board", chromedp.EmulateViewport(1920, 1080), chromedp.Navigate("http://"+m.d.http.addr+"/"))

@@ -221,6 +221,7 @@ func (s *shoeSim) wait(t *testing.T, d time.Duration) {
 // event → display and card event → broker → subscriber latency, idle CPU
 // and RSS after the full shoe.
 func TestE2EVirtualShoe(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	broker := testenv.StartMosquitto(t)
 	file := "../../tableau/testdata/clean-8deck.shoe"
 	src, _ := os.ReadFile(file)
@@ -310,6 +311,7 @@ func TestE2EVirtualShoe(t *testing.T) {
 // acknowledged, which no publisher can send again: see
 // testenv.Mosquitto.Stop.)
 func TestE2EChaos(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	broker := testenv.StartMosquittoWith(t, testenv.MosquittoOptions{Persist: true})
 
 	toks, err := sim.DealShoes(11, 8, 1)
@@ -432,6 +434,7 @@ func grepLines(s, sub string) string {
 // idle (heartbeats only, no cards): a virtual shoe dealing one card every
 // 20 s.
 func TestE2EIdle(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	broker := testenv.StartMosquitto(t)
 	shoe := startShoeSim(t, "shoe 2H 3C", "--rate", "0.05")
 	p := startSabotd(t, e2eConfig("E2E-IDLE", shoe.link, "sabot", "auto", broker.URL, t.TempDir(), ""))

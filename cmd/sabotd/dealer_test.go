@@ -93,6 +93,7 @@ func TestDealerKeySequence(t *testing.T) {
 // per-dealer counts; after a restart the dealer and the counts are
 // replayed from the journal.
 func TestDaemonDealer(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	dir := t.TempDir()
 	link := filepath.Join(dir, "ttySHOE")
 	conf := fmt.Sprintf(`table = "T-D"

@@ -15,6 +15,7 @@ import (
 // injected; it must finish by itself with every coup, alert and void back
 // from the broker, and print one line per coup and alert.
 func TestDemoFast(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	text := runDemo(t, "42")
 	coupLines := strings.Count(text, "  player ")
 	if !strings.Contains(text, "received back from the broker") || coupLines < 50 {
@@ -73,6 +74,7 @@ func demoEvents(text string) []string {
 // acknowledgements, in the same order (the supervisor's acknowledgement
 // counts cards, not time).
 func TestDemoSeedRepeats(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	a, b := demoEvents(runDemo(t, "7")), demoEvents(runDemo(t, "7"))
 	if len(a) < 60 {
 		t.Fatalf("%d demo lines:\n%s", len(a), strings.Join(a, "\n"))

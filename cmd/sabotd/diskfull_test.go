@@ -74,6 +74,7 @@ func fillDisk(t *testing.T, path string) int64 {
 // `sabot check`'s for the shoe, and journal-failed is journaled and
 // published once.
 func TestDaemonJournalDiskFull(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	if err := os.Mkdir(state, 0o700); err != nil {

@@ -49,7 +49,9 @@ func binaries(t *testing.T) string {
 			if pkg != "." {
 				name = "sabot"
 			}
-			out, err := exec.Command(gobin, "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
+			// -trimpath as .ci/test's go vet and .ci/package build: the
+			// packages compiled once serve all three.
+			out, err := exec.Command(gobin, "build", "-trimpath", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
 			if err != nil {
 				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 				return
@@ -275,6 +277,7 @@ func decksOf(name string) int {
 // and voids received equal `sabot check`'s output. Then SIGTERM stops it
 // with exit 0 within 10 s, leaving the retained status "offline".
 func TestE2ESamples(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	broker := testenv.StartMosquitto(t)
 	for _, file := range sampleTranscripts(t) {
 		// A chemin de fer or banque transcript's stand tokens are the
@@ -426,6 +429,7 @@ func beetekStream(toks []tableau.Token, burn int) (stream []byte, alarms, unread
 // coup button), and every alarm, warning and unreadable read becomes its
 // daemon alert.
 func TestE2EBeetek(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	broker := testenv.StartMosquitto(t)
 	file := "../../tableau/testdata/clean-8deck.shoe"
 	src, _ := os.ReadFile(file)

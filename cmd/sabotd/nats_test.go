@@ -141,6 +141,7 @@ func readRetained(t *testing.T, url, topic string) (map[string]any, int) {
 // gives for its transcript, no id carried two payloads, and the retained
 // state and status of each table are the last ones published.
 func TestNATSClusterNodeCrash(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	start := time.Now()
 	c := natscluster.Start(t, natscluster.Options{})
 	urls := c.URLs()

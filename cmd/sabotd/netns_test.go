@@ -65,6 +65,7 @@ func netnsConfig(table, device string, h *netns.Host, brokers []string, state st
 //     node: this kernel has no netem) and 5% of its packets lost each way
 //     (iptables); the card → consumer latency is reported.
 func TestNetnsFloor(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	start := time.Now()
 	n := netns.New(t)
 	var nodes []*netns.Host

@@ -214,7 +214,10 @@ func runSabotdToExit(t *testing.T, conf string) (int, string) {
 // published online and offline, and left the retained status offline.
 //
 // On each of oneBrokers (the NATS cluster: every node in [mqtt] brokers).
-func TestSecondDaemonNeverConnects(t *testing.T) { onEachOneBroker(t, "1", secondDaemonNeverConnects) }
+func TestSecondDaemonNeverConnects(t *testing.T) {
+	t.Parallel()
+	onEachOneBroker(t, "1", secondDaemonNeverConnects)
+}
 
 func secondDaemonNeverConnects(t *testing.T, broker oneBroker, table string) {
 	tty, tty2 := heldPTY(t), heldPTY(t)
@@ -289,7 +292,10 @@ func firstUndisturbed(t *testing.T, broker oneBroker, table string, first *sabot
 // On each of oneBrokers (the NATS cluster: the first daemon on one node,
 // the second given the nodes in another order, so it looks through
 // another node).
-func TestSameTableTwoDaemons(t *testing.T) { onEachOneBroker(t, "2", sameTableTwoDaemons) }
+func TestSameTableTwoDaemons(t *testing.T) {
+	t.Parallel()
+	onEachOneBroker(t, "2", sameTableTwoDaemons)
+}
 
 func sameTableTwoDaemons(t *testing.T, broker oneBroker, table string) {
 	tty, tty2 := heldPTY(t), heldPTY(t)
@@ -326,7 +332,10 @@ func sameTableTwoDaemons(t *testing.T, broker oneBroker, table string) {
 // higher conn, which is the retained status at the end. The consumer's
 // rule (drivers/mqtt/README.md, "Which status is current") thus keeps the
 // right one on each of oneBrokers.
-func TestKilledDaemonWill(t *testing.T) { onEachOneBroker(t, "3", killedDaemonWill) }
+func TestKilledDaemonWill(t *testing.T) {
+	t.Parallel()
+	onEachOneBroker(t, "3", killedDaemonWill)
+}
 
 func killedDaemonWill(t *testing.T, broker oneBroker, table string) {
 	tty := heldPTY(t)

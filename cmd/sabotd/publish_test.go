@@ -59,6 +59,7 @@ func journalInputs(t *testing.T, j *journal.Journal) []tableau.Input {
 // the rest of the process's life, and the publisher raised an alert of its
 // own that was neither journaled, latched nor displayed).
 func TestOutboxFullThenBrokerBack(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	ptmx, tty, err := openPTY(t)
 	if err != nil {
 		t.Fatal(err)
@@ -285,6 +286,7 @@ func growShoe(t *testing.T, dir string, coups int) *journal.Journal {
 // with its id and counts it in sabot_mqtt_encode_errors_total; live inputs
 // go on being published too.
 func TestRestartWithOversizedState(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	state := t.TempDir()
 	j := growShoe(t, state, 4000)
 	last := j.Last()

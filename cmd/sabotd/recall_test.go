@@ -19,6 +19,7 @@ import (
 // journal record's; after a restart, which replays only from the newest
 // snapshot, /recall gives the same coups; N is bounded.
 func TestRecallAfterRestart(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	dir := t.TempDir()
 	d := testDaemon(t, dir)
 	d.recall = newRecallRing()

@@ -25,6 +25,7 @@ import (
 // the records kept — archives, then the live journal — read back in
 // order from the first record of day 1.
 func TestRetentionArchivesAndCap(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	dir := t.TempDir()
 	d := testDaemon(t, dir)
 	logs := &syncBuffer{}

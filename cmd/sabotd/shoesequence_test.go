@@ -21,6 +21,7 @@ import (
 // in order, and the repeated boot id raises shoe-sequence (E18), journaled
 // and published.
 func TestDaemonSecondShoeSimRun(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	dir := t.TempDir()
 	link := filepath.Join(dir, "ttySHOE")
 	conf := fmt.Sprintf(`table = "T-SQ"

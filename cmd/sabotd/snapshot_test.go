@@ -133,6 +133,7 @@ func fullReplay(t *testing.T, d *daemon) (view string, msgs []string, lastRef st
 // replaying the whole journal — with the published mark following the
 // journal, and lagging behind it (an outbox that refused messages).
 func TestReplayFromSnapshot(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	for _, lagAt := range []int{0, 900, 2300} {
 		t.Run(fmt.Sprintf("mark-lags-from-%d", lagAt), func(t *testing.T) {
 			dir := t.TempDir()

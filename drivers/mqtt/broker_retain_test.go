@@ -16,6 +16,7 @@ import (
 // while RetainMessage writes it; seen in CI as TestDaemonDealer failing)
 // until the broker serialised the two (retainGuard).
 func TestEmbeddedBrokerRetainWhileSubscribing(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	b, err := StartEmbeddedBroker("", nil)
 	if err != nil {
 		t.Fatal(err)

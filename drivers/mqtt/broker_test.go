@@ -12,6 +12,7 @@ import (
 )
 
 func TestEmbeddedBrokerFullShoe(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	b, err := StartEmbeddedBroker("", nil)
 	if err != nil {
 		t.Fatal(err)

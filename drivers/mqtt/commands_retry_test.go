@@ -17,6 +17,7 @@ import (
 // Before, the daemon logged the refusal once and took no command on that
 // connection.
 func TestCommandSubscriptionRetried(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	h := mochihook.RefuseSubscribe("sabot/T1/cmd/+", 2)
 	url := mochihook.Serve(t, h)
 	o := testOptions("T1", t.TempDir(), url)

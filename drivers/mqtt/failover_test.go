@@ -61,6 +61,7 @@ func (p *cutProxy) cut() {
 // connection cut while A still answers, it reconnects to B; cut B's, and it
 // comes back to A. Nothing published meanwhile is lost.
 func TestFailoverTriesNextBrokerFirst(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	m := newMosquitto(t, "", "")
 	m.Start()
 	a, b := newCutProxy(t, m.URL[len("tcp://"):]), newCutProxy(t, m.URL[len("tcp://"):])

@@ -31,6 +31,7 @@ import (
 // by the broker, which no publisher can send again, and the test would fail
 // now and then for the broker's reason.
 func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	m := newMosquitto(t, "", "")
 	m.Start()
 	sub := newSubscriber(t, m.URL, "surveillance-1", "sabot/T1/#", nil)
@@ -62,6 +63,7 @@ func TestMosquittoFullShoeBrokerRestart(t *testing.T) {
 // the broker is up. The subscriber's persistent session, created before,
 // holds the messages for it while it reconnects too.
 func TestMosquittoPublisherStartsBeforeBroker(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	m := newMosquitto(t, "", "")
 	m.Start()
 	sub := newSubscriber(t, m.URL, "pit-1", "sabot/T1/#", nil)
@@ -159,6 +161,7 @@ func runHelper(t *testing.T, state, broker string, from, to, killAt int) int {
 // duplicates, and no id with two payloads. The broker publishes the last
 // will "offline" for the killed process.
 func TestMosquittoPublisherKill9(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	m := newMosquitto(t, "", "")
 	m.Start()
 	sub := newSubscriber(t, m.URL, "surveillance-2", "sabot/T1/#", nil)

@@ -52,6 +52,7 @@ func TestTableAndPrefixRules(t *testing.T) {
 // A QoS 2 subscription is granted QoS 1, and a QoS 2 publish closes the
 // connection: sabotd uses QoS 1 only.
 func TestNATSTopicRules(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	c := natscluster.Start(t, natscluster.Options{})
 	url := c.URLs()[0]
 	n := 0

@@ -189,6 +189,7 @@ func longShoe(t *testing.T, n int) (state1000, state, roads Message) {
 // payload stays under MaxRoadsPayload, with the oldest coups dropped and
 // counted.
 func TestLongShoePayloadsBounded(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	const n = 5000
 	state1000, state, roads := longShoe(t, n)
 	for _, m := range []Message{state, roads} {

@@ -204,6 +204,7 @@ func containsAll(got, want []string) bool {
 }
 
 func TestShoeEventsAreAFullShoe(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	events := shoeEvents(t, "T1")
 	again := shoeEvents(t, "T1")
 	if len(again) != len(events) {

@@ -42,6 +42,7 @@ func mosquittoLog(t testing.TB, m *testenv.Mosquitto) string {
 // table's client id, so the first keeps its session and its retained
 // online; the second reports the takeover once and keeps its messages.
 func TestMosquittoSecondPublisherStaysAway(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	m := newMosquitto(t, "", "")
 	m.Start()
 	sub := newSubscriber(t, m.URL, "watch-2", "sabot/T1/status", nil)
@@ -82,6 +83,7 @@ func TestMosquittoSecondPublisherStaysAway(t *testing.T) {
 // keeping its outbox; once the other has gone (its offline), it connects
 // again, with a higher conn, and delivers the outbox.
 func TestMosquittoSessionTakeoverBacksOff(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	m := newMosquitto(t, "", "")
 	m.Start()
 	sub := newSubscriber(t, m.URL, "watch-3", "sabot/T1/#", nil)
