@@ -48,6 +48,12 @@ type pitBrokerOptions struct {
 	Logger             *slog.Logger
 	// ConnectTimeout bounds one connection attempt (default 10 s).
 	ConnectTimeout time.Duration
+	// RefusalTimeout is how long a broker may refuse (or leave
+	// unanswered) an essential subscription (pitEssential) before the
+	// console disconnects and connects to the next of Brokers first
+	// (default mqtt.DefaultRefusalTimeout). A single broker is never
+	// left: the refused filters are asked for again on the connection.
+	RefusalTimeout time.Duration
 }
 
 // pitSubscriber is the console's MQTT client.
@@ -64,11 +70,20 @@ type pitSubscriber struct {
 	mu         sync.Mutex
 	gen        int // connections made (onConnect)
 	conns      int // clients made (newClient)
+	first      int // the index in Brokers the next client tries first
 	client     paho.Client
 	connected  bool
 	attempting string // the broker of the last connection attempt
 	broker     string // the broker connected to, "" when not
 }
+
+// Bounds of --refusal-timeout (sabot pit, sabot floor-sim), those of
+// sabotd's [mqtt] refusal_timeout: below a second a broker would be left
+// before it could answer.
+const (
+	minRefusalTimeout = time.Second
+	maxRefusalTimeout = 10 * time.Minute
+)
 
 // pitAckTimeout is how long publishing a command waits for the broker's
 // PUBACK.
@@ -100,6 +115,9 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 10 * time.Second
 	}
+	if o.RefusalTimeout <= 0 {
+		o.RefusalTimeout = mqtt.DefaultRefusalTimeout
+	}
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
 	s := &pitSubscriber{model: model, prefix: o.Prefix, log: o.Logger, id: "pit-" + hex.EncodeToString(rnd),
@@ -118,8 +136,9 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 // session nothing is lost by it, and NATS Server, which keeps a clean
 // session's JetStream consumers under the client id until it has removed
 // them, refused some subscriptions of a reconnection under the same id
-// for a minute after a node's death (TestPitBrowserNATS). Call with mu
-// held or before the subscriber is shared.
+// for a minute after a node's death (TestPitBrowserNATS). The brokers
+// are tried from s.first on. Call with mu held or before the subscriber is
+// shared.
 func (s *pitSubscriber) newClient() paho.Client {
 	o := s.opts
 	id := o.ClientID
@@ -128,8 +147,8 @@ func (s *pitSubscriber) newClient() paho.Client {
 	}
 	s.conns++
 	co := paho.NewClientOptions()
-	for _, b := range o.Brokers {
-		co.AddBroker(b)
+	for i := range o.Brokers {
+		co.AddBroker(o.Brokers[(s.first+i)%len(o.Brokers)])
 	}
 	co.SetClientID(id).SetCleanSession(true).SetOrderMatters(true).
 		SetKeepAlive(30 * time.Second).SetConnectTimeout(o.ConnectTimeout).
@@ -148,26 +167,37 @@ func (s *pitSubscriber) newClient() paho.Client {
 		return c
 	})
 	co.SetOnConnectHandler(s.onConnect)
-	co.SetConnectionLostHandler(func(_ paho.Client, err error) {
+	co.SetConnectionLostHandler(func(c paho.Client, err error) {
 		s.mu.Lock()
+		b := s.broker
 		s.connected, s.broker = false, ""
 		s.mu.Unlock()
 		s.log.Warn("pit: lost the broker; reconnecting", "err", err)
 		s.kick()
-		go s.reconnect()
+		go s.reconnect(c, b)
 	})
 	return paho.NewClient(co)
 }
 
-// reconnect replaces the lost client with a new one, which connects (and
-// retries) in the background.
-func (s *pitSubscriber) reconnect() {
+// reconnect replaces the client c, lost or left, with a new one, which
+// connects (and retries) in the background, trying the broker after
+// broker first (the one c was connected to: it may be gone, or refuse).
+// It does nothing if c is no longer the console's client.
+func (s *pitSubscriber) reconnect(c paho.Client, broker string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
 	case <-s.done:
 		return // Close, under mu after done, disconnects the client it finds
 	default:
+	}
+	if s.client != c {
+		return // replaced already
+	}
+	for i, u := range s.opts.Brokers {
+		if p, err := url.Parse(u); err == nil && redactURL(p) == broker {
+			s.first = (i + 1) % len(s.opts.Brokers)
+		}
 	}
 	s.client = s.newClient()
 	s.client.Connect() // returns at once: connects in the background
@@ -188,7 +218,9 @@ func (s *pitSubscriber) kick() { s.model.Touch() }
 // NATS Server while its JetStream elects new leaders after a node's
 // death) or does not answer within pitSubscribeWait are asked for again
 // after pitSubscribeRetryMin, doubling up to pitSubscribeRetryMax, as
-// long as the connection lasts.
+// long as the connection lasts: with several brokers, a connection whose
+// essential filters are not all granted within RefusalTimeout of the
+// first request is left for the next broker.
 const (
 	pitSubscribeWait     = 30 * time.Second
 	pitSubscribeRetryMin = time.Second
@@ -215,11 +247,36 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 	go func() {
 		delay := pitSubscribeRetryMin
 		linked := false
+		var moveOn <-chan time.Time // the refusal bound; nil with one broker, or once linked
+		if len(s.opts.Brokers) > 1 {
+			t := time.NewTimer(s.opts.RefusalTimeout)
+			defer t.Stop()
+			moveOn = t.C
+		}
+		leave := func() {
+			if !current() {
+				return
+			}
+			names := make([]string, 0, len(pending))
+			for f := range pending {
+				names = append(names, f)
+			}
+			sort.Strings(names)
+			s.log.Warn("pit: the broker refuses subscriptions; moving to the next broker", "broker", b,
+				"for", s.opts.RefusalTimeout, "topics", names)
+			// Ended before the next connection begins; the lost handler
+			// does not run for it.
+			c.Disconnect(250)
+			s.reconnect(c, b)
+		}
 		for {
 			tok := c.SubscribeMultiple(pending, s.receive)
 			select {
 			case <-tok.Done():
 			case <-time.After(pitSubscribeWait):
+			case <-moveOn:
+				leave()
+				return
 			case <-s.done:
 				return
 			}
@@ -242,6 +299,7 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 						return
 					}
 					linked = true
+					moveOn = nil
 					s.mu.Lock()
 					s.connected, s.broker = true, b
 					s.mu.Unlock()
@@ -261,6 +319,9 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 			}
 			select {
 			case <-time.After(delay):
+			case <-moveOn:
+				leave()
+				return
 			case <-s.done:
 				return
 			}
