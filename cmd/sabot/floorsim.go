@@ -401,12 +401,13 @@ func waitProbes(brokers []string, sub *floorSub, topics map[string]byte) error {
 // under one client id, subscribed to topics on every connection, feeding
 // sub. Filters a broker refuses (SUBACK failure: NATS Server while its
 // JetStream elects new leaders after a node's death) or leaves unanswered
-// for floorSubscribeWait are asked for again, from 1 s doubling to 30 s.
-// With several brokers, a connection whose filters are not all granted
-// within refusal of the first request is left: it is disconnected, which
-// ends its reconnections, before a new client under the same client id
-// connects, trying the broker after it first; so two clients never fight
-// over the session. One broker is never left.
+// for floorSubscribeWait are asked for again, from 1 s doubling to 30 s
+// (back to 1 s whenever the broker grants some).
+// With several brokers, a connection on which the broker has granted none
+// of the filters asked for during refusal is left: it is disconnected,
+// which ends its reconnections, before a new client under the same client
+// id connects, trying the broker after it first; so two clients never
+// fight over the session. One broker is never left.
 type floorConn struct {
 	brokers  []string
 	clientID string
@@ -474,30 +475,27 @@ func (f *floorConn) connected(cl paho.Client) {
 }
 
 // subscribe asks for every topic on connection gen of cl, to broker, and
-// again for those refused, until all are granted, the connection is
-// replaced or closed, or the refusal bound passes (then it moves on).
+// again for those refused, until all are granted or the connection is
+// replaced or closed; with several brokers, one that has granted none of
+// the filters asked for (refusing them all, or not answering within
+// floorSubscribeWait) for the refusal bound is left.
 func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 	current := func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return !f.closed && f.gen == gen && f.client == cl
 	}
-	var moveOn <-chan time.Time // nil with one broker
-	if len(f.brokers) > 1 {
-		t := time.NewTimer(f.refusal)
-		defer t.Stop()
-		moveOn = t.C
-	}
+	var refusing time.Time // as in pitSubscriber.onConnect
+	bounded := len(f.brokers) > 1
+	left := func() time.Duration { return f.refusal - time.Since(refusing) }
 	pending := maps.Clone(f.topics)
 	delay := floorSubscribeRetryMin
 	for {
+		asked := time.Now()
 		tok := cl.SubscribeMultiple(pending, f.sub.handle)
 		select {
 		case <-tok.Done():
 		case <-time.After(floorSubscribeWait):
-		case <-moveOn:
-			f.leave(cl, gen, broker)
-			return
 		}
 		if isDone(tok) && tok.Error() == nil {
 			refused := map[string]byte{}
@@ -511,15 +509,30 @@ func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 			if len(refused) == 0 {
 				return
 			}
+			if len(refused) < len(pending) {
+				// Progress: ask for the rest again soon.
+				refusing, delay = time.Time{}, floorSubscribeRetryMin
+			} else if refusing.IsZero() {
+				refusing = asked
+			}
 			pending = refused
+		} else if refusing.IsZero() {
+			refusing = asked
 		}
-		select {
-		case <-time.After(delay):
-		case <-moveOn:
-			f.leave(cl, gen, broker)
+		wait := delay
+		if bounded && !refusing.IsZero() {
+			if left() <= 0 {
+				f.leave(cl, gen, broker)
+				return
+			}
+			wait = min(wait, left())
+		}
+		time.Sleep(wait)
+		if !current() {
 			return
 		}
-		if !current() {
+		if bounded && !refusing.IsZero() && left() <= 0 {
+			f.leave(cl, gen, broker)
 			return
 		}
 		delay = min(delay*2, floorSubscribeRetryMax)

@@ -48,10 +48,12 @@ type pitBrokerOptions struct {
 	Logger             *slog.Logger
 	// ConnectTimeout bounds one connection attempt (default 10 s).
 	ConnectTimeout time.Duration
-	// RefusalTimeout is how long a broker may refuse (or leave
-	// unanswered) an essential subscription (pitEssential) before the
-	// console disconnects and connects to the next of Brokers first
-	// (default mqtt.DefaultRefusalTimeout). A single broker is never
+	// RefusalTimeout is how long a broker may grant none of the filters
+	// asked for (refusing them all, or not answering within
+	// pitSubscribeWait) while an essential one (pitEssential) is missing,
+	// before the console disconnects and connects to the next of Brokers
+	// first (default mqtt.DefaultRefusalTimeout). A broker that grants
+	// some is slow, not refusing, and is kept. A single broker is never
 	// left: the refused filters are asked for again on the connection.
 	RefusalTimeout time.Duration
 }
@@ -217,10 +219,12 @@ func (s *pitSubscriber) kick() { s.model.Touch() }
 // Subscription retries: filters the broker refuses (SUBACK 0x80: an ACL;
 // NATS Server while its JetStream elects new leaders after a node's
 // death) or does not answer within pitSubscribeWait are asked for again
-// after pitSubscribeRetryMin, doubling up to pitSubscribeRetryMax, as
-// long as the connection lasts: with several brokers, a connection whose
-// essential filters are not all granted within RefusalTimeout of the
-// first request is left for the next broker.
+// after pitSubscribeRetryMin, doubling up to pitSubscribeRetryMax while
+// the broker grants none (back to pitSubscribeRetryMin when it grants
+// some: a loaded NATS node grants a few at a time), as long as the
+// connection lasts: with several brokers, until a broker that
+// has granted none of them for RefusalTimeout, while an essential one is
+// missing, is left for the next.
 const (
 	pitSubscribeWait     = 30 * time.Second
 	pitSubscribeRetryMin = time.Second
@@ -247,12 +251,16 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 	go func() {
 		delay := pitSubscribeRetryMin
 		linked := false
-		var moveOn <-chan time.Time // the refusal bound; nil with one broker, or once linked
-		if len(s.opts.Brokers) > 1 {
-			t := time.NewTimer(s.opts.RefusalTimeout)
-			defer t.Stop()
-			moveOn = t.C
-		}
+		// Since when the broker has granted nothing asked for: the request
+		// of the first answer that refused every filter asked for, or that
+		// did not come within pitSubscribeWait; zero while the broker
+		// grants some (it is slow, not refusing: a connection left would
+		// have to ask for every filter again). With several brokers a
+		// connection not linked is left once this has lasted
+		// RefusalTimeout.
+		var refusing time.Time
+		bounded := len(s.opts.Brokers) > 1
+		left := func() time.Duration { return s.opts.RefusalTimeout - time.Since(refusing) }
 		leave := func() {
 			if !current() {
 				return
@@ -263,25 +271,26 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 			}
 			sort.Strings(names)
 			s.log.Warn("pit: the broker refuses subscriptions; moving to the next broker", "broker", b,
-				"for", s.opts.RefusalTimeout, "topics", names)
+				"for", time.Since(refusing).Round(time.Millisecond), "topics", names)
 			// Ended before the next connection begins; the lost handler
 			// does not run for it.
 			c.Disconnect(250)
 			s.reconnect(c, b)
 		}
 		for {
+			asked := time.Now()
 			tok := c.SubscribeMultiple(pending, s.receive)
 			select {
 			case <-tok.Done():
 			case <-time.After(pitSubscribeWait):
-			case <-moveOn:
-				leave()
-				return
 			case <-s.done:
 				return
 			}
 			if err := tok.Error(); err != nil || !isDone(tok) {
 				s.log.Warn("pit: subscribing: no answer from the broker; will retry", "broker", b, "err", err)
+				if refusing.IsZero() {
+					refusing = asked
+				}
 			} else {
 				refused := map[string]byte{}
 				if st, ok := tok.(*paho.SubscribeToken); ok {
@@ -291,6 +300,12 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 						}
 					}
 				}
+				if len(refused) < len(pending) {
+					// Progress: ask for the rest again soon.
+					refusing, delay = time.Time{}, pitSubscribeRetryMin
+				} else if refusing.IsZero() {
+					refusing = asked
+				}
 				if !linked && !s.essentialIn(refused) {
 					// The tiles are right from here (status, state,
 					// alerts); coups and voids only add the last result's
@@ -299,7 +314,6 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 						return
 					}
 					linked = true
-					moveOn = nil
 					s.mu.Lock()
 					s.connected, s.broker = true, b
 					s.mu.Unlock()
@@ -317,15 +331,24 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 				s.log.Warn("pit: the broker refused subscriptions; will retry", "broker", b, "topics", names)
 				pending = refused
 			}
+			wait := delay
+			if bounded && !linked && !refusing.IsZero() {
+				if left() <= 0 {
+					leave()
+					return
+				}
+				wait = min(wait, left())
+			}
 			select {
-			case <-time.After(delay):
-			case <-moveOn:
-				leave()
-				return
+			case <-time.After(wait):
 			case <-s.done:
 				return
 			}
 			if !current() {
+				return
+			}
+			if bounded && !linked && !refusing.IsZero() && left() <= 0 {
+				leave()
 				return
 			}
 			delay = min(delay*2, pitSubscribeRetryMax)
