@@ -423,9 +423,10 @@ type floorConn struct {
 	closed     bool
 }
 
-// Subscription retries of the floor's subscriber (see floorConn).
+// Subscription retries of the floor's subscriber (see floorConn; the
+// wait as pitSubscribeWait's).
 const (
-	floorSubscribeWait     = 30 * time.Second
+	floorSubscribeWait     = 60 * time.Second
 	floorSubscribeRetryMin = time.Second
 	floorSubscribeRetryMax = 30 * time.Second
 )
@@ -476,9 +477,9 @@ func (f *floorConn) connected(cl paho.Client) {
 
 // subscribe asks for every topic on connection gen of cl, to broker, and
 // again for those refused, until all are granted or the connection is
-// replaced or closed; with several brokers, one that has granted none of
-// the filters asked for (refusing them all, or not answering within
-// floorSubscribeWait) for the refusal bound is left.
+// replaced or closed; with several brokers, one whose answer (or its
+// absence within floorSubscribeWait) still grants none of the filters
+// asked for the refusal bound after the first that granted none is left.
 func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 	current := func() bool {
 		f.mu.Lock()
@@ -487,7 +488,6 @@ func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 	}
 	var refusing time.Time // as in pitSubscriber.onConnect
 	bounded := len(f.brokers) > 1
-	left := func() time.Duration { return f.refusal - time.Since(refusing) }
 	pending := maps.Clone(f.topics)
 	delay := floorSubscribeRetryMin
 	for {
@@ -519,20 +519,12 @@ func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 		} else if refusing.IsZero() {
 			refusing = asked
 		}
-		wait := delay
-		if bounded && !refusing.IsZero() {
-			if left() <= 0 {
-				f.leave(cl, gen, broker)
-				return
-			}
-			wait = min(wait, left())
-		}
-		time.Sleep(wait)
-		if !current() {
+		if bounded && !refusing.IsZero() && time.Since(refusing) >= f.refusal {
+			f.leave(cl, gen, broker)
 			return
 		}
-		if bounded && !refusing.IsZero() && left() <= 0 {
-			f.leave(cl, gen, broker)
+		time.Sleep(delay)
+		if !current() {
 			return
 		}
 		delay = min(delay*2, floorSubscribeRetryMax)

@@ -224,9 +224,14 @@ func (s *pitSubscriber) kick() { s.model.Touch() }
 // some: a loaded NATS node grants a few at a time), as long as the
 // connection lasts: with several brokers, until a broker that
 // has granted none of them for RefusalTimeout, while an essential one is
-// missing, is left for the next.
+// missing, is left for the next. The wait is long: NATS Server answers a
+// SUBSCRIBE once it has made a JetStream consumer for each filter, and
+// gives up on one after 4 s while it recovers from a node's death, so
+// the console's 8 filters may take 32 s (up to 26 s measured under
+// load); asking again sooner only queues more work on a node that is
+// slow, not gone.
 const (
-	pitSubscribeWait     = 30 * time.Second
+	pitSubscribeWait     = 60 * time.Second
 	pitSubscribeRetryMin = time.Second
 	pitSubscribeRetryMax = 30 * time.Second
 )
@@ -256,11 +261,10 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 		// did not come within pitSubscribeWait; zero while the broker
 		// grants some (it is slow, not refusing: a connection left would
 		// have to ask for every filter again). With several brokers a
-		// connection not linked is left once this has lasted
-		// RefusalTimeout.
+		// connection not linked is left when an answer (or its absence)
+		// still grants nothing RefusalTimeout after that.
 		var refusing time.Time
 		bounded := len(s.opts.Brokers) > 1
-		left := func() time.Duration { return s.opts.RefusalTimeout - time.Since(refusing) }
 		leave := func() {
 			if !current() {
 				return
@@ -331,24 +335,16 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 				s.log.Warn("pit: the broker refused subscriptions; will retry", "broker", b, "topics", names)
 				pending = refused
 			}
-			wait := delay
-			if bounded && !linked && !refusing.IsZero() {
-				if left() <= 0 {
-					leave()
-					return
-				}
-				wait = min(wait, left())
+			if bounded && !linked && !refusing.IsZero() && time.Since(refusing) >= s.opts.RefusalTimeout {
+				leave()
+				return
 			}
 			select {
-			case <-time.After(wait):
+			case <-time.After(delay):
 			case <-s.done:
 				return
 			}
 			if !current() {
-				return
-			}
-			if bounded && !linked && !refusing.IsZero() && left() <= 0 {
-				leave()
 				return
 			}
 			delay = min(delay*2, pitSubscribeRetryMax)

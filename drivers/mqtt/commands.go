@@ -88,18 +88,18 @@ func (p *Publisher) trySubscribeCommands(ctx context.Context, c paho.Client, r *
 	asked := time.Now()
 	tok := c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) { p.receiveCommand(m) })
 	if err := waitToken(ctx, tok, p.opts.AckTimeout); err != nil {
-		r.subscribed(asked, false)
+		r.subscribed(asked, time.Now(), false)
 		p.opts.Logger.Error("mqtt: cannot subscribe to commands; will retry", "topic", topic, "err", err)
 		return false
 	}
 	if st, ok := tok.(*paho.SubscribeToken); ok {
 		if q, ok := st.Result()[topic]; ok && q > 2 {
-			r.subscribed(asked, false)
+			r.subscribed(asked, time.Now(), false)
 			p.opts.Logger.Error("mqtt: broker refused the command subscription (check its ACL); will retry", "topic", topic)
 			return false
 		}
 	}
-	r.subscribed(asked, true)
+	r.subscribed(asked, time.Now(), true)
 	return true
 }
 

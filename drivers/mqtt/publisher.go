@@ -441,26 +441,32 @@ func (p *Publisher) clientOptions(lost chan<- error) *paho.ClientOptions {
 	return o
 }
 
-// refusal records what the broker of one connection refuses, and since
-// when: the command subscription (refused in its SUBACK, or not answered)
-// and PUBACKs (messages awaiting one, none arriving). A zero time is no
-// refusal. connLoop leaves a broker that refuses for RefusalTimeout.
+// refusal records what the broker of one connection refuses, and for how
+// long: the command subscription (refused in its SUBACK, or not answered
+// in AckTimeout) from the first refused request to the latest refusal,
+// so that the broker's latest answer is a refusal; and PUBACKs (messages
+// awaiting one, none arriving) until now. A zero time is no refusal.
+// connLoop leaves a broker that refuses for RefusalTimeout.
 type refusal struct {
-	mu  sync.Mutex
-	sub time.Time // the first refused subscription's request, since when none was granted
-	ack time.Time // since when messages await a PUBACK and none came
+	mu      sync.Mutex
+	sub     time.Time // the first refused subscription's request, since when none was granted
+	subLast time.Time // the latest refusal of it
+	ack     time.Time // since when messages await a PUBACK and none came
 }
 
 // subscribed records the command subscription asked for at asked:
-// granted (ok) or not.
-func (r *refusal) subscribed(asked time.Time, ok bool) {
+// granted (ok) or not, as known now.
+func (r *refusal) subscribed(asked, now time.Time, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ok {
-		r.sub = time.Time{}
-	} else if r.sub.IsZero() {
+		r.sub, r.subLast = time.Time{}, time.Time{}
+		return
+	}
+	if r.sub.IsZero() {
 		r.sub = asked
 	}
+	r.subLast = now
 }
 
 // sent records a message handed to the client at now.
@@ -483,18 +489,18 @@ func (r *refusal) acked(now time.Time, waiting bool) {
 	}
 }
 
-// oldest returns the refusal that has lasted longest (what is refused and
-// since when), or "" if the broker refuses nothing.
-func (r *refusal) oldest() (what string, since time.Time) {
+// longest returns the refusal that has lasted longest at now (what is
+// refused and for how long), or "" if the broker refuses nothing.
+func (r *refusal) longest(now time.Time) (what string, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.sub.IsZero() {
-		what, since = "the command subscription", r.sub
+		what, d = "the command subscription", r.subLast.Sub(r.sub)
 	}
-	if !r.ack.IsZero() && (since.IsZero() || r.ack.Before(since)) {
-		what, since = "PUBACKs", r.ack
+	if !r.ack.IsZero() && (what == "" || now.Sub(r.ack) > d) {
+		what, d = "PUBACKs", now.Sub(r.ack)
 	}
-	return what, since
+	return what, d
 }
 
 // tryNextAfter makes the broker after broker (a redacted URL of Brokers)
@@ -619,8 +625,8 @@ func (p *Publisher) awaitEnd(ctx context.Context, c paho.Client, r *refusal, los
 			p.opts.Logger.Warn("mqtt: connection lost; reconnecting", "broker", broker, "err", err, "backlog", p.box.Len())
 			return true, true
 		case now := <-check:
-			what, since := r.oldest()
-			if what == "" || now.Sub(since) < p.opts.RefusalTimeout {
+			what, d := r.longest(now)
+			if what == "" || d < p.opts.RefusalTimeout {
 				continue
 			}
 			// The broker is up but refuses (NATS Server while its
@@ -628,7 +634,7 @@ func (p *Publisher) awaitEnd(ctx context.Context, c paho.Client, r *refusal, los
 			// This connection ends before the next begins, so the two
 			// never hold our client id's session at once; what it did not
 			// acknowledge stays in the outbox for the next.
-			d := now.Sub(since).Round(time.Millisecond)
+			d = d.Round(time.Millisecond)
 			p.mu.Lock()
 			if p.cur == c {
 				p.cur, p.refused = nil, nil
