@@ -91,7 +91,8 @@ func TestFailoverTriesNextBrokerFirst(t *testing.T) {
 func TestFailoverWhenCommandsRefused(t *testing.T) {
 	ha := mochihook.RefuseSubscribe("sabot/T1/cmd/+", 1<<30)
 	a := mochihook.Serve(t, ha)
-	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
+	hb := mochihook.RefuseSubscribe("", 0)
+	b := mochihook.Serve(t, hb)
 	o := testOptions("T1", t.TempDir(), a, b)
 	o.Commands = true
 	o.RefusalTimeout = 2 * time.Second
@@ -133,6 +134,11 @@ func TestFailoverWhenCommandsRefused(t *testing.T) {
 	}
 	if n := ha.Connects("sabotd-T1"); n != 1 {
 		t.Errorf("connected to A %d times, want 1", n)
+	}
+	// On B it looked for another daemon first (the takeover probe), then
+	// connected once.
+	if p, n := hb.Connects("sabotd-T1-probe"), hb.Connects("sabotd-T1"); p != 1 || n != 1 {
+		t.Errorf("on B: %d probes and %d connections, want 1 and 1", p, n)
 	}
 }
 
