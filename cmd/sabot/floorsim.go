@@ -4,11 +4,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +24,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -41,7 +45,8 @@ virtual shoe (the Sabot protocol on a pseudo-terminal, dealt in this
 process at --rate cards per second) and publishing to the given broker or
 cluster (every --broker URL is given to every daemon, in order). A
 subscriber on the same brokers receives every table's cards, coups,
-alerts and voids. Each table deals M coups of seeded shoes; when every
+alerts and voids; a broker that refuses its subscriptions (or a daemon's,
+or PUBACKs) for --refusal-timeout is left for the next --broker. Each table deals M coups of seeded shoes; when every
 shoe's events have been acknowledged and delivered (or --drain has
 passed), it reports:
 
@@ -73,6 +78,7 @@ type floorSimConfig struct {
 	brokerPIDs []int
 	p99Max     time.Duration
 	drain      time.Duration
+	refusal    time.Duration
 	seed       uint64
 	jsonOut    bool
 	keep       bool
@@ -115,6 +121,7 @@ func parseFloorSimFlags(args []string, stderr io.Writer) (floorSimConfig, error)
 	fs.Var(listFlag{&pids}, "broker-pid", "`PID` of a broker process to measure; repeat for a cluster")
 	fs.DurationVar(&c.p99Max, "p99-max", 100*time.Millisecond, "a run fails when the card latency p99 exceeds this")
 	fs.DurationVar(&c.drain, "drain", 30*time.Second, "how long to wait for delivery after the last shoe is done")
+	fs.DurationVar(&c.refusal, "refusal-timeout", mqtt.DefaultRefusalTimeout, "a broker refusing the subscriber's subscriptions (or a daemon's, or its PUBACKs) this long is left for the next --broker (one broker is never left); the daemons' [mqtt] refusal_timeout")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the first table's shoes (table i deals seed+i-1)")
 	fs.BoolVar(&c.jsonOut, "json", false, "print one JSON object per run instead of text")
 	fs.BoolVar(&c.keep, "keep", false, "keep the working directory")
@@ -150,6 +157,8 @@ func parseFloorSimFlags(args []string, stderr io.Writer) (floorSimConfig, error)
 		return c, fmt.Errorf("floor-sim: --decks %d out of range 1..%d", c.decks, tableau.MaxDecks)
 	case c.drain <= 0:
 		return c, fmt.Errorf("floor-sim: --drain %v must be positive", c.drain)
+	case c.refusal < minRefusalTimeout || c.refusal > maxRefusalTimeout:
+		return c, fmt.Errorf("floor-sim: --refusal-timeout %v out of range %v..%v", c.refusal, minRefusalTimeout, maxRefusalTimeout)
 	}
 	if c.sabotd == "" {
 		c.sabotd = findSabotd()
@@ -396,6 +405,174 @@ func waitProbes(brokers []string, sub *floorSub, topics map[string]byte) error {
 	return nil
 }
 
+// floorConn is the floor's subscriber connection: a persistent session
+// under one client id, subscribed to topics on every connection, feeding
+// sub. Filters a broker refuses (SUBACK failure: NATS Server while its
+// JetStream elects new leaders after a node's death) or leaves unanswered
+// for floorSubscribeWait are asked for again, from 1 s doubling to 30 s
+// (back to 1 s whenever the broker grants some).
+// With several brokers, a connection on which the broker has granted none
+// of the filters asked for during refusal is left: it is disconnected,
+// which ends its reconnections, before a new client under the same client
+// id connects, trying the broker after it first; so two clients never
+// fight over the session. One broker is never left.
+type floorConn struct {
+	brokers  []string
+	clientID string
+	topics   map[string]byte
+	refusal  time.Duration
+	sub      *floorSub
+
+	mu         sync.Mutex
+	client     paho.Client
+	gen        int    // connections made (connected)
+	first      int    // the index in brokers the next client tries first
+	attempting string // the broker of the last connection attempt
+	closed     bool
+}
+
+// Subscription retries of the floor's subscriber (see floorConn; the
+// wait as pitSubscribeWait's).
+const (
+	floorSubscribeWait     = 60 * time.Second
+	floorSubscribeRetryMin = time.Second
+	floorSubscribeRetryMax = 30 * time.Second
+)
+
+// start connects (retrying in the background) and waits up to wait for
+// the first connection.
+func (f *floorConn) start(wait time.Duration) error {
+	f.mu.Lock()
+	f.client = f.newClient()
+	cl := f.client
+	f.mu.Unlock()
+	if tok := cl.Connect(); !tok.WaitTimeout(wait) || tok.Error() != nil {
+		return fmt.Errorf("floor-sim: subscriber cannot connect to %s: %v", strings.Join(f.brokers, ", "), tok.Error())
+	}
+	return nil
+}
+
+// newClient makes a client trying the brokers from f.first on. Call with
+// mu held.
+func (f *floorConn) newClient() paho.Client {
+	opts := paho.NewClientOptions().SetClientID(f.clientID).
+		SetCleanSession(false).SetAutoReconnect(true).SetConnectRetry(true).SetOrderMatters(false)
+	for i := range f.brokers {
+		opts.AddBroker(f.brokers[(f.first+i)%len(f.brokers)])
+	}
+	opts.SetConnectionAttemptHandler(func(u *url.URL, c *tls.Config) *tls.Config {
+		f.mu.Lock()
+		f.attempting = u.String()
+		f.mu.Unlock()
+		return c
+	})
+	opts.SetOnConnectHandler(f.connected)
+	return paho.NewClient(opts)
+}
+
+// connected is the client's on-connect handler: it subscribes in the
+// background.
+func (f *floorConn) connected(cl paho.Client) {
+	f.sub.mu.Lock()
+	f.sub.connects++
+	f.sub.mu.Unlock()
+	f.mu.Lock()
+	f.gen++
+	gen, broker := f.gen, f.attempting
+	f.mu.Unlock()
+	go f.subscribe(cl, gen, broker)
+}
+
+// subscribe asks for every topic on connection gen of cl, to broker, and
+// again for those refused, until all are granted or the connection is
+// replaced or closed; with several brokers, one whose answer (or its
+// absence within floorSubscribeWait) still grants none of the filters
+// asked for the refusal bound after the first that granted none is left.
+func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
+	current := func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return !f.closed && f.gen == gen && f.client == cl
+	}
+	var refusing time.Time // as in pitSubscriber.onConnect
+	bounded := len(f.brokers) > 1
+	pending := maps.Clone(f.topics)
+	delay := floorSubscribeRetryMin
+	for {
+		asked := time.Now()
+		tok := cl.SubscribeMultiple(pending, f.sub.handle)
+		select {
+		case <-tok.Done():
+		case <-time.After(floorSubscribeWait):
+		}
+		if isDone(tok) && tok.Error() == nil {
+			refused := map[string]byte{}
+			if st, ok := tok.(*paho.SubscribeToken); ok {
+				for filter, q := range st.Result() {
+					if q > 2 {
+						refused[filter] = pending[filter]
+					}
+				}
+			}
+			if len(refused) == 0 {
+				return
+			}
+			if len(refused) < len(pending) {
+				// Progress: ask for the rest again soon.
+				refusing, delay = time.Time{}, floorSubscribeRetryMin
+			} else if refusing.IsZero() {
+				refusing = asked
+			}
+			pending = refused
+		} else if refusing.IsZero() {
+			refusing = asked
+		}
+		if bounded && !refusing.IsZero() && time.Since(refusing) >= f.refusal {
+			f.leave(cl, gen, broker)
+			return
+		}
+		time.Sleep(delay)
+		if !current() {
+			return
+		}
+		delay = min(delay*2, floorSubscribeRetryMax)
+	}
+}
+
+// leave disconnects cl, connection gen to broker, and connects a new
+// client trying the broker after it first, unless cl was replaced or
+// closed meanwhile.
+func (f *floorConn) leave(cl paho.Client, gen int, broker string) {
+	f.mu.Lock()
+	ok := !f.closed && f.gen == gen && f.client == cl
+	f.mu.Unlock()
+	if !ok {
+		return
+	}
+	cl.Disconnect(250) // ends its reconnections too
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed || f.client != cl {
+		return
+	}
+	for i, b := range f.brokers {
+		if u, err := url.Parse(b); err == nil && u.String() == broker {
+			f.first = (i + 1) % len(f.brokers)
+		}
+	}
+	f.client = f.newClient()
+	f.client.Connect() // retries in the background
+}
+
+// close disconnects (the session stays on the broker).
+func (f *floorConn) close() {
+	f.mu.Lock()
+	f.closed = true
+	cl := f.client
+	f.mu.Unlock()
+	cl.Disconnect(250)
+}
+
 // floorAlert is an alert the subscriber received.
 type floorAlert struct {
 	table, code string
@@ -521,27 +698,16 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	// load, the broker keeps its messages until it is back (removed at
 	// the end by a clean connection with the same id).
 	clientID := fmt.Sprintf("sabot-floor-sim-%d-%d", os.Getpid(), run)
-	opts := paho.NewClientOptions().SetClientID(clientID).
-		SetCleanSession(false).SetAutoReconnect(true).SetConnectRetry(true).SetOrderMatters(false)
-	for _, b := range c.brokers {
-		opts.AddBroker(b)
-	}
 	topics := map[string]byte{}
 	for _, k := range []string{"card", "coup", "alert", "void", "status"} {
 		topics["sabot/+/"+k] = 1
 	}
-	opts.SetOnConnectHandler(func(cl paho.Client) {
-		sub.mu.Lock()
-		sub.connects++
-		sub.mu.Unlock()
-		cl.SubscribeMultiple(topics, sub.handle)
-	})
-	cl := paho.NewClient(opts)
-	if tok := cl.Connect(); !tok.WaitTimeout(30*time.Second) || tok.Error() != nil {
-		return nil, fmt.Errorf("floor-sim: subscriber cannot connect to %s: %v", strings.Join(c.brokers, ", "), tok.Error())
+	fc := &floorConn{brokers: c.brokers, clientID: clientID, topics: topics, refusal: c.refusal, sub: sub}
+	if err := fc.start(30 * time.Second); err != nil {
+		return nil, err
 	}
 	defer func() {
-		cl.Disconnect(250)
+		fc.close()
 		wipe := paho.NewClientOptions().SetClientID(clientID).SetCleanSession(true)
 		for _, b := range c.brokers {
 			wipe.AddBroker(b)
@@ -758,6 +924,7 @@ device = %q
 protocol = "sabot"
 [mqtt]
 brokers = [%s]
+refusal_timeout = %q
 [display]
 kind = "none"
 [state]
@@ -768,7 +935,7 @@ addr = "127.0.0.1:0"
 [log]
 format = "json"
 level = "warn"
-`, t.name, link, strings.Join(quoted, ", "), filepath.Join(t.dir, "state"))
+`, t.name, link, strings.Join(quoted, ", "), c.refusal.String(), filepath.Join(t.dir, "state"))
 	confPath := filepath.Join(t.dir, "sabotd.toml")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		return fmt.Errorf("floor-sim: %w", err)

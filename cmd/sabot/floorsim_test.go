@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/testenv"
+	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -149,6 +151,7 @@ func TestFloorSimFlags(t *testing.T) {
 		{"--broker tcp://x:1 --coups 0", "--coups 0 out of range"},
 		{"--broker tcp://x:1 --decks 9", "--decks 9 out of range"},
 		{"--broker tcp://x:1 --broker-pid abc", `--broker-pid "abc"`},
+		{"--broker tcp://x:1 --refusal-timeout 100ms", "--refusal-timeout 100ms out of range"},
 		{"--broker tcp://x:1 --sabotd /nonexistent/sabotd", "sabotd binary"},
 	} {
 		var out, errb bytes.Buffer
@@ -220,4 +223,43 @@ func TestFloorMeasure(t *testing.T) {
 		args = append(args, "--broker", cl.Node(i).URL(), "--broker-pid", strconv.Itoa(cl.Node(i).Pid()))
 	}
 	measure("3-node NATS cluster", args)
+}
+
+// The floor's subscriber leaves a broker that refuses one of its
+// subscriptions for longer than the refusal bound: with brokers [A, B]
+// and A refusing the card filter for ever, it ends up receiving the cards
+// published on B. Before, it subscribed once on A, ignored the refusal and
+// never received a card.
+func TestFloorSubscriberFailoverOnRefusal(t *testing.T) {
+	ha := mochihook.RefuseSubscribe("sabot/+/card", 1<<30)
+	a := mochihook.Serve(t, ha)
+	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
+	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{},
+		lastCard: map[string]time.Time{}, probed: map[string]bool{}}
+	topics := map[string]byte{"sabot/+/card": 1, "sabot/+/coup": 1}
+	fc := &floorConn{brokers: []string{a, b}, clientID: "floor-test", topics: topics, refusal: time.Second, sub: sub}
+	if err := fc.start(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	defer fc.close()
+	pitWait(t, "A asked for the card filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
+	refused := time.Now()
+	pb := pahoClient(t, b, "table")
+	// A card reaches the subscriber only once it has subscribed on B:
+	// publish (each with a new id) until one does.
+	deadline := time.Now().Add(fc.refusal + 20*time.Second)
+	for n := 1; ; n++ {
+		pahoPublish(t, pb, "sabot/T1/card", false, []byte(fmt.Sprintf(`{"id":"T1/s/0/card/%d","time":%q}`, n, time.Now().UTC().Format(time.RFC3339Nano))))
+		time.Sleep(100 * time.Millisecond)
+		sub.mu.Lock()
+		got := sub.cards["T1"]
+		sub.mu.Unlock()
+		if got > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no card published on B reached the subscriber")
+		}
+	}
+	t.Logf("receiving from B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), fc.refusal)
 }

@@ -161,6 +161,7 @@ func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	mqttKey := fs.String("mqtt-tls-key", "", "PEM client key for the broker")
 	mqttName := fs.String("mqtt-tls-server-name", "", "name in the broker's certificate")
 	maxTables := fs.Int("max-tables", defaultPitTables, "most tables tracked (messages of more are dropped and counted)")
+	refusal := fs.Duration("refusal-timeout", mqtt.DefaultRefusalTimeout, "a broker refusing the console's subscriptions this long is left for the next --broker (one broker is never left)")
 	ttl := fs.Duration("session-ttl", defaultPitSessionTTL, "how long a login lasts")
 	hashPw := fs.Bool("hash-password", false, "read a password from standard input, print its bcrypt hash, exit")
 	cost := fs.Int("cost", pitHashCost, "bcrypt cost for --hash-password")
@@ -199,6 +200,9 @@ func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *ttl < time.Minute {
 		return fail(fmt.Errorf("pit: --session-ttl %v: at least 1m", *ttl))
 	}
+	if *refusal < minRefusalTimeout || *refusal > maxRefusalTimeout {
+		return fail(fmt.Errorf("pit: --refusal-timeout %v: between %v and %v", *refusal, minRefusalTimeout, maxRefusalTimeout))
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	users, err := loadPitUsers(*usersFile, log)
 	if err != nil {
@@ -235,7 +239,7 @@ func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	model := newPitModel(*maxTables, time.Now, boards)
 	sub, err := newPitSubscriber(pitBrokerOptions{Brokers: brokers, ClientID: *clientID, Prefix: *prefix,
-		Username: *username, Password: password, TLS: mtls, Logger: log}, model)
+		Username: *username, Password: password, TLS: mtls, Logger: log, RefusalTimeout: *refusal}, model)
 	if err != nil {
 		ln.Close()
 		return fail(err)

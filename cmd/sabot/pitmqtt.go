@@ -48,6 +48,14 @@ type pitBrokerOptions struct {
 	Logger             *slog.Logger
 	// ConnectTimeout bounds one connection attempt (default 10 s).
 	ConnectTimeout time.Duration
+	// RefusalTimeout is how long a broker may grant none of the filters
+	// asked for (refusing them all, or not answering within
+	// pitSubscribeWait) while an essential one (pitEssential) is missing,
+	// before the console disconnects and connects to the next of Brokers
+	// first (default mqtt.DefaultRefusalTimeout). A broker that grants
+	// some is slow, not refusing, and is kept. A single broker is never
+	// left: the refused filters are asked for again on the connection.
+	RefusalTimeout time.Duration
 }
 
 // pitSubscriber is the console's MQTT client.
@@ -64,11 +72,20 @@ type pitSubscriber struct {
 	mu         sync.Mutex
 	gen        int // connections made (onConnect)
 	conns      int // clients made (newClient)
+	first      int // the index in Brokers the next client tries first
 	client     paho.Client
 	connected  bool
 	attempting string // the broker of the last connection attempt
 	broker     string // the broker connected to, "" when not
 }
+
+// Bounds of --refusal-timeout (sabot pit, sabot floor-sim), those of
+// sabotd's [mqtt] refusal_timeout: below a second a broker would be left
+// before it could answer.
+const (
+	minRefusalTimeout = time.Second
+	maxRefusalTimeout = 10 * time.Minute
+)
 
 // pitAckTimeout is how long publishing a command waits for the broker's
 // PUBACK.
@@ -100,6 +117,9 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 10 * time.Second
 	}
+	if o.RefusalTimeout <= 0 {
+		o.RefusalTimeout = mqtt.DefaultRefusalTimeout
+	}
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
 	s := &pitSubscriber{model: model, prefix: o.Prefix, log: o.Logger, id: "pit-" + hex.EncodeToString(rnd),
@@ -118,8 +138,9 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 // session nothing is lost by it, and NATS Server, which keeps a clean
 // session's JetStream consumers under the client id until it has removed
 // them, refused some subscriptions of a reconnection under the same id
-// for a minute after a node's death (TestPitBrowserNATS). Call with mu
-// held or before the subscriber is shared.
+// for a minute after a node's death (TestPitBrowserNATS). The brokers
+// are tried from s.first on. Call with mu held or before the subscriber is
+// shared.
 func (s *pitSubscriber) newClient() paho.Client {
 	o := s.opts
 	id := o.ClientID
@@ -128,8 +149,8 @@ func (s *pitSubscriber) newClient() paho.Client {
 	}
 	s.conns++
 	co := paho.NewClientOptions()
-	for _, b := range o.Brokers {
-		co.AddBroker(b)
+	for i := range o.Brokers {
+		co.AddBroker(o.Brokers[(s.first+i)%len(o.Brokers)])
 	}
 	co.SetClientID(id).SetCleanSession(true).SetOrderMatters(true).
 		SetKeepAlive(30 * time.Second).SetConnectTimeout(o.ConnectTimeout).
@@ -148,26 +169,37 @@ func (s *pitSubscriber) newClient() paho.Client {
 		return c
 	})
 	co.SetOnConnectHandler(s.onConnect)
-	co.SetConnectionLostHandler(func(_ paho.Client, err error) {
+	co.SetConnectionLostHandler(func(c paho.Client, err error) {
 		s.mu.Lock()
+		b := s.broker
 		s.connected, s.broker = false, ""
 		s.mu.Unlock()
 		s.log.Warn("pit: lost the broker; reconnecting", "err", err)
 		s.kick()
-		go s.reconnect()
+		go s.reconnect(c, b)
 	})
 	return paho.NewClient(co)
 }
 
-// reconnect replaces the lost client with a new one, which connects (and
-// retries) in the background.
-func (s *pitSubscriber) reconnect() {
+// reconnect replaces the client c, lost or left, with a new one, which
+// connects (and retries) in the background, trying the broker after
+// broker first (the one c was connected to: it may be gone, or refuse).
+// It does nothing if c is no longer the console's client.
+func (s *pitSubscriber) reconnect(c paho.Client, broker string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
 	case <-s.done:
 		return // Close, under mu after done, disconnects the client it finds
 	default:
+	}
+	if s.client != c {
+		return // replaced already
+	}
+	for i, u := range s.opts.Brokers {
+		if p, err := url.Parse(u); err == nil && redactURL(p) == broker {
+			s.first = (i + 1) % len(s.opts.Brokers)
+		}
 	}
 	s.client = s.newClient()
 	s.client.Connect() // returns at once: connects in the background
@@ -187,10 +219,19 @@ func (s *pitSubscriber) kick() { s.model.Touch() }
 // Subscription retries: filters the broker refuses (SUBACK 0x80: an ACL;
 // NATS Server while its JetStream elects new leaders after a node's
 // death) or does not answer within pitSubscribeWait are asked for again
-// after pitSubscribeRetryMin, doubling up to pitSubscribeRetryMax, as
-// long as the connection lasts.
+// after pitSubscribeRetryMin, doubling up to pitSubscribeRetryMax while
+// the broker grants none (back to pitSubscribeRetryMin when it grants
+// some: a loaded NATS node grants a few at a time), as long as the
+// connection lasts: with several brokers, until a broker that
+// has granted none of them for RefusalTimeout, while an essential one is
+// missing, is left for the next. The wait is long: NATS Server answers a
+// SUBSCRIBE once it has made a JetStream consumer for each filter, and
+// gives up on one after 4 s while it recovers from a node's death, so
+// the console's 8 filters may take 32 s (up to 26 s measured under
+// load); asking again sooner only queues more work on a node that is
+// slow, not gone.
 const (
-	pitSubscribeWait     = 30 * time.Second
+	pitSubscribeWait     = 60 * time.Second
 	pitSubscribeRetryMin = time.Second
 	pitSubscribeRetryMax = 30 * time.Second
 )
@@ -215,7 +256,33 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 	go func() {
 		delay := pitSubscribeRetryMin
 		linked := false
+		// Since when the broker has granted nothing asked for: the request
+		// of the first answer that refused every filter asked for, or that
+		// did not come within pitSubscribeWait; zero while the broker
+		// grants some (it is slow, not refusing: a connection left would
+		// have to ask for every filter again). With several brokers a
+		// connection not linked is left when an answer (or its absence)
+		// still grants nothing RefusalTimeout after that.
+		var refusing time.Time
+		bounded := len(s.opts.Brokers) > 1
+		leave := func() {
+			if !current() {
+				return
+			}
+			names := make([]string, 0, len(pending))
+			for f := range pending {
+				names = append(names, f)
+			}
+			sort.Strings(names)
+			s.log.Warn("pit: the broker refuses subscriptions; moving to the next broker", "broker", b,
+				"for", time.Since(refusing).Round(time.Millisecond), "topics", names)
+			// Ended before the next connection begins; the lost handler
+			// does not run for it.
+			c.Disconnect(250)
+			s.reconnect(c, b)
+		}
 		for {
+			asked := time.Now()
 			tok := c.SubscribeMultiple(pending, s.receive)
 			select {
 			case <-tok.Done():
@@ -225,6 +292,9 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 			}
 			if err := tok.Error(); err != nil || !isDone(tok) {
 				s.log.Warn("pit: subscribing: no answer from the broker; will retry", "broker", b, "err", err)
+				if refusing.IsZero() {
+					refusing = asked
+				}
 			} else {
 				refused := map[string]byte{}
 				if st, ok := tok.(*paho.SubscribeToken); ok {
@@ -233,6 +303,12 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 							refused[f] = 1
 						}
 					}
+				}
+				if len(refused) < len(pending) {
+					// Progress: ask for the rest again soon.
+					refusing, delay = time.Time{}, pitSubscribeRetryMin
+				} else if refusing.IsZero() {
+					refusing = asked
 				}
 				if !linked && !s.essentialIn(refused) {
 					// The tiles are right from here (status, state,
@@ -258,6 +334,10 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 				sort.Strings(names)
 				s.log.Warn("pit: the broker refused subscriptions; will retry", "broker", b, "topics", names)
 				pending = refused
+			}
+			if bounded && !linked && !refusing.IsZero() && time.Since(refusing) >= s.opts.RefusalTimeout {
+				leave()
+				return
 			}
 			select {
 			case <-time.After(delay):

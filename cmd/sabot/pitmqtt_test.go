@@ -179,3 +179,31 @@ func TestPitSubscriberRetriesRefusedFilter(t *testing.T) {
 		t.Errorf("%d refusals logged:\n%s", n, logs.String())
 	}
 }
+
+// A broker that refuses an essential subscription for longer than
+// RefusalTimeout is left for the next one: with brokers [A, B] and A
+// refusing the state filter for ever, the console ends up connected to B,
+// with B's tables. Before, it asked A again for ever and never connected.
+func TestPitSubscriberFailoverOnRefusal(t *testing.T) {
+	ha := mochihook.RefuseSubscribe("sabot/+/state", 1<<30)
+	a := mochihook.Serve(t, ha)
+	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
+	pahoPublish(t, pahoClient(t, b, "table"), "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
+	var logs lockedBuffer
+	m := newPitModel(0, nil, nil)
+	o := pitBrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	s, err := newPitSubscriber(o, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pitWait(t, "A asked for the state filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
+	refused := time.Now()
+	pitWait(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { c, br := s.Link(); return c && br == b })
+	t.Logf("on B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), o.RefusalTimeout)
+	pitWait(t, "T1 from B", 5*time.Second, func() bool { return m.Has("T1") })
+	if !strings.Contains(logs.String(), "pit: the broker refuses subscriptions; moving to the next broker") {
+		t.Errorf("the move is not logged:\n%s", logs.String())
+	}
+}

@@ -428,6 +428,8 @@ func TestPitBoardsAndFlags(t *testing.T) {
 		{"pit", "--broker", "tcp://127.0.0.1:1"},
 		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--tls-cert", "x"},
 		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--max-tables", "0"},
+		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--refusal-timeout", "500ms"},
+		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--refusal-timeout", "11m"},
 		{"pit", "--broker", "nonsense", "--users", users, "--listen", "127.0.0.1:0"},
 		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", "/nonexistent/users"},
 	} {

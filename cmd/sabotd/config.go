@@ -361,6 +361,13 @@ type MQTTConfig struct {
 	// is noticed only this way; on a floor with a cluster, "5s" fails over
 	// within 10 s.
 	KeepAlive string `toml:"keepalive"`
+	// RefusalTimeout is how long a broker may refuse the command
+	// subscription or leave published messages without a PUBACK before
+	// the daemon disconnects and moves to the next of Brokers, a Go
+	// duration (default "10s", mqtt.DefaultRefusalTimeout;
+	// MinRefusalTimeout to MaxRefusalTimeout). A single broker is never
+	// left (mqtt.Options.RefusalTimeout).
+	RefusalTimeout string `toml:"refusal_timeout"`
 }
 
 // Bounds of [mqtt] keepalive.
@@ -369,10 +376,24 @@ const (
 	MaxKeepAlive = 10 * time.Minute
 )
 
+// Bounds of [mqtt] refusal_timeout: below a second a broker would be left
+// before it could answer; above 10 minutes a node that refuses is as good
+// as gone.
+const (
+	MinRefusalTimeout = time.Second
+	MaxRefusalTimeout = 10 * time.Minute
+)
+
 // KeepAliveDuration is KeepAlive parsed (validate checked it; 0, the
 // driver's default, if it is empty).
 func (m MQTTConfig) KeepAliveDuration() time.Duration {
 	d, _ := time.ParseDuration(m.KeepAlive)
+	return d
+}
+
+// RefusalTimeoutDuration is RefusalTimeout parsed (validate checked it).
+func (m MQTTConfig) RefusalTimeoutDuration() time.Duration {
+	d, _ := time.ParseDuration(m.RefusalTimeout)
 	return d
 }
 
@@ -473,7 +494,7 @@ func DefaultConfig() Config {
 		Rules:        defaultRulesConfig(),
 		CutRule:      "last-coup",
 		Shoe:         ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1", RS485: shoe.RS485Off},
-		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883"},
+		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883", RefusalTimeout: mqtt.DefaultRefusalTimeout.String()},
 		Display:      board.DisplayConfig{Kind: "none", Brightness: display.DefaultBrightness},
 		GPIO:         board.GPIOConfig{Backend: board.BackendGPIO, DebounceMS: 30},
 		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024, ClockWait: "90s"},
@@ -950,6 +971,9 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if k, err := time.ParseDuration(c.MQTT.KeepAlive); c.MQTT.KeepAlive != "" && (err != nil || k < MinKeepAlive || k > MaxKeepAlive) {
 		bad("mqtt.keepalive", "%q: want a duration from %v to %v, e.g. \"30s\"", c.MQTT.KeepAlive, MinKeepAlive, MaxKeepAlive)
+	}
+	if r, err := time.ParseDuration(c.MQTT.RefusalTimeout); err != nil || r < MinRefusalTimeout || r > MaxRefusalTimeout {
+		bad("mqtt.refusal_timeout", "%q: want a duration from %v to %v, e.g. %q", c.MQTT.RefusalTimeout, MinRefusalTimeout, MaxRefusalTimeout, mqtt.DefaultRefusalTimeout.String())
 	}
 	if w, err := time.ParseDuration(c.State.ClockWait); err != nil || w < 0 || w > MaxClockWait {
 		bad("state.clock_wait", "%q: want a duration from \"0s\" (do not wait) to %q, e.g. \"90s\"", c.State.ClockWait, MaxClockWait.String())

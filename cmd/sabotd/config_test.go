@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/ledchip"
+	"github.com/sabot-table/sabot/drivers/mqtt"
 )
 
 func TestMinimalConfig(t *testing.T) {
@@ -218,6 +219,31 @@ func TestConfigKeepAlive(t *testing.T) {
 		_, err := ParseConfig([]byte(base+"keepalive = \""+v+"\"\n"), "c.toml")
 		if err == nil || !strings.Contains(err.Error(), "mqtt.keepalive") {
 			t.Errorf("keepalive %q: %v, want an error naming mqtt.keepalive", v, err)
+		}
+	}
+}
+
+// [mqtt] refusal_timeout: a duration within MinRefusalTimeout..
+// MaxRefusalTimeout given to the publisher, "10s" when absent (shown by
+// --print-config); anything else is refused with the file, line and key.
+func TestConfigRefusalTimeout(t *testing.T) {
+	base := "table = \"T\"\n[shoe]\ndevice = \"/dev/null\"\n[mqtt]\n"
+	cfg, err := ParseConfig([]byte(base+"refusal_timeout = \"30s\"\n"), "c.toml")
+	if err != nil || cfg.MQTT.RefusalTimeoutDuration() != 30*time.Second {
+		t.Fatalf("refusal_timeout 30s: %v, %v", cfg.MQTT.RefusalTimeoutDuration(), err)
+	}
+	cfg, err = ParseConfig([]byte(base), "c.toml")
+	if err != nil || cfg.MQTT.RefusalTimeoutDuration() != mqtt.DefaultRefusalTimeout {
+		t.Fatalf("no refusal_timeout: %v, %v (want the driver's %v)", cfg.MQTT.RefusalTimeoutDuration(), err, mqtt.DefaultRefusalTimeout)
+	}
+	out, err := marshalConfig(cfg)
+	if err != nil || !strings.Contains(string(out), "refusal_timeout = '10s'") {
+		t.Errorf("--print-config lacks refusal_timeout = '10s' (%v):\n%s", err, out)
+	}
+	for _, v := range []string{"500ms", "11m", "10", "-5s", ""} {
+		_, err := ParseConfig([]byte(base+"refusal_timeout = \""+v+"\"\n"), "c.toml")
+		if err == nil || !strings.Contains(err.Error(), "c.toml:5") || !strings.Contains(err.Error(), "mqtt.refusal_timeout") {
+			t.Errorf("refusal_timeout %q: %v, want an error at c.toml:5 naming mqtt.refusal_timeout", v, err)
 		}
 	}
 }

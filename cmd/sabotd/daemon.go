@@ -359,6 +359,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		StateDir:          d.cfg.State.Dir,
 		MaxBacklog:        d.cfg.MQTT.BacklogLimit,
 		KeepAlive:         d.cfg.MQTT.KeepAliveDuration(),
+		RefusalTimeout:    d.cfg.MQTT.RefusalTimeoutDuration(),
 		Version:           Version(),
 		Software:          d.software,
 		Rules:             &d.rules,

@@ -46,17 +46,18 @@ type CommandReply struct {
 // the subscription (an ACL; NATS Server while its JetStream elects new
 // leaders after a node's death, which it answers with a failure) is asked
 // again after cmdRetryMin, doubling up to cmdRetryMax, as long as the
-// connection is the publisher's current one.
+// connection is the publisher's current one: with several brokers, until
+// connLoop leaves it after RefusalTimeout.
 const (
 	cmdRetryMin = time.Second
 	cmdRetryMax = 30 * time.Second
 )
 
-// subscribeCommands subscribes to the command topics on c; on failure it
-// keeps trying in the background (see cmdRetryMin) until it succeeds, c
-// is no longer connected or ctx ends.
-func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client) {
-	if p.trySubscribeCommands(ctx, c) {
+// subscribeCommands subscribes to the command topics on c, recording the
+// outcome in r; on failure it keeps trying in the background (see
+// cmdRetryMin) until it succeeds, c is no longer connected or ctx ends.
+func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client, r *refusal) {
+	if p.trySubscribeCommands(ctx, c, r) {
 		return
 	}
 	p.wg.Add(1)
@@ -73,7 +74,7 @@ func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client) {
 			if cur != c {
 				return // a newer connection subscribes itself
 			}
-			if p.trySubscribeCommands(ctx, c) {
+			if p.trySubscribeCommands(ctx, c, r) {
 				p.opts.Logger.Info("mqtt: subscribed to commands", "topic", p.prefix+"/"+TopicCmd+"/+")
 				return
 			}
@@ -82,19 +83,23 @@ func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client) {
 	}()
 }
 
-func (p *Publisher) trySubscribeCommands(ctx context.Context, c paho.Client) bool {
+func (p *Publisher) trySubscribeCommands(ctx context.Context, c paho.Client, r *refusal) bool {
 	topic := p.prefix + "/" + TopicCmd + "/+"
+	asked := time.Now()
 	tok := c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) { p.receiveCommand(m) })
 	if err := waitToken(ctx, tok, p.opts.AckTimeout); err != nil {
+		r.subscribed(asked, time.Now(), false)
 		p.opts.Logger.Error("mqtt: cannot subscribe to commands; will retry", "topic", topic, "err", err)
 		return false
 	}
 	if st, ok := tok.(*paho.SubscribeToken); ok {
 		if q, ok := st.Result()[topic]; ok && q > 2 {
+			r.subscribed(asked, time.Now(), false)
 			p.opts.Logger.Error("mqtt: broker refused the command subscription (check its ACL); will retry", "topic", topic)
 			return false
 		}
 	}
+	r.subscribed(asked, time.Now(), true)
 	return true
 }
 

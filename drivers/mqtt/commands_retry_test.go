@@ -15,13 +15,16 @@ import (
 // Server answers so while its JetStream elects new leaders after a node's
 // death) is asked for again until granted: commands work afterwards.
 // Before, the daemon logged the refusal once and took no command on that
-// connection.
+// connection. With a single broker it asks on the same connection however
+// long the refusal lasts (here longer than RefusalTimeout): there is no
+// other broker to move to.
 func TestCommandSubscriptionRetried(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	h := mochihook.RefuseSubscribe("sabot/T1/cmd/+", 2)
 	url := mochihook.Serve(t, h)
 	o := testOptions("T1", t.TempDir(), url)
 	o.Commands = true
+	o.RefusalTimeout = time.Second
 	var mu sync.Mutex
 	var got []Command
 	o.OnCommand = func(c Command) error {
@@ -51,5 +54,8 @@ func TestCommandSubscriptionRetried(t *testing.T) {
 		if n > 50 {
 			t.Fatal("no command reached the publisher after the subscription was granted")
 		}
+	}
+	if n := h.Connects("sabotd-T1"); n != 1 {
+		t.Errorf("connected %d times, want 1: one broker is not left for refusing", n)
 	}
 }

@@ -1,11 +1,16 @@
 package mqtt
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"sync"
 	"testing"
 	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 )
 
 // cutProxy forwards TCP connections to target; cut closes the ones open
@@ -78,4 +83,87 @@ func TestFailoverTriesNextBrokerFirst(t *testing.T) {
 	waitFor(t, "connected to A again", 20*time.Second, func() bool { st := p.Status(); return st.Connected && st.Broker == a.url() })
 	publishEvents(t, p, events[40:60], 0)
 	assertDelivery(t, sub, expectedIDs(t, events[:60]), 30*time.Second)
+}
+
+// A broker that refuses the command subscription for longer than
+// RefusalTimeout is left for the next one of the list: with brokers
+// [A, B], A refusing cmd/+ for ever, the publisher ends up on B, where
+// commands work. Before, it asked A again on the same connection for ever.
+func TestFailoverWhenCommandsRefused(t *testing.T) {
+	ha := mochihook.RefuseSubscribe("sabot/T1/cmd/+", 1<<30)
+	a := mochihook.Serve(t, ha)
+	hb := mochihook.RefuseSubscribe("", 0)
+	b := mochihook.Serve(t, hb)
+	o := testOptions("T1", t.TempDir(), a, b)
+	o.Commands = true
+	o.RefusalTimeout = 2 * time.Second
+	var mu sync.Mutex
+	var got []Command
+	o.OnCommand = func(c Command) error {
+		mu.Lock()
+		got = append(got, c)
+		mu.Unlock()
+		return nil
+	}
+	p := startPublisher(t, o)
+	waitFor(t, "A asked for the command subscription", 10*time.Second, func() bool { return ha.Asked() >= 1 })
+	refused := time.Now()
+	waitFor(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { st := p.Status(); return st.Connected && st.Broker == b })
+	t.Logf("on B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), o.RefusalTimeout)
+	c := paho.NewClient(paho.NewClientOptions().AddBroker(b).SetClientID("pit"))
+	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	defer c.Disconnect(50)
+	// A command reaches the daemon only once it has subscribed on B:
+	// send until one does.
+	deadline := time.Now().Add(20 * time.Second)
+	for n := 1; ; n++ {
+		if tok := c.Publish("sabot/T1/cmd/ack", 1, false, fmt.Sprintf(`{"request_id":"r-%d","operator":"alice"}`, n)); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+			t.Fatal(tok.Error())
+		}
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		k := len(got)
+		mu.Unlock()
+		if k > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no command reached the publisher through B")
+		}
+	}
+	if n := ha.Connects("sabotd-T1"); n != 1 {
+		t.Errorf("connected to A %d times, want 1", n)
+	}
+	// On B it looked for another daemon first (the takeover probe), then
+	// connected once.
+	if p, n := hb.Connects("sabotd-T1-probe"), hb.Connects("sabotd-T1"); p != 1 || n != 1 {
+		t.Errorf("on B: %d probes and %d connections, want 1 and 1", p, n)
+	}
+}
+
+// A broker that takes messages without acknowledging them (no PUBACK)
+// for longer than RefusalTimeout is left for the next one, and every
+// message of the outbox is delivered there, in order: nothing the first
+// broker swallowed is lost. Before, the publisher sent them to A again
+// on the same connection for ever.
+func TestFailoverWhenPubacksWithheld(t *testing.T) {
+	ha := mochihook.RefuseSubscribe("", 0)
+	ha.WithholdPubacks(true)
+	a := mochihook.Serve(t, ha)
+	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
+	sub := newSubscriber(t, b, "failover-puback", "sabot/T1/#", nil)
+	o := testOptions("T1", t.TempDir(), a, b)
+	o.RefusalTimeout = 2 * time.Second
+	p := startPublisher(t, o)
+	events := shoeEvents(t, "T1")
+	publishEvents(t, p, events[:20], 0)
+	waitFor(t, "A withheld a PUBACK", 10*time.Second, func() bool { return ha.Withheld() >= 1 })
+	refused := time.Now()
+	waitFor(t, "connected to B", o.RefusalTimeout+o.AckTimeout+20*time.Second, func() bool { st := p.Status(); return st.Connected && st.Broker == b })
+	t.Logf("on B %v after A first withheld a PUBACK (bound %v); A withheld %d", time.Since(refused).Round(time.Millisecond), o.RefusalTimeout, ha.Withheld())
+	publishEvents(t, p, events[20:40], 0)
+	assertDelivery(t, sub, expectedIDs(t, events[:40]), 30*time.Second)
+	waitFor(t, "the outbox empty", 10*time.Second, func() bool { return p.Status().Backlog == 0 })
 }

@@ -45,6 +45,7 @@ type Publisher struct {
 
 	mu        sync.Mutex
 	cur       paho.Client // nil when not connected
+	refused   *refusal    // what cur's broker refuses
 	broker    string      // broker of cur (or last attempted)
 	lastErr   error
 	attempts  int
@@ -357,9 +358,10 @@ func (p *Publisher) statusPayload(status string) (payload []byte, shoeID, state 
 }
 
 // publishStatus publishes the retained status and waits for its PUBACK up
-// to wait; failure is logged only (the status is refreshed on the next
-// connect). It returns the shoe id and state the status carried.
-func (p *Publisher) publishStatus(ctx context.Context, c paho.Client, status string, wait time.Duration) (shoeID, state string) {
+// to wait; failure is logged (the status is refreshed on the next
+// connect) and returned. It returns the shoe id and state the status
+// carried.
+func (p *Publisher) publishStatus(ctx context.Context, c paho.Client, status string, wait time.Duration) (shoeID, state string, err error) {
 	// Built and handed to the client under statusMu: statuses published
 	// from several goroutines reach the broker in the order of their
 	// numbers, so the retained one is the newest.
@@ -367,10 +369,10 @@ func (p *Publisher) publishStatus(ctx context.Context, c paho.Client, status str
 	payload, shoeID, state := p.statusPayload(status)
 	tok := c.Publish(p.prefix+"/"+TopicStatus, 1, true, payload)
 	p.statusMu.Unlock()
-	if err := waitToken(ctx, tok, wait); err != nil {
+	if err = waitToken(ctx, tok, wait); err != nil {
 		p.opts.Logger.Warn("mqtt: status not acknowledged", "status", status, "err", err)
 	}
-	return shoeID, state
+	return shoeID, state, err
 }
 
 // errNoAck is a token that did not complete in time: not delivered.
@@ -439,9 +441,81 @@ func (p *Publisher) clientOptions(lost chan<- error) *paho.ClientOptions {
 	return o
 }
 
+// refusal records what the broker of one connection refuses, and for how
+// long: the command subscription (refused in its SUBACK, or not answered
+// in AckTimeout) from the first refused request to the latest refusal,
+// so that the broker's latest answer is a refusal; and PUBACKs (messages
+// awaiting one, none arriving) until now. A zero time is no refusal.
+// connLoop leaves a broker that refuses for RefusalTimeout.
+type refusal struct {
+	mu      sync.Mutex
+	sub     time.Time // the first refused subscription's request, since when none was granted
+	subLast time.Time // the latest refusal of it
+	ack     time.Time // since when messages await a PUBACK and none came
+}
+
+// subscribed records the command subscription asked for at asked:
+// granted (ok) or not, as known now.
+func (r *refusal) subscribed(asked, now time.Time, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ok {
+		r.sub, r.subLast = time.Time{}, time.Time{}
+		return
+	}
+	if r.sub.IsZero() {
+		r.sub = asked
+	}
+	r.subLast = now
+}
+
+// sent records a message handed to the client at now.
+func (r *refusal) sent(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ack.IsZero() {
+		r.ack = now
+	}
+}
+
+// acked records a PUBACK at now; waiting tells whether other messages
+// still await theirs.
+func (r *refusal) acked(now time.Time, waiting bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ack = time.Time{}
+	if waiting {
+		r.ack = now
+	}
+}
+
+// longest returns the refusal that has lasted longest at now (what is
+// refused and for how long), or "" if the broker refuses nothing.
+func (r *refusal) longest(now time.Time) (what string, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.sub.IsZero() {
+		what, d = "the command subscription", r.subLast.Sub(r.sub)
+	}
+	if !r.ack.IsZero() && (what == "" || now.Sub(r.ack) > d) {
+		what, d = "PUBACKs", now.Sub(r.ack)
+	}
+	return what, d
+}
+
+// tryNextAfter makes the broker after broker (a redacted URL of Brokers)
+// the first one tried by the next connection. Call with mu held.
+func (p *Publisher) tryNextAfter(broker string) {
+	if i := slices.Index(p.brokersLog, broker); i >= 0 {
+		p.first = (i + 1) % len(p.opts.Brokers)
+	}
+}
+
 // connLoop keeps one connection up: connect (trying every broker in order),
 // on failure wait with doubling delay capped at ReconnectMax, on loss
-// reconnect. A fresh client per connection gives a fresh last will.
+// reconnect. A fresh client per connection gives a fresh last will. With
+// several brokers, a broker that refuses (refusal) for RefusalTimeout is
+// left for the next one.
 func (p *Publisher) connLoop(ctx context.Context) {
 	defer p.wg.Done()
 	delay := p.opts.ReconnectMin
@@ -482,12 +556,19 @@ func (p *Publisher) connLoop(ctx context.Context) {
 			continue
 		}
 		delay = p.opts.ReconnectMin
-		sentID, sentState := p.publishStatus(ctx, c, StatusOnline, p.opts.AckTimeout)
+		// The online status counts for the refusal bound like the outbox's
+		// messages: a broker that does not acknowledge it refuses.
+		r := &refusal{}
+		r.sent(time.Now())
+		sentID, sentState, err := p.publishStatus(ctx, c, StatusOnline, p.opts.AckTimeout)
+		if err == nil {
+			r.acked(time.Now(), false)
+		}
 		if p.opts.Commands {
-			p.subscribeCommands(ctx, c)
+			p.subscribeCommands(ctx, c, r)
 		}
 		p.mu.Lock()
-		p.cur = c
+		p.cur, p.refused = c, r
 		p.lastErr = nil
 		p.attempts = 0
 		p.takenOver = false
@@ -501,29 +582,73 @@ func (p *Publisher) connLoop(ctx context.Context) {
 		}
 		p.opts.Logger.Info("mqtt: connected", "broker", broker, "client_id", p.opts.ClientID, "backlog", p.box.Len())
 		p.signal()
+		loss, ok := p.awaitEnd(ctx, c, r, lost, broker)
+		if !ok || !sleepCtx(ctx, delay) {
+			return // Close publishes offline and disconnects
+		}
+		// After a loss the broker may have closed the connection because
+		// another client connected with our client id (MQTT 3.1.1 gives
+		// no reason): probe as after a loss. After leaving a broker that
+		// refused, the connection was ours until then (a daemon taking
+		// the session over would have closed it): the probe looks at the
+		// retained status only.
+		afterLoss = loss
+	}
+}
+
+// awaitEnd waits while c, connected to broker, is the current connection,
+// until it is lost (loss true), or its broker has refused (r) for
+// RefusalTimeout and there is another broker to move to: c is then
+// disconnected and the broker after it made the first to try. ok is false
+// when ctx ended.
+func (p *Publisher) awaitEnd(ctx context.Context, c paho.Client, r *refusal, lost <-chan error, broker string) (loss, ok bool) {
+	// Checked at a quarter of the bound, at most every second; with one
+	// broker there is none to move to.
+	var check <-chan time.Time
+	if len(p.opts.Brokers) > 1 {
+		t := time.NewTicker(min(p.opts.RefusalTimeout/4, time.Second))
+		defer t.Stop()
+		check = t.C
+	}
+	for {
 		select {
 		case err := <-lost:
 			p.mu.Lock()
 			if p.cur == c {
-				p.cur = nil
+				p.cur, p.refused = nil, nil
 			}
 			p.lastErr = fmt.Errorf("mqtt: connection to %s lost: %w", broker, err)
 			// Try the next broker first: the lost one may be gone or
 			// cut off, and a silent one costs ConnectTimeout per try.
-			if i := slices.Index(p.brokersLog, broker); i >= 0 {
-				p.first = (i + 1) % len(p.opts.Brokers)
-			}
+			p.tryNextAfter(broker)
 			p.mu.Unlock()
 			p.opts.Logger.Warn("mqtt: connection lost; reconnecting", "broker", broker, "err", err, "backlog", p.box.Len())
-			if !sleepCtx(ctx, delay) {
-				return
+			return true, true
+		case now := <-check:
+			what, d := r.longest(now)
+			if what == "" || d < p.opts.RefusalTimeout {
+				continue
 			}
-			// The broker may have closed it because another client
-			// connected with our client id (MQTT 3.1.1 gives no reason):
-			// probe before reconnecting.
-			afterLoss = true
+			// The broker is up but refuses (NATS Server while its
+			// JetStream elects leaders after a node's death): move on.
+			// This connection ends before the next begins, so the two
+			// never hold our client id's session at once; what it did not
+			// acknowledge stays in the outbox for the next.
+			d = d.Round(time.Millisecond)
+			p.mu.Lock()
+			if p.cur == c {
+				p.cur, p.refused = nil, nil
+			}
+			p.lastErr = fmt.Errorf("mqtt: %s refused %s for %v", broker, what, d)
+			p.tryNextAfter(broker)
+			next := p.brokersLog[p.first]
+			p.mu.Unlock()
+			p.opts.Logger.Warn("mqtt: the broker refuses; moving to the next broker", "broker", broker, "refused", what,
+				"for", d, "next", next, "backlog", p.box.Len())
+			c.Disconnect(250)
+			return false, true
 		case <-ctx.Done():
-			return // Close publishes offline and disconnects
+			return false, false
 		}
 	}
 }
@@ -554,10 +679,10 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (p *Publisher) current() paho.Client {
+func (p *Publisher) current() (paho.Client, *refusal) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.cur
+	return p.cur, p.refused
 }
 
 // ackRemoveDelay is how long acknowledged messages may wait before they are
@@ -590,8 +715,8 @@ func (p *Publisher) sendLoop(ctx context.Context) {
 	defer p.removeAcked(ctx)
 	var removeTimer <-chan time.Time
 	for ctx.Err() == nil {
-		if c := p.current(); c != nil {
-			err := p.drain(ctx, c)
+		if c, r := p.current(); c != nil {
+			err := p.drain(ctx, c, r)
 			if err != nil && ctx.Err() == nil {
 				p.removeAcked(ctx)
 				p.mu.Lock()
@@ -637,9 +762,10 @@ func tokenDone(tok paho.Token) bool {
 
 // drain publishes every queued message not yet acknowledged, in order,
 // keeping up to Window awaiting PUBACK, and records each acknowledged one in
-// p.acked (removed from the outbox in batches). It returns nil when nothing
-// is left to send, or the first delivery error (timeout = not delivered).
-func (p *Publisher) drain(ctx context.Context, c paho.Client) error {
+// p.acked (removed from the outbox in batches) and in r (for the refusal
+// bound). It returns nil when nothing is left to send, or the first delivery
+// error (timeout = not delivered).
+func (p *Publisher) drain(ctx context.Context, c paho.Client, r *refusal) error {
 	var window []inflight
 	waitOldest := func() error {
 		f := window[0]
@@ -647,6 +773,7 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client) error {
 		if err := waitToken(ctx, f.tok, p.opts.AckTimeout); err != nil {
 			return fmt.Errorf("mqtt: outbox message %d not delivered (no PUBACK): %w", f.seq, err)
 		}
+		r.acked(time.Now(), len(window) > 0)
 		p.acked[f.seq] = true
 		p.ackedMax = max(p.ackedMax, f.seq)
 		if p.opts.OnAck != nil {
@@ -676,9 +803,9 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client) error {
 			}
 			continue
 		}
-		for _, r := range recs {
-			after = r.seq
-			if p.acked[r.seq] {
+		for _, rec := range recs {
+			after = rec.seq
+			if p.acked[rec.seq] {
 				continue // acknowledged, removal pending
 			}
 			if ctx.Err() != nil {
@@ -695,8 +822,9 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client) error {
 					return err
 				}
 			}
-			tok := c.Publish(p.prefix+"/"+r.topic, 1, r.retained, r.payload)
-			window = append(window, inflight{r.seq, tok, r.topic, r.payload})
+			tok := c.Publish(p.prefix+"/"+rec.topic, 1, rec.retained, rec.payload)
+			r.sent(time.Now())
+			window = append(window, inflight{rec.seq, tok, rec.topic, rec.payload})
 			if len(window) >= p.opts.Window {
 				if err := waitOldest(); err != nil {
 					return err

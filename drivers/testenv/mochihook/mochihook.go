@@ -1,11 +1,14 @@
 // Package mochihook runs an in-process mochi-mqtt broker for tests, with
 // hooks that make it misbehave as real brokers do: RefuseSubscribe
 // refuses a subscription in its SUBACK (as NATS Server answers while its
-// JetStream elects new leaders after a node's death).
+// JetStream elects new leaders after a node's death), and
+// WithholdPubacks takes QoS 1 publishes without ever acknowledging them.
 //
 //	h := mochihook.RefuseSubscribe("sabot/+/state", 2) // refused twice, then granted
 //	url := mochihook.Serve(t, h)                       // tcp://127.0.0.1:<port>
 //	... h.Asked() ...                                  // subscriptions asked for so far
+//	h.WithholdPubacks(true)                            // QoS 1 publishes dropped, no PUBACK
+//	... h.Connects("sabotd-T1") ...                    // connections made with a client id
 package mochihook
 
 import (
@@ -22,22 +25,48 @@ import (
 
 // Refuse is a hook that lets every client in (no authentication) and
 // refuses one filter's subscription the first times it is asked for;
-// every other subscription and every publish is allowed. It is safe for
-// concurrent use.
+// every other subscription is allowed, and every publish unless
+// WithholdPubacks is on. It is safe for concurrent use.
 type Refuse struct {
 	mochi.HookBase
 	filter string
 
-	mu    sync.Mutex
-	left  int // refusals still to make
-	asked int // subscriptions to filter asked for
+	mu       sync.Mutex
+	left     int            // refusals still to make
+	asked    int            // subscriptions to filter asked for
+	withhold bool           // WithholdPubacks
+	withheld int            // publishes dropped without a PUBACK
+	connects map[string]int // connections by client id
 }
 
 // RefuseSubscribe returns a hook refusing a subscription to filter (the
 // filter exactly as the client sends it, wildcards and all) the first
 // times times it is asked for and granting it afterwards.
 func RefuseSubscribe(filter string, times int) *Refuse {
-	return &Refuse{filter: filter, left: times}
+	return &Refuse{filter: filter, left: times, connects: map[string]int{}}
+}
+
+// WithholdPubacks, while on, makes the broker drop every QoS 1 or 2
+// publish it receives without acknowledging it (no PUBACK, no delivery),
+// as a node does that takes a publish and never stores it.
+func (h *Refuse) WithholdPubacks(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.withhold = on
+}
+
+// Withheld is how many publishes were dropped without a PUBACK.
+func (h *Refuse) Withheld() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.withheld
+}
+
+// Connects is how many connections were made with clientID.
+func (h *Refuse) Connects(clientID string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.connects[clientID]
 }
 
 // Asked is how many times the filter was asked for, refused or not.
@@ -52,11 +81,31 @@ func (h *Refuse) ID() string { return "refuse-subscribe" }
 
 // Provides tells the broker which events the hook takes.
 func (h *Refuse) Provides(b byte) bool {
-	return b == mochi.OnConnectAuthenticate || b == mochi.OnACLCheck
+	return b == mochi.OnConnectAuthenticate || b == mochi.OnACLCheck || b == mochi.OnConnect || b == mochi.OnPublish
 }
 
 // OnConnectAuthenticate lets every client in.
 func (h *Refuse) OnConnectAuthenticate(*mochi.Client, packets.Packet) bool { return true }
+
+// OnConnect counts the connection under its client id.
+func (h *Refuse) OnConnect(cl *mochi.Client, _ packets.Packet) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.connects[cl.ID]++
+	return nil
+}
+
+// OnPublish drops a QoS 1 or 2 publish without a PUBACK while
+// WithholdPubacks is on, and passes every other publish on.
+func (h *Refuse) OnPublish(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.withhold && pk.FixedHeader.Qos > 0 && !cl.Net.Inline {
+		h.withheld++
+		return pk, packets.ErrRejectPacket
+	}
+	return pk, nil
+}
 
 // OnACLCheck refuses reading topic while refusals are left, when topic is
 // the filter; it allows everything else.
