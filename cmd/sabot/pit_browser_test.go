@@ -507,10 +507,8 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 	// steps (find the node, then press the mouse on it) failed under load
 	// with "Could not find node with given id" when a redraw came between.
 	const ackButton = `.tile[data-table="PIT-1"] button.ack`
-	var clicked bool
-	chromium.Run(t, ctx, "acknowledge", chromedp.WaitVisible(ackButton),
-		chromedp.Evaluate(`(() => { const b = document.querySelector('`+ackButton+`'); if (!b) return false; b.click(); return true; })()`, &clicked))
-	if !clicked {
+	chromium.Run(t, ctx, "the acknowledge button", chromedp.WaitVisible(ackButton))
+	if !chromium.Eval[bool](t, ctx, `(() => { const b = document.querySelector('`+ackButton+`'); if (!b) return false; b.click(); return true; })()`) {
 		t.Fatal("the acknowledge button was gone when clicked")
 	}
 	pitWait(t, "the table's alert/ack", 10*time.Second, func() bool {
