@@ -118,8 +118,11 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 		pitWait(t, tb.name+" connected to the first node", 60*time.Second, func() bool { st := tb.p.Status(); return st.Connected && st.Broker == urls[0] })
 	}
 	pitWait(t, "the console connected to the first node", 60*time.Second, func() bool { ok, b := pit.Link(); return ok && b == urls[0] })
+	var load sync.WaitGroup
 	for _, tb := range ts {
+		load.Add(1)
 		go func() {
+			defer load.Done()
 			tick := time.NewTicker(20 * time.Millisecond)
 			defer tick.Stop()
 			for n := 1; ; n++ {
@@ -148,6 +151,7 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 				close(tb.stopped)
 			}
 		}
+		load.Wait()
 	}
 	t.Cleanup(stopLoad)
 	pitWait(t, "cards of every table at the floor's subscriber", 30*time.Second, func() bool {
