@@ -198,9 +198,12 @@ type FloorReport struct {
 	Alerts        int            `json:"alerts"`
 	AlertCodes    map[string]int `json:"alert_codes,omitempty"`
 	AlertsAfter   int            `json:"alerts_after_shoe_stopped"`
-	Voids         int            `json:"voids"`
-	Duplicates    int            `json:"duplicates"`
-	Lost          int            `json:"lost"`
+	// AlertCodesAfter counts by code the alerts raised once a table's
+	// shoe had stopped: the link closing (shoe-offline, once per table).
+	AlertCodesAfter map[string]int `json:"alert_codes_after_shoe_stopped,omitempty"`
+	Voids           int            `json:"voids"`
+	Duplicates      int            `json:"duplicates"`
+	Lost            int            `json:"lost"`
 	// LostByTable names the tables that lost something: "FLOOR-3": "2
 	// cards, 1 coups".
 	LostByTable map[string]string `json:"lost_by_table,omitempty"`
@@ -254,6 +257,14 @@ func (r *FloorReport) writeText(w io.Writer) {
 		}
 		sort.Strings(codes)
 		fmt.Fprintf(w, "  alerts: %s\n", strings.Join(codes, ", "))
+	}
+	if len(r.AlertCodesAfter) > 0 {
+		codes := make([]string, 0, len(r.AlertCodesAfter))
+		for k, v := range r.AlertCodesAfter {
+			codes = append(codes, fmt.Sprintf("%s ×%d", k, v))
+		}
+		sort.Strings(codes)
+		fmt.Fprintf(w, "  once the shoes stopped: %s\n", strings.Join(codes, ", "))
 	}
 	if len(r.LostByTable) > 0 || r.SubscriberReconnects > 0 {
 		var lost []string
@@ -488,6 +499,22 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 	}
 }
 
+// stoppedAlert reports whether an alert of table raised after its latest
+// card has arrived (the daemon's shoe-offline once the shoe stopped). Call
+// with mu held.
+func (s *floorSub) stoppedAlert(table string) bool {
+	end, ok := s.lastCard[table]
+	if !ok {
+		return false
+	}
+	for _, a := range s.alertList {
+		if a.table == table && a.time.After(end) {
+			return true
+		}
+	}
+	return false
+}
+
 // runFloor runs one floor of n tables and measures it.
 func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, error) {
 	dir := c.dir
@@ -501,8 +528,15 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 			defer os.RemoveAll(d)
 		}
 	}
-	dir = filepath.Join(dir, fmt.Sprintf("run%d-%dtables", run+1, n))
+	// A run directory of its own, never one an earlier run used: its
+	// daemons would replay that run's journals and go on from its last
+	// state (a table whose shoe stopped at the end of that run is offline
+	// in its journal, and raises shoe-online at this run's first card).
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("floor-sim: %w", err)
+	}
+	dir, err := os.MkdirTemp(dir, fmt.Sprintf("run%d-%dtables-", run+1, n))
+	if err != nil {
 		return nil, fmt.Errorf("floor-sim: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -636,13 +670,15 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	dealt := time.Since(start)
 	rep.DealSeconds = dealt.Seconds()
 
-	// Delivery: wait until every card and coup arrived, or the drain time.
+	// Delivery: wait until every card and coup arrived, and each table's
+	// alert of its shoe stopping (the link closing after the last card:
+	// shoe-offline), or the drain time.
 	drainEnd := time.Now().Add(c.drain)
 	for time.Now().Before(drainEnd) {
 		sub.mu.Lock()
 		complete := true
 		for _, t := range tables {
-			if sub.cards[t.name] < t.cards || sub.coups[t.name] < t.coups {
+			if sub.cards[t.name] < t.cards || sub.coups[t.name] < t.coups || !sub.stoppedAlert(t.name) {
 				complete = false
 				break
 			}
@@ -690,12 +726,13 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	}
 	rep.Voids, rep.Duplicates, rep.StartupCards = sub.voids, sub.dups, sub.startup
 	rep.SubscriberReconnects = max(0, sub.connects-1)
-	rep.AlertCodes = map[string]int{}
+	rep.AlertCodes, rep.AlertCodesAfter = map[string]int{}, map[string]int{}
 	for _, a := range sub.alertList {
 		// After the table's last card its shoe has stopped (every event
 		// acknowledged, the link closed): the daemon says shoe-offline.
 		if end, ok := sub.lastCard[a.table]; ok && a.time.After(end) {
 			rep.AlertsAfter++ // the shoe stopped: shoe-offline, as it should
+			rep.AlertCodesAfter[a.code]++
 			continue
 		}
 		rep.Alerts++

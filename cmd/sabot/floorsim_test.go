@@ -91,6 +91,7 @@ func TestFloorSimMosquitto(t *testing.T) {
 	if rep.Lost != 0 || rep.Duplicates != 0 || !rep.Pass || rep.Alerts != 0 {
 		t.Errorf("lost %d, duplicates %d, alerts %v during the dealing, pass %v (%s)", rep.Lost, rep.Duplicates, rep.AlertCodes, rep.Pass, rep.Reason)
 	}
+	checkLinkAlerts(t, rep, 3)
 	if rep.LatencyP50 <= 0 || rep.LatencyP99 < rep.LatencyP50 || rep.LatencyMax < rep.LatencyP99 {
 		t.Errorf("latencies p50 %v p99 %v max %v", rep.LatencyP50, rep.LatencyP99, rep.LatencyMax)
 	}
@@ -133,8 +134,56 @@ func TestFloorSimNATS(t *testing.T) {
 		t.Errorf("cards %d/%d, coups %d/8, lost %d %v, duplicates %d, alerts %v, subscriber reconnections %d", rep.CardsReceived, rep.CardsExpected,
 			rep.CoupsReceived, rep.Lost, rep.LostByTable, rep.Duplicates, rep.AlertCodes, rep.SubscriberReconnects)
 	}
+	checkLinkAlerts(t, rep, 2)
 	if len(rep.Brokers) != 3 {
 		t.Errorf("brokers measured: %+v", rep.Brokers)
+	}
+}
+
+// checkLinkAlerts checks a floor's shoe link alerts, the same on every
+// broker: none while the shoes deal, and once each table's shoe stopped
+// (its pseudo-terminal closed) exactly one shoe-offline per table.
+func checkLinkAlerts(t *testing.T, rep FloorReport, tables int) {
+	t.Helper()
+	if n := rep.AlertCodes["shoe-online"] + rep.AlertCodes["shoe-offline"]; n != 0 {
+		t.Errorf("link alerts while dealing: %v, want none", rep.AlertCodes)
+	}
+	if len(rep.AlertCodesAfter) != 1 || rep.AlertCodesAfter["shoe-offline"] != tables {
+		t.Errorf("alerts once the shoes stopped: %v, want shoe-offline ×%d (one per table)", rep.AlertCodesAfter, tables)
+	}
+}
+
+// TestFloorSimRunsAreFresh runs a floor twice with one --dir: each run's
+// daemons start from empty state directories, so the second raises no
+// link alert either. (Runs used to share run1-1tables/: the second run's
+// daemons replayed the first run's journals, which ended with the shoe
+// offline, and raised shoe-online at their first card; the NATS sweep of
+// TestFloorMeasure, after the Mosquitto one in the same directory, raised
+// one per table.)
+func TestFloorSimRunsAreFresh(t *testing.T) {
+	bin := builtSabotd(t)
+	mq := testenv.StartMosquitto(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for i := 1; i <= 2; i++ {
+		args := []string{"floor-sim", "--broker", mq.URL, "--tables", "1", "--coups", "2", "--sabotd", bin, "--json", "--dir", dir, "--p99-max", "1h"}
+		var out, errb bytes.Buffer
+		if code := run(ctx, args, nil, &out, &errb); code != 0 {
+			t.Fatalf("run %d: floor-sim exit %d\nstdout: %s\nstderr: %s", i, code, out.String(), errb.String())
+		}
+		var rep FloorReport
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatalf("run %d: %v: %s", i, err, out.String())
+		}
+		if rep.Alerts != 0 || rep.Lost != 0 {
+			t.Errorf("run %d: alerts while dealing %v, lost %d", i, rep.AlertCodes, rep.Lost)
+		}
+		checkLinkAlerts(t, rep, 1)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "run1-1tables-*"))
+	if len(runs) != 2 {
+		t.Errorf("run directories %v, want two", runs)
 	}
 }
 
