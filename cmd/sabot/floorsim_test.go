@@ -77,6 +77,7 @@ func TestFloorSimMosquitto(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
+	reportFloorDelivery(t, rep)
 	wantCards := 0
 	for i := range 3 {
 		_, cards, err := floorTokens(1+uint64(i), 8, 6)
@@ -130,6 +131,7 @@ func TestFloorSimNATS(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
+	reportFloorDelivery(t, rep)
 	if rep.CardsReceived != rep.CardsExpected || rep.CoupsReceived != 8 || rep.Lost != 0 || rep.Duplicates != 0 || rep.Alerts != 0 {
 		t.Errorf("cards %d/%d, coups %d/8, lost %d %v, duplicates %d, alerts %v, subscriber reconnections %d", rep.CardsReceived, rep.CardsExpected,
 			rep.CoupsReceived, rep.Lost, rep.LostByTable, rep.Duplicates, rep.AlertCodes, rep.SubscriberReconnects)
@@ -138,6 +140,15 @@ func TestFloorSimNATS(t *testing.T) {
 	if len(rep.Brokers) != 3 {
 		t.Errorf("brokers measured: %+v", rep.Brokers)
 	}
+}
+
+// reportFloorDelivery reports a floor's delivery for .ci/stress: its cards
+// and coups, lost, duplicated, and the longest card → subscriber latency
+// (cards of the start-up burst aside, as in the report).
+func reportFloorDelivery(t *testing.T, rep FloorReport) {
+	t.Helper()
+	testenv.ReportDelivery(t, "", testenv.Delivery{Expected: rep.CardsExpected + rep.CoupsExpected, Lost: rep.Lost,
+		Duplicated: rep.Duplicates, Worst: time.Duration(rep.LatencyMax * float64(time.Millisecond))})
 }
 
 // checkLinkAlerts checks a floor's shoe link alerts, the same on every

@@ -30,6 +30,9 @@ type received struct {
 	order []map[string]any // coup/alert/void payloads in arrival order, first copy of each id
 	all   map[string][]map[string]any
 	dupes []string
+	// repeats counts the copies that came after the first of an id (at
+	// least once delivery), state, status and commands aside.
+	repeats int
 }
 
 func newReceived() *received {
@@ -56,6 +59,7 @@ func (r *received) handle(topic string, payload []byte) error {
 		return nil
 	}
 	if prev, seen := r.byID[id]; seen {
+		r.repeats++
 		// Compare payloads as JSON values.
 		if prev != canonical(m) {
 			r.dupes = append(r.dupes, fmt.Sprintf("id %s: %s vs %s", id, prev, canonical(m)))

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
@@ -232,6 +234,17 @@ func TestNATSClusterNodeCrash(t *testing.T) {
 	}
 	time.Sleep(time.Second) // late duplicates or extras would show by now
 	by := byTable(r.events())
+	var d testenv.Delivery
+	for _, tb := range ts {
+		g, w := projectedSet(t, withoutLink(by[tb.name]), tb.want)
+		d.Expected += len(w)
+		d.Lost += missingOf(g, w)
+	}
+	d.Duplicated = r.repeated()
+	mu.Lock()
+	d.Worst = slices.Max(append(lat, 0))
+	mu.Unlock()
+	testenv.ReportDelivery(t, "", d)
 	for _, tb := range ts {
 		matchEvents(t, withoutLink(by[tb.name]), tb.want)
 	}
