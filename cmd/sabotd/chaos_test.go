@@ -34,7 +34,7 @@ func newSessionSubscriber(t *testing.T, url, prefix string, r *received, onCard 
 	t.Helper()
 	handler := func(_ paho.Client, m paho.Message) {
 		now := time.Now()
-		if err := r.handle(m.Topic(), m.Payload()); err != nil {
+		if err := r.handle(m.Topic(), m.Payload(), m.Duplicate()); err != nil {
 			t.Errorf("bad payload on %s: %v", m.Topic(), err)
 		}
 		if onCard != nil && strings.HasSuffix(m.Topic(), "/card") {
