@@ -51,7 +51,9 @@ passed), it reports:
     subscriber;
   CPU (percent of one core over the dealing) and RSS (now and peak) per
     daemon, average and largest, and for each --broker-pid;
-  loss: cards and coups expected but not received, and duplicates.
+  loss: cards and coups expected but not received, and duplicates;
+    gaps: those the subscriber can tell it lacks from the messages' own
+    sequences (a card's in_shoe, the coup numbers of a shoe).
 
 With a list (--tables 10,20,40) it runs each size in turn and stops at the
 first that fails. A run fails when anything is lost or p99 exceeds
@@ -207,6 +209,14 @@ type FloorReport struct {
 	// LostByTable names the tables that lost something: "FLOOR-3": "2
 	// cards, 1 coups".
 	LostByTable map[string]string `json:"lost_by_table,omitempty"`
+	// Gaps counts the cards and coups the subscriber can tell it lacks
+	// from the messages' own sequences, as any consumer can without
+	// knowing what was dealt: a card's in_shoe numbers the cards of its
+	// shoe from 1, and every coup number of a shoe comes as a coup or a
+	// void; a number below the highest received in its shoe, never
+	// received, is a gap. (Lost, which compares with what was dealt,
+	// also counts the trailing ones.)
+	Gaps int `json:"gaps"`
 	// SubscriberReconnects counts the measuring subscriber's lost
 	// connections (its persistent session keeps its messages meanwhile).
 	SubscriberReconnects int `json:"subscriber_reconnects"`
@@ -248,8 +258,8 @@ func (r *FloorReport) writeText(w io.Writer) {
 		verdict = "FAIL: " + r.Reason
 	}
 	fmt.Fprintf(w, "floor of %d tables at %g cards/s, %d coups each, dealt in %.1f s: %s\n", r.Tables, r.Rate, r.CoupsPerTable, r.DealSeconds, verdict)
-	fmt.Fprintf(w, "  delivered: %d/%d cards, %d/%d coups, %d alerts (and %d once the shoes stopped), %d voids; %d duplicates, %d lost\n",
-		r.CardsReceived, r.CardsExpected, r.CoupsReceived, r.CoupsExpected, r.Alerts, r.AlertsAfter, r.Voids, r.Duplicates, r.Lost)
+	fmt.Fprintf(w, "  delivered: %d/%d cards, %d/%d coups, %d alerts (and %d once the shoes stopped), %d voids; %d duplicates, %d lost, %d gaps\n",
+		r.CardsReceived, r.CardsExpected, r.CoupsReceived, r.CoupsExpected, r.Alerts, r.AlertsAfter, r.Voids, r.Duplicates, r.Lost, r.Gaps)
 	if len(r.AlertCodes) > 0 {
 		codes := make([]string, 0, len(r.AlertCodes))
 		for k, v := range r.AlertCodes {
@@ -411,12 +421,16 @@ const maxFloorAlerts = 100000
 
 // floorSub is the floor's subscriber: what it received, by table.
 type floorSub struct {
-	mu        sync.Mutex
-	seen      map[string]bool // ids (bounded by the messages the run deals)
-	cards     map[string]int
-	coups     map[string]int
-	online    map[string]bool
-	probed    map[string]bool      // "floor-sim-probe-N/kind" whose probe came back
+	mu     sync.Mutex
+	seen   map[string]bool // ids (bounded by the messages the run deals)
+	cards  map[string]int
+	coups  map[string]int
+	online map[string]bool
+	probed map[string]bool // "floor-sim-probe-N/kind" whose probe came back
+	// seqs follows, per "<table> <shoe id> <kind>" (card: in_shoe; coup
+	// and void: the coup number), the numbers received (bounded by the
+	// messages the run deals).
+	seqs      map[string]map[int]bool
 	lastCard  map[string]time.Time // the time of each table's latest card
 	alertList []floorAlert         // at most maxFloorAlerts
 	voids     int
@@ -454,6 +468,9 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		Time   string `json:"time"`
 		Status string `json:"status"`
 		Code   string `json:"code"`
+		ShoeID string `json:"shoe_id"`
+		Coup   int    `json:"coup"`
+		InShoe int    `json:"in_shoe"`
 	}
 	if json.Unmarshal(m.Payload(), &p) != nil {
 		return
@@ -474,6 +491,12 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		return
 	}
 	s.seen[p.ID] = true
+	switch kind {
+	case "card":
+		s.sequence(table+" "+p.ShoeID+" card", p.InShoe)
+	case "coup", "void":
+		s.sequence(table+" "+p.ShoeID+" coup", p.Coup)
+	}
 	switch kind {
 	case "card":
 		s.cards[table]++
@@ -497,6 +520,31 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 	case "void":
 		s.voids++
 	}
+}
+
+// sequence records number n of the sequence key. Call with mu held.
+func (s *floorSub) sequence(key string, n int) {
+	if n <= 0 {
+		return
+	}
+	if s.seqs[key] == nil {
+		s.seqs[key] = map[int]bool{}
+	}
+	s.seqs[key][n] = true
+}
+
+// gaps counts the numbers missing below the highest of each sequence.
+// Call with mu held.
+func (s *floorSub) gaps() int {
+	n := 0
+	for _, got := range s.seqs {
+		top := 0
+		for k := range got {
+			top = max(top, k)
+		}
+		n += top - len(got)
+	}
+	return n
 }
 
 // stoppedAlert reports whether an alert of table raised after its latest
@@ -542,7 +590,8 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{}, lastCard: map[string]time.Time{}, probed: map[string]bool{}}
+	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{},
+		lastCard: map[string]time.Time{}, probed: map[string]bool{}, seqs: map[string]map[int]bool{}}
 	// A persistent session: if the subscriber's connection drops under
 	// load, the broker keeps its messages until it is back (removed at
 	// the end by a clean connection with the same id).
@@ -724,7 +773,7 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 			rep.LostByTable[t.name] = fmt.Sprintf("%d cards, %d coups", lc, lk)
 		}
 	}
-	rep.Voids, rep.Duplicates, rep.StartupCards = sub.voids, sub.dups, sub.startup
+	rep.Voids, rep.Duplicates, rep.StartupCards, rep.Gaps = sub.voids, sub.dups, sub.startup, sub.gaps()
 	rep.SubscriberReconnects = max(0, sub.connects-1)
 	rep.AlertCodes, rep.AlertCodesAfter = map[string]int{}, map[string]int{}
 	for _, a := range sub.alertList {
@@ -750,7 +799,9 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	rep.Pass = true
 	switch {
 	case rep.Lost > 0:
-		rep.Pass, rep.Reason = false, fmt.Sprintf("%d cards and coups lost", rep.Lost)
+		rep.Pass, rep.Reason = false, fmt.Sprintf("%d cards and coups lost (%d of them gaps in their sequences)", rep.Lost, rep.Gaps)
+	case rep.Gaps > 0:
+		rep.Pass, rep.Reason = false, fmt.Sprintf("%d gaps in the cards' and coups' sequences", rep.Gaps)
 	case rep.LatencyP99 > rep.P99Max:
 		rep.Pass, rep.Reason = false, fmt.Sprintf("p99 %.1f ms over %.0f ms", rep.LatencyP99, rep.P99Max)
 	}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -89,7 +90,7 @@ func TestFloorSimMosquitto(t *testing.T) {
 	if rep.CardsExpected != wantCards || rep.CardsReceived != wantCards || rep.CoupsExpected != 18 || rep.CoupsReceived != 18 {
 		t.Errorf("cards %d/%d (want %d), coups %d/%d (want 18)", rep.CardsReceived, rep.CardsExpected, wantCards, rep.CoupsReceived, rep.CoupsExpected)
 	}
-	if rep.Lost != 0 || rep.Duplicates != 0 || !rep.Pass || rep.Alerts != 0 {
+	if rep.Lost != 0 || rep.Gaps != 0 || rep.Duplicates != 0 || !rep.Pass || rep.Alerts != 0 {
 		t.Errorf("lost %d, duplicates %d, alerts %v during the dealing, pass %v (%s)", rep.Lost, rep.Duplicates, rep.AlertCodes, rep.Pass, rep.Reason)
 	}
 	checkLinkAlerts(t, rep, 3)
@@ -132,7 +133,7 @@ func TestFloorSimNATS(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	reportFloorDelivery(t, rep)
-	if rep.CardsReceived != rep.CardsExpected || rep.CoupsReceived != 8 || rep.Lost != 0 || rep.Duplicates != 0 || rep.Alerts != 0 {
+	if rep.CardsReceived != rep.CardsExpected || rep.CoupsReceived != 8 || rep.Lost != 0 || rep.Gaps != 0 || rep.Duplicates != 0 || rep.Alerts != 0 {
 		t.Errorf("cards %d/%d, coups %d/8, lost %d %v, duplicates %d, alerts %v, subscriber reconnections %d", rep.CardsReceived, rep.CardsExpected,
 			rep.CoupsReceived, rep.Lost, rep.LostByTable, rep.Duplicates, rep.AlertCodes, rep.SubscriberReconnects)
 	}
@@ -278,4 +279,44 @@ func TestFloorMeasure(t *testing.T) {
 		args = append(args, "--broker", cl.Node(i).URL(), "--broker-pid", strconv.Itoa(cl.Node(i).Pid()))
 	}
 	measure("3-node NATS cluster", args)
+}
+
+// fakeMsg is a received MQTT message for floorSub.handle.
+type fakeMsg struct {
+	topic   string
+	payload string
+}
+
+func (m fakeMsg) Duplicate() bool   { return false }
+func (m fakeMsg) Qos() byte         { return 1 }
+func (m fakeMsg) Retained() bool    { return false }
+func (m fakeMsg) Topic() string     { return m.topic }
+func (m fakeMsg) MessageID() uint16 { return 0 }
+func (m fakeMsg) Payload() []byte   { return []byte(m.payload) }
+func (m fakeMsg) Ack()              {}
+
+// The floor subscriber tells gaps from the messages' own sequences: a
+// card's in_shoe within its shoe, the coup numbers of a shoe (a void
+// fills its number); a copy of an id counts once, as a duplicate.
+func TestFloorSubGaps(t *testing.T) {
+	s := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{},
+		lastCard: map[string]time.Time{}, probed: map[string]bool{}, seqs: map[string]map[int]bool{}}
+	msg := func(kind, id, shoe string, coup, inShoe int) {
+		s.handle(nil, fakeMsg{"sabot/T1/" + kind, fmt.Sprintf(`{"id":%q,"time":"2026-12-01T10:00:00Z","shoe_id":%q,"coup":%d,"in_shoe":%d}`,
+			id, shoe, coup, inShoe)})
+	}
+	for _, n := range []int{1, 2, 4, 7} { // cards 3, 5 and 6 of shoe A never came
+		msg("card", fmt.Sprintf("T1/A/1/card/%d", n), "A", 1, n)
+	}
+	msg("card", "T1/A/1/card/2", "A", 1, 2) // a copy
+	msg("coup", "T1/A/1/coup/1", "A", 1, 0)
+	msg("void", "T1/A/2/void/1", "A", 2, 0)
+	msg("coup", "T1/A/4/coup/1", "A", 4, 0) // coup 3 never came
+	msg("card", "T1/B/0/card/1", "B", 0, 1) // the next shoe starts at 1
+	if g := s.gaps(); g != 4 {
+		t.Errorf("gaps %d, want 4 (cards 3, 5, 6 and coup 3)", g)
+	}
+	if s.dups != 1 || s.cards["T1"] != 5 || s.coups["T1"] != 2 {
+		t.Errorf("duplicates %d, cards %d, coups %d; want 1, 5, 2", s.dups, s.cards["T1"], s.coups["T1"])
+	}
 }
