@@ -693,7 +693,20 @@ func TestSoak(t *testing.T) {
 	// stopped at a coup boundary.
 	reached("a fifth of the coups", killAt)
 	<-paused
-	waitFor(t, "the bee-tek table to catch up", time.Minute, func() bool { return btSub.coupCount() == killAt })
+	// Everything written so far must be journaled before the kill: the
+	// coups, and an alarm or unreadable read that ends the last chunk
+	// (after coup killAt's last card, when killAt is a multiple of 250:
+	// SABOT_SOAK=month's 2,000), which the shoe cannot send again.
+	var written []byte
+	for _, c := range btChunks[:killAt] {
+		written = append(written, c...)
+	}
+	alarmsWritten := bytes.Count(written, []byte("<Alarm:"))
+	unreadableWritten := bytes.Count(written, []byte("<Game>"))
+	waitFor(t, "the bee-tek table to catch up", time.Minute, func() bool {
+		return btSub.coupCount() == killAt && btSub.alertCount("shoe-alarm") == alarmsWritten &&
+			btSub.alertCount("unreadable-card") == unreadableWritten
+	})
 	bt.p.kill()
 	sb.p.kill()
 	time.Sleep(200 * time.Millisecond)
