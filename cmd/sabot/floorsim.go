@@ -493,13 +493,8 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 	s.seen[p.ID] = true
 	switch kind {
 	case "card":
-		s.sequence(table+" "+p.ShoeID+" card", p.InShoe)
-	case "coup", "void":
-		s.sequence(table+" "+p.ShoeID+" coup", p.Coup)
-	}
-	switch kind {
-	case "card":
 		s.cards[table]++
+		s.sequence(table+" "+p.ShoeID+" card", p.InShoe)
 		if at, err := time.Parse(time.RFC3339Nano, p.Time); err == nil {
 			if !s.from.IsZero() && !at.Before(s.from) {
 				s.lat = append(s.lat, now.Sub(at))
@@ -512,6 +507,7 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		}
 	case "coup":
 		s.coups[table]++
+		s.sequence(table+" "+p.ShoeID+" coup", p.Coup)
 	case "alert":
 		at, _ := time.Parse(time.RFC3339Nano, p.Time)
 		if len(s.alertList) < maxFloorAlerts {
@@ -519,6 +515,7 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		}
 	case "void":
 		s.voids++
+		s.sequence(table+" "+p.ShoeID+" coup", p.Coup)
 	}
 }
 
