@@ -727,6 +727,7 @@ func (m *pitModel) applyAlert(t *pitTable, payload []byte) bool {
 
 func (m *pitModel) applyAck(t *pitTable, payload []byte) bool {
 	var a struct {
+		ID          string `json:"id"`
 		AlertID     string `json:"alert_id"`
 		LastAlertID string `json:"last_alert_id"`
 		Code        string `json:"code"`
@@ -734,9 +735,16 @@ func (m *pitModel) applyAck(t *pitTable, payload []byte) bool {
 	if json.Unmarshal(payload, &a) != nil || (a.AlertID == "" && a.Code == "") {
 		return false
 	}
+	if a.ID != "" && !t.seenID(a.ID) {
+		return false // delivered again
+	}
+	// An acknowledgement closes the entry of its alerts; by code only when
+	// it names none. (An old acknowledgement delivered again, after a new
+	// alert of its code opened a new entry, must not close that entry.)
+	byCode := a.AlertID == "" && a.LastAlertID == ""
 	for i, e := range t.alerts {
 		if (a.AlertID != "" && (e.ID == a.AlertID || e.LastID == a.AlertID)) ||
-			(a.LastAlertID != "" && e.LastID == a.LastAlertID) || (a.Code != "" && e.Code == a.Code) {
+			(a.LastAlertID != "" && e.LastID == a.LastAlertID) || (byCode && e.Code == a.Code) {
 			t.alerts = append(t.alerts[:i], t.alerts[i+1:]...)
 			return true
 		}

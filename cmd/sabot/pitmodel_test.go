@@ -518,3 +518,39 @@ func TestPitModelOldMessagesAndMissedCoups(t *testing.T) {
 		t.Errorf("missed coups %d in the next shoe, all received", got)
 	}
 }
+
+// An acknowledgement delivered again, after a new alert of its code has
+// opened a new entry, leaves that entry open.
+func TestPitModelOldAckDeliveredAgain(t *testing.T) {
+	m := newPitModel(0, nil, nil)
+	f := newPitFeed(t, "T1")
+	feed(m, "T1", f.transcript("../../drivers/mqtt/testdata/extra-card.shoe"))
+	if n := len(oneTile(t, m, "T1").Alerts); n != 1 {
+		t.Fatalf("%d open entries after the extra card, want 1", n)
+	}
+	var ack mqtt.Message
+	for _, msg := range f.apply(tableau.Input{Kind: tableau.InputAck, Operator: "pit"}) {
+		if msg.Topic == mqtt.TopicAlertAck {
+			ack = msg
+		}
+		m.Apply("T1", msg.Topic, msg.Payload)
+	}
+	if ack.Payload == nil || len(oneTile(t, m, "T1").Alerts) != 0 {
+		t.Fatalf("ack %s; entries after it %+v", ack.Payload, oneTile(t, m, "T1").Alerts)
+	}
+	// Another extra card: coup 3, a natural, and one card more.
+	toks, err := tableau.ParseTranscript(strings.NewReader("9S 3H KD 5C 7H"), "extra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range toks {
+		feed(m, "T1", f.apply(tableau.TokenInput(tok)))
+	}
+	if a := oneTile(t, m, "T1").Alerts; len(a) != 1 || a[0].Code != "extra-card" {
+		t.Fatalf("entries after the second extra card: %+v", a)
+	}
+	m.Apply("T1", ack.Topic, ack.Payload)
+	if a := oneTile(t, m, "T1").Alerts; len(a) != 1 {
+		t.Errorf("the old acknowledgement delivered again closed the new entry: %+v", a)
+	}
+}
