@@ -190,7 +190,8 @@ func readRetained(t *testing.T, url, topic string) (map[string]any, int) {
 // end, after de-duplication by id, every coup, alert and void of every
 // table reached the consumer exactly once, in the order `sabot check`
 // gives for its transcript, no id carried two payloads, and the retained
-// state and status of each table are the last ones published.
+// state and status of each table are the newest the consumer received
+// (payloadOrder), and were received.
 func TestNATSClusterNodeCrash(t *testing.T) {
 	start := time.Now()
 	c := natscluster.Start(t, natscluster.Options{})
