@@ -92,8 +92,7 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 	}
 
 	// The floor's subscriber and the pit console.
-	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{},
-		lastCard: map[string]time.Time{}, probed: map[string]bool{}}
+	sub := newFloorSub()
 	fc := &floorConn{brokers: urls, clientID: "floor-failover", topics: map[string]byte{"sabot/+/card": 1, "sabot/+/status": 1},
 		refusal: mqtt.DefaultRefusalTimeout, sub: sub}
 	if err := fc.start(30 * time.Second); err != nil {

@@ -56,7 +56,9 @@ passed), it reports:
     subscriber;
   CPU (percent of one core over the dealing) and RSS (now and peak) per
     daemon, average and largest, and for each --broker-pid;
-  loss: cards and coups expected but not received, and duplicates.
+  loss: cards and coups expected but not received, and duplicates;
+    gaps: those the subscriber can tell it lacks from the messages' own
+    sequences (a card's in_shoe, the coup numbers of a shoe).
 
 With a list (--tables 10,20,40) it runs each size in turn and stops at the
 first that fails. A run fails when anything is lost or p99 exceeds
@@ -215,12 +217,23 @@ type FloorReport struct {
 	Alerts        int            `json:"alerts"`
 	AlertCodes    map[string]int `json:"alert_codes,omitempty"`
 	AlertsAfter   int            `json:"alerts_after_shoe_stopped"`
-	Voids         int            `json:"voids"`
-	Duplicates    int            `json:"duplicates"`
-	Lost          int            `json:"lost"`
+	// AlertCodesAfter counts by code the alerts raised once a table's
+	// shoe had stopped: the link closing (shoe-offline, once per table).
+	AlertCodesAfter map[string]int `json:"alert_codes_after_shoe_stopped,omitempty"`
+	Voids           int            `json:"voids"`
+	Duplicates      int            `json:"duplicates"`
+	Lost            int            `json:"lost"`
 	// LostByTable names the tables that lost something: "FLOOR-3": "2
 	// cards, 1 coups".
 	LostByTable map[string]string `json:"lost_by_table,omitempty"`
+	// Gaps counts the cards and coups the subscriber can tell it lacks
+	// from the messages' own sequences, as any consumer can without
+	// knowing what was dealt: a card's in_shoe numbers the cards of its
+	// shoe from 1, and every coup number of a shoe comes as a coup or a
+	// void; a number below the highest received in its shoe, never
+	// received, is a gap. (Lost, which compares with what was dealt,
+	// also counts the trailing ones.)
+	Gaps int `json:"gaps"`
 	// SubscriberReconnects counts the measuring subscriber's lost
 	// connections (its persistent session keeps its messages meanwhile).
 	SubscriberReconnects int `json:"subscriber_reconnects"`
@@ -262,8 +275,8 @@ func (r *FloorReport) writeText(w io.Writer) {
 		verdict = "FAIL: " + r.Reason
 	}
 	fmt.Fprintf(w, "floor of %d tables at %g cards/s, %d coups each, dealt in %.1f s: %s\n", r.Tables, r.Rate, r.CoupsPerTable, r.DealSeconds, verdict)
-	fmt.Fprintf(w, "  delivered: %d/%d cards, %d/%d coups, %d alerts (and %d once the shoes stopped), %d voids; %d duplicates, %d lost\n",
-		r.CardsReceived, r.CardsExpected, r.CoupsReceived, r.CoupsExpected, r.Alerts, r.AlertsAfter, r.Voids, r.Duplicates, r.Lost)
+	fmt.Fprintf(w, "  delivered: %d/%d cards, %d/%d coups, %d alerts (and %d once the shoes stopped), %d voids; %d duplicates, %d lost, %d gaps\n",
+		r.CardsReceived, r.CardsExpected, r.CoupsReceived, r.CoupsExpected, r.Alerts, r.AlertsAfter, r.Voids, r.Duplicates, r.Lost, r.Gaps)
 	if len(r.AlertCodes) > 0 {
 		codes := make([]string, 0, len(r.AlertCodes))
 		for k, v := range r.AlertCodes {
@@ -271,6 +284,14 @@ func (r *FloorReport) writeText(w io.Writer) {
 		}
 		sort.Strings(codes)
 		fmt.Fprintf(w, "  alerts: %s\n", strings.Join(codes, ", "))
+	}
+	if len(r.AlertCodesAfter) > 0 {
+		codes := make([]string, 0, len(r.AlertCodesAfter))
+		for k, v := range r.AlertCodesAfter {
+			codes = append(codes, fmt.Sprintf("%s ×%d", k, v))
+		}
+		sort.Strings(codes)
+		fmt.Fprintf(w, "  once the shoes stopped: %s\n", strings.Join(codes, ", "))
 	}
 	if len(r.LostByTable) > 0 || r.SubscriberReconnects > 0 {
 		var lost []string
@@ -583,14 +604,24 @@ type floorAlert struct {
 // errors raises a handful).
 const maxFloorAlerts = 100000
 
+// newFloorSub returns an empty floor subscriber, every map made.
+func newFloorSub() *floorSub {
+	return &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{},
+		lastCard: map[string]time.Time{}, probed: map[string]bool{}, seqs: map[string]map[int]bool{}}
+}
+
 // floorSub is the floor's subscriber: what it received, by table.
 type floorSub struct {
-	mu        sync.Mutex
-	seen      map[string]bool // ids (bounded by the messages the run deals)
-	cards     map[string]int
-	coups     map[string]int
-	online    map[string]bool
-	probed    map[string]bool      // "floor-sim-probe-N/kind" whose probe came back
+	mu     sync.Mutex
+	seen   map[string]bool // ids (bounded by the messages the run deals)
+	cards  map[string]int
+	coups  map[string]int
+	online map[string]bool
+	probed map[string]bool // "floor-sim-probe-N/kind" whose probe came back
+	// seqs follows, per "<table> <shoe id> <kind>" (card: in_shoe; coup
+	// and void: the coup number), the numbers received (bounded by the
+	// messages the run deals).
+	seqs      map[string]map[int]bool
 	lastCard  map[string]time.Time // the time of each table's latest card
 	alertList []floorAlert         // at most maxFloorAlerts
 	voids     int
@@ -628,6 +659,9 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		Time   string `json:"time"`
 		Status string `json:"status"`
 		Code   string `json:"code"`
+		ShoeID string `json:"shoe_id"`
+		Coup   int    `json:"coup"`
+		InShoe int    `json:"in_shoe"`
 	}
 	if json.Unmarshal(m.Payload(), &p) != nil {
 		return
@@ -651,6 +685,7 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 	switch kind {
 	case "card":
 		s.cards[table]++
+		s.sequence(table+" "+p.ShoeID+" card", p.InShoe)
 		if at, err := time.Parse(time.RFC3339Nano, p.Time); err == nil {
 			if !s.from.IsZero() && !at.Before(s.from) {
 				s.lat = append(s.lat, now.Sub(at))
@@ -663,6 +698,7 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		}
 	case "coup":
 		s.coups[table]++
+		s.sequence(table+" "+p.ShoeID+" coup", p.Coup)
 	case "alert":
 		at, _ := time.Parse(time.RFC3339Nano, p.Time)
 		if len(s.alertList) < maxFloorAlerts {
@@ -670,7 +706,49 @@ func (s *floorSub) handle(_ paho.Client, m paho.Message) {
 		}
 	case "void":
 		s.voids++
+		s.sequence(table+" "+p.ShoeID+" coup", p.Coup)
 	}
+}
+
+// sequence records number n of the sequence key. Call with mu held.
+func (s *floorSub) sequence(key string, n int) {
+	if n <= 0 {
+		return
+	}
+	if s.seqs[key] == nil {
+		s.seqs[key] = map[int]bool{}
+	}
+	s.seqs[key][n] = true
+}
+
+// gaps counts the numbers missing below the highest of each sequence.
+// Call with mu held.
+func (s *floorSub) gaps() int {
+	n := 0
+	for _, got := range s.seqs {
+		top := 0
+		for k := range got {
+			top = max(top, k)
+		}
+		n += top - len(got)
+	}
+	return n
+}
+
+// stoppedAlert reports whether an alert of table raised after its latest
+// card has arrived (the daemon's shoe-offline once the shoe stopped). Call
+// with mu held.
+func (s *floorSub) stoppedAlert(table string) bool {
+	end, ok := s.lastCard[table]
+	if !ok {
+		return false
+	}
+	for _, a := range s.alertList {
+		if a.table == table && a.time.After(end) {
+			return true
+		}
+	}
+	return false
 }
 
 // runFloor runs one floor of n tables and measures it.
@@ -686,14 +764,21 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 			defer os.RemoveAll(d)
 		}
 	}
-	dir = filepath.Join(dir, fmt.Sprintf("run%d-%dtables", run+1, n))
+	// A run directory of its own, never one an earlier run used: its
+	// daemons would replay that run's journals and go on from its last
+	// state (a table whose shoe stopped at the end of that run is offline
+	// in its journal, and raises shoe-online at this run's first card).
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("floor-sim: %w", err)
+	}
+	dir, err := os.MkdirTemp(dir, fmt.Sprintf("run%d-%dtables-", run+1, n))
+	if err != nil {
 		return nil, fmt.Errorf("floor-sim: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{}, lastCard: map[string]time.Time{}, probed: map[string]bool{}}
+	sub := newFloorSub()
 	// A persistent session: if the subscriber's connection drops under
 	// load, the broker keeps its messages until it is back (removed at
 	// the end by a clean connection with the same id).
@@ -810,13 +895,15 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	dealt := time.Since(start)
 	rep.DealSeconds = dealt.Seconds()
 
-	// Delivery: wait until every card and coup arrived, or the drain time.
+	// Delivery: wait until every card and coup arrived, and each table's
+	// alert of its shoe stopping (the link closing after the last card:
+	// shoe-offline), or the drain time.
 	drainEnd := time.Now().Add(c.drain)
 	for time.Now().Before(drainEnd) {
 		sub.mu.Lock()
 		complete := true
 		for _, t := range tables {
-			if sub.cards[t.name] < t.cards || sub.coups[t.name] < t.coups {
+			if sub.cards[t.name] < t.cards || sub.coups[t.name] < t.coups || !sub.stoppedAlert(t.name) {
 				complete = false
 				break
 			}
@@ -862,14 +949,15 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 			rep.LostByTable[t.name] = fmt.Sprintf("%d cards, %d coups", lc, lk)
 		}
 	}
-	rep.Voids, rep.Duplicates, rep.StartupCards = sub.voids, sub.dups, sub.startup
+	rep.Voids, rep.Duplicates, rep.StartupCards, rep.Gaps = sub.voids, sub.dups, sub.startup, sub.gaps()
 	rep.SubscriberReconnects = max(0, sub.connects-1)
-	rep.AlertCodes = map[string]int{}
+	rep.AlertCodes, rep.AlertCodesAfter = map[string]int{}, map[string]int{}
 	for _, a := range sub.alertList {
 		// After the table's last card its shoe has stopped (every event
 		// acknowledged, the link closed): the daemon says shoe-offline.
 		if end, ok := sub.lastCard[a.table]; ok && a.time.After(end) {
 			rep.AlertsAfter++ // the shoe stopped: shoe-offline, as it should
+			rep.AlertCodesAfter[a.code]++
 			continue
 		}
 		rep.Alerts++
@@ -887,7 +975,9 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 	rep.Pass = true
 	switch {
 	case rep.Lost > 0:
-		rep.Pass, rep.Reason = false, fmt.Sprintf("%d cards and coups lost", rep.Lost)
+		rep.Pass, rep.Reason = false, fmt.Sprintf("%d cards and coups lost (%d of them gaps in their sequences)", rep.Lost, rep.Gaps)
+	case rep.Gaps > 0:
+		rep.Pass, rep.Reason = false, fmt.Sprintf("%d gaps in the cards' and coups' sequences", rep.Gaps)
 	case rep.LatencyP99 > rep.P99Max:
 		rep.Pass, rep.Reason = false, fmt.Sprintf("p99 %.1f ms over %.0f ms", rep.LatencyP99, rep.P99Max)
 	}

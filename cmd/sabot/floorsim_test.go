@@ -80,6 +80,7 @@ func TestFloorSimMosquitto(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
+	reportFloorDelivery(t, rep)
 	wantCards := 0
 	for i := range 3 {
 		_, cards, err := floorTokens(1+uint64(i), 8, 6)
@@ -91,9 +92,10 @@ func TestFloorSimMosquitto(t *testing.T) {
 	if rep.CardsExpected != wantCards || rep.CardsReceived != wantCards || rep.CoupsExpected != 18 || rep.CoupsReceived != 18 {
 		t.Errorf("cards %d/%d (want %d), coups %d/%d (want 18)", rep.CardsReceived, rep.CardsExpected, wantCards, rep.CoupsReceived, rep.CoupsExpected)
 	}
-	if rep.Lost != 0 || rep.Duplicates != 0 || !rep.Pass || rep.Alerts != 0 {
+	if rep.Lost != 0 || rep.Gaps != 0 || rep.Duplicates != 0 || !rep.Pass || rep.Alerts != 0 {
 		t.Errorf("lost %d, duplicates %d, alerts %v during the dealing, pass %v (%s)", rep.Lost, rep.Duplicates, rep.AlertCodes, rep.Pass, rep.Reason)
 	}
+	checkLinkAlerts(t, rep, 3)
 	if rep.LatencyP50 <= 0 || rep.LatencyP99 < rep.LatencyP50 || rep.LatencyMax < rep.LatencyP99 {
 		t.Errorf("latencies p50 %v p99 %v max %v", rep.LatencyP50, rep.LatencyP99, rep.LatencyMax)
 	}
@@ -133,12 +135,70 @@ func TestFloorSimNATS(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	if rep.CardsReceived != rep.CardsExpected || rep.CoupsReceived != 8 || rep.Lost != 0 || rep.Duplicates != 0 || rep.Alerts != 0 {
+	reportFloorDelivery(t, rep)
+	if rep.CardsReceived != rep.CardsExpected || rep.CoupsReceived != 8 || rep.Lost != 0 || rep.Gaps != 0 || rep.Duplicates != 0 || rep.Alerts != 0 {
 		t.Errorf("cards %d/%d, coups %d/8, lost %d %v, duplicates %d, alerts %v, subscriber reconnections %d", rep.CardsReceived, rep.CardsExpected,
 			rep.CoupsReceived, rep.Lost, rep.LostByTable, rep.Duplicates, rep.AlertCodes, rep.SubscriberReconnects)
 	}
+	checkLinkAlerts(t, rep, 2)
 	if len(rep.Brokers) != 3 {
 		t.Errorf("brokers measured: %+v", rep.Brokers)
+	}
+}
+
+// reportFloorDelivery reports a floor's delivery for .ci/stress: its cards
+// and coups, lost, duplicated, and the longest card → subscriber latency
+// (cards of the start-up burst aside, as in the report).
+func reportFloorDelivery(t *testing.T, rep FloorReport) {
+	t.Helper()
+	testenv.ReportDelivery(t, "", testenv.Delivery{Expected: rep.CardsExpected + rep.CoupsExpected, Lost: rep.Lost,
+		Duplicated: rep.Duplicates, Worst: time.Duration(rep.LatencyMax * float64(time.Millisecond))})
+}
+
+// checkLinkAlerts checks a floor's shoe link alerts, the same on every
+// broker: none while the shoes deal, and once each table's shoe stopped
+// (its pseudo-terminal closed) exactly one shoe-offline per table.
+func checkLinkAlerts(t *testing.T, rep FloorReport, tables int) {
+	t.Helper()
+	if n := rep.AlertCodes["shoe-online"] + rep.AlertCodes["shoe-offline"]; n != 0 {
+		t.Errorf("link alerts while dealing: %v, want none", rep.AlertCodes)
+	}
+	if len(rep.AlertCodesAfter) != 1 || rep.AlertCodesAfter["shoe-offline"] != tables {
+		t.Errorf("alerts once the shoes stopped: %v, want shoe-offline ×%d (one per table)", rep.AlertCodesAfter, tables)
+	}
+}
+
+// TestFloorSimRunsAreFresh runs a floor twice with one --dir: each run's
+// daemons start from empty state directories, so the second raises no
+// link alert either. (Runs used to share run1-1tables/: the second run's
+// daemons replayed the first run's journals, which ended with the shoe
+// offline, and raised shoe-online at their first card; the NATS sweep of
+// TestFloorMeasure, after the Mosquitto one in the same directory, raised
+// one per table.)
+func TestFloorSimRunsAreFresh(t *testing.T) {
+	bin := builtSabotd(t)
+	mq := testenv.StartMosquitto(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for i := 1; i <= 2; i++ {
+		args := []string{"floor-sim", "--broker", mq.URL, "--tables", "1", "--coups", "2", "--sabotd", bin, "--json", "--dir", dir, "--p99-max", "1h"}
+		var out, errb bytes.Buffer
+		if code := run(ctx, args, nil, &out, &errb); code != 0 {
+			t.Fatalf("run %d: floor-sim exit %d\nstdout: %s\nstderr: %s", i, code, out.String(), errb.String())
+		}
+		var rep FloorReport
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatalf("run %d: %v: %s", i, err, out.String())
+		}
+		if rep.Alerts != 0 || rep.Lost != 0 {
+			t.Errorf("run %d: alerts while dealing %v, lost %d", i, rep.AlertCodes, rep.Lost)
+		}
+		checkLinkAlerts(t, rep, 1)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "run1-1tables-*"))
+	if len(runs) != 2 {
+		t.Errorf("run directories %v, want two", runs)
 	}
 }
 
@@ -234,8 +294,7 @@ func TestFloorSubscriberFailoverOnRefusal(t *testing.T) {
 	ha := mochihook.RefuseSubscribe("sabot/+/card", 1<<30)
 	a := mochihook.Serve(t, ha)
 	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
-	sub := &floorSub{seen: map[string]bool{}, cards: map[string]int{}, coups: map[string]int{}, online: map[string]bool{},
-		lastCard: map[string]time.Time{}, probed: map[string]bool{}}
+	sub := newFloorSub()
 	topics := map[string]byte{"sabot/+/card": 1, "sabot/+/coup": 1}
 	fc := &floorConn{brokers: []string{a, b}, clientID: "floor-test", topics: topics, refusal: time.Second, sub: sub}
 	if err := fc.start(10 * time.Second); err != nil {
@@ -262,4 +321,43 @@ func TestFloorSubscriberFailoverOnRefusal(t *testing.T) {
 		}
 	}
 	t.Logf("receiving from B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), fc.refusal)
+}
+
+// fakeMsg is a received MQTT message for floorSub.handle.
+type fakeMsg struct {
+	topic   string
+	payload string
+}
+
+func (m fakeMsg) Duplicate() bool   { return false }
+func (m fakeMsg) Qos() byte         { return 1 }
+func (m fakeMsg) Retained() bool    { return false }
+func (m fakeMsg) Topic() string     { return m.topic }
+func (m fakeMsg) MessageID() uint16 { return 0 }
+func (m fakeMsg) Payload() []byte   { return []byte(m.payload) }
+func (m fakeMsg) Ack()              {}
+
+// The floor subscriber tells gaps from the messages' own sequences: a
+// card's in_shoe within its shoe, the coup numbers of a shoe (a void
+// fills its number); a copy of an id counts once, as a duplicate.
+func TestFloorSubGaps(t *testing.T) {
+	s := newFloorSub()
+	msg := func(kind, id, shoe string, coup, inShoe int) {
+		s.handle(nil, fakeMsg{"sabot/T1/" + kind, fmt.Sprintf(`{"id":%q,"time":"2026-12-01T10:00:00Z","shoe_id":%q,"coup":%d,"in_shoe":%d}`,
+			id, shoe, coup, inShoe)})
+	}
+	for _, n := range []int{1, 2, 4, 7} { // cards 3, 5 and 6 of shoe A never came
+		msg("card", fmt.Sprintf("T1/A/1/card/%d", n), "A", 1, n)
+	}
+	msg("card", "T1/A/1/card/2", "A", 1, 2) // a copy
+	msg("coup", "T1/A/1/coup/1", "A", 1, 0)
+	msg("void", "T1/A/2/void/1", "A", 2, 0)
+	msg("coup", "T1/A/4/coup/1", "A", 4, 0) // coup 3 never came
+	msg("card", "T1/B/0/card/1", "B", 0, 1) // the next shoe starts at 1
+	if g := s.gaps(); g != 4 {
+		t.Errorf("gaps %d, want 4 (cards 3, 5, 6 and coup 3)", g)
+	}
+	if s.dups != 1 || s.cards["T1"] != 5 || s.coups["T1"] != 2 {
+		t.Errorf("duplicates %d, cards %d, coups %d; want 1, 5, 2", s.dups, s.cards["T1"], s.coups["T1"])
+	}
 }

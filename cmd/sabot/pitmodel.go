@@ -8,6 +8,7 @@ package main
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -174,6 +175,12 @@ type pitTile struct {
 	// online for this table (drivers/mqtt/README.md "One daemon per
 	// table").
 	Conflict bool `json:"conflict,omitempty"`
+	// MissedCoups counts the coups of the current shoe the console never
+	// received, neither as a coup nor as a void: numbers skipped in the
+	// sequence of coup numbers since the first it received in the shoe
+	// (while disconnected: the console's session is clean). The state and
+	// roads still give the tile.
+	MissedCoups int `json:"missed_coups,omitempty"`
 }
 
 // pitTable is the model of one table.
@@ -188,6 +195,39 @@ type pitTable struct {
 	seen   map[string]int // alert ids seen → order (≤ maxPitSeen)
 	seenN  int
 	since  time.Time // when Class was entered
+
+	// The newest state, roads and coup result applied, by their own order.
+	stateAt, roadsAt, coupAt pitOrder
+	// coupShoe is the shoe id whose coup numbers are followed, nextCoup
+	// the number expected next in it (0: none received yet).
+	coupShoe string
+	nextCoup int
+}
+
+// pitOrder is where a message stands in its table's own order: a number
+// (for a state or roads, the journal record at the end of its id; for a
+// coup, its shoe and coup numbers) and its time.
+type pitOrder struct {
+	n  uint64
+	at time.Time
+}
+
+// orderOf reads a message's order from its id's last number and its time.
+func orderOf(id, at string) pitOrder {
+	n, _ := strconv.ParseUint(id[strings.LastIndexByte(id, '/')+1:], 10, 64)
+	t, _ := time.Parse(time.RFC3339Nano, at)
+	return pitOrder{n, t}
+}
+
+// after reports whether o is to be applied after prev: unless it is older
+// by both its number and its time, which is a message delivered again
+// after newer ones (delivery is at least once, and a NATS cluster sends
+// messages again after a node's crash, out of order) or the same message
+// again. A lower number with a later time is a table whose journal started
+// afresh, and is taken; so is a message whose order is unknown (no id, no
+// time).
+func (o pitOrder) after(prev pitOrder) bool {
+	return o == pitOrder{} || o.n > prev.n || o.at.After(prev.at)
 }
 
 // pitModel holds every table's tile. It is safe for concurrent use.
@@ -443,6 +483,8 @@ func gameName(profile string) string {
 // pitState is the state payload as the console reads it, with the dealer
 // newer daemons add.
 type pitState struct {
+	ID             string `json:"id"`
+	Time           string `json:"time"`
 	ShoeID         string `json:"shoe_id"`
 	Shoe           int    `json:"shoe"`
 	Phase          string `json:"phase"`
@@ -468,6 +510,11 @@ func (m *pitModel) applyState(t *pitTable, payload []byte) bool {
 	var s pitState
 	if json.Unmarshal(payload, &s) != nil || s.Phase == "" {
 		return false
+	}
+	if o := orderOf(s.ID, s.Time); o.after(t.stateAt) {
+		t.stateAt = o
+	} else {
+		return false // an older state delivered again: the tile has a newer one
 	}
 	tl := &t.tile
 	tl.Shoe, tl.ShoeID, tl.Phase, tl.Coup, tl.CardsLeft = s.Shoe, s.ShoeID, s.Phase, s.Coup, s.CardsRemaining
@@ -680,6 +727,7 @@ func (m *pitModel) applyAlert(t *pitTable, payload []byte) bool {
 
 func (m *pitModel) applyAck(t *pitTable, payload []byte) bool {
 	var a struct {
+		ID          string `json:"id"`
 		AlertID     string `json:"alert_id"`
 		LastAlertID string `json:"last_alert_id"`
 		Code        string `json:"code"`
@@ -687,9 +735,16 @@ func (m *pitModel) applyAck(t *pitTable, payload []byte) bool {
 	if json.Unmarshal(payload, &a) != nil || (a.AlertID == "" && a.Code == "") {
 		return false
 	}
+	if a.ID != "" && !t.seenID(a.ID) {
+		return false // delivered again
+	}
+	// An acknowledgement closes the entry of its alerts; by code only when
+	// it names none. (An old acknowledgement delivered again, after a new
+	// alert of its code opened a new entry, must not close that entry.)
+	byCode := a.AlertID == "" && a.LastAlertID == ""
 	for i, e := range t.alerts {
 		if (a.AlertID != "" && (e.ID == a.AlertID || e.LastID == a.AlertID)) ||
-			(a.LastAlertID != "" && e.LastID == a.LastAlertID) || (a.Code != "" && e.Code == a.Code) {
+			(a.LastAlertID != "" && e.LastID == a.LastAlertID) || (byCode && e.Code == a.Code) {
 			t.alerts = append(t.alerts[:i], t.alerts[i+1:]...)
 			return true
 		}
@@ -699,6 +754,8 @@ func (m *pitModel) applyAck(t *pitTable, payload []byte) bool {
 
 // pitCoup is the coup payload as the console reads it.
 type pitCoup struct {
+	ShoeID      string          `json:"shoe_id"`
+	Time        string          `json:"time"`
 	Shoe        int             `json:"shoe"`
 	Coup        int             `json:"coup"`
 	Winner      string          `json:"winner"`
@@ -714,8 +771,12 @@ func (m *pitModel) applyCoup(t *pitTable, payload []byte) bool {
 	if json.Unmarshal(payload, &c) != nil || c.Coup <= 0 || c.Winner == "" {
 		return false
 	}
-	if t.tile.Last != nil && t.tile.Last.Coup > c.Coup && t.tile.Shoe == c.Shoe {
-		return false // an old coup delivered again
+	gap := t.countCoup(c.ShoeID, c.Coup)
+	at, _ := time.Parse(time.RFC3339Nano, c.Time)
+	if o := (pitOrder{uint64(c.Shoe)<<32 | uint64(c.Coup), at}); o.after(t.coupAt) {
+		t.coupAt = o
+	} else {
+		return gap // an old coup delivered again
 	}
 	t.tile.Last = &pitResult{Coup: c.Coup, Winner: c.Winner, PlayerTotal: c.PlayerTotal,
 		BankerTotal: c.BankerTotal, Natural: c.Natural, Known: true}
@@ -730,16 +791,43 @@ func (m *pitModel) applyCoup(t *pitTable, payload []byte) bool {
 
 func (m *pitModel) applyVoid(t *pitTable, payload []byte) bool {
 	var v struct {
-		Coup int `json:"coup"`
+		ShoeID string `json:"shoe_id"`
+		Coup   int    `json:"coup"`
 	}
 	if json.Unmarshal(payload, &v) != nil {
 		return false
 	}
+	gap := t.countCoup(v.ShoeID, v.Coup)
 	if t.tile.Last != nil && t.tile.Last.Coup == v.Coup && !t.tile.Last.Voided {
 		t.tile.Last.Voided = true
 		return true
 	}
-	return false
+	return gap
+}
+
+// countCoup follows the coup numbers of the current shoe: every number is
+// published once as a coup or a void (a coup voided after it was
+// published has a second message with its number). Numbers skipped since
+// the first received in the shoe are counted in MissedCoups; one below
+// the next expected is a copy or the void of a coup already counted. It
+// reports whether the count changed.
+func (t *pitTable) countCoup(shoeID string, coup int) bool {
+	if coup <= 0 {
+		return false
+	}
+	if shoeID != t.coupShoe {
+		// A new shoe (or the console's first message): start afresh.
+		changed := t.tile.MissedCoups != 0
+		t.coupShoe, t.nextCoup, t.tile.MissedCoups = shoeID, coup+1, 0
+		return changed
+	}
+	if coup < t.nextCoup {
+		return false
+	}
+	missed := coup - t.nextCoup
+	t.tile.MissedCoups += missed
+	t.nextCoup = coup + 1
+	return missed > 0
 }
 
 // pitRoads is the part of the roads payload the console shows.
@@ -754,6 +842,11 @@ func (m *pitModel) applyRoads(t *pitTable, payload []byte) bool {
 	var r pitRoads
 	if json.Unmarshal(payload, &r) != nil || r.ID == "" {
 		return false
+	}
+	if o := orderOf(r.ID, r.Time); o.after(t.roadsAt) {
+		t.roadsAt = o
+	} else {
+		return false // older roads delivered again
 	}
 	t.tile.Stats = r.Stats
 	if t.tile.Last == nil && r.BeadPlate != "" {

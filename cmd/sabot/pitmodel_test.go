@@ -429,10 +429,128 @@ func TestPitModelDealerAndMore(t *testing.T) {
 	if tl.Dealer != "D-42" || tl.MoreAlerts != 4 || len(tl.Alerts) != 1 {
 		t.Errorf("tile %+v", tl)
 	}
+	// A later state: a newer record's (the same id again is the same
+	// message, which the model takes once).
 	state["dealer"] = map[string]any{"id": "D-43", "since": "x"}
+	state["id"] = fmt.Sprint(state["id"]) + "0"
 	b, _ = json.Marshal(state)
 	m.Apply("T1", mqtt.TopicState, b)
 	if d := oneTile(t, m, "T1").Dealer; d != "D-43" {
 		t.Errorf("dealer %q", d)
+	}
+}
+
+// Messages delivered again, out of order (a NATS cluster sends messages
+// already delivered once more after a node's crash, after newer ones):
+// an older state, roads or coup than the tile has changes nothing; a
+// state of a journal started afresh (a lower record, a later time) is
+// taken. Coup numbers skipped in a shoe, neither coup nor void, are
+// counted as missed; voids fill their numbers, and a new shoe starts the
+// count again.
+func TestPitModelOldMessagesAndMissedCoups(t *testing.T) {
+	m := newPitModel(0, nil, nil)
+	f := newPitFeed(t, "T1")
+	msgs := f.transcript("../../tableau/testdata/void.shoe")
+	feed(m, "T1", msgs)
+	want := oneTile(t, m, "T1")
+	if want.Last == nil || want.Coup < 3 || want.Stats.Coups == 0 || want.MissedCoups != 0 {
+		t.Fatalf("tile after the shoe (voids and all): %+v", want)
+	}
+	var early []mqtt.Message
+	for _, msg := range msgs[:len(msgs)/2] {
+		if msg.Topic == mqtt.TopicState || msg.Topic == mqtt.TopicRoads || msg.Topic == mqtt.TopicCoup {
+			early = append(early, msg)
+		}
+	}
+	if len(early) < 3 {
+		t.Fatalf("%d early messages", len(early))
+	}
+	feed(m, "T1", early)
+	got := oneTile(t, m, "T1")
+	if got.Coup != want.Coup || got.Phase != want.Phase || *got.Last != *want.Last || got.Stats != want.Stats || got.V != want.V {
+		t.Errorf("old messages delivered again changed the tile:\n got %+v\nwant %+v", got, want)
+	}
+
+	// A daemon whose journal started again: its first state has a lower
+	// record number but a later time.
+	var st map[string]any
+	json.Unmarshal(early[0].Payload, &st)
+	if early[0].Topic != mqtt.TopicState {
+		for _, msg := range early {
+			if msg.Topic == mqtt.TopicState {
+				json.Unmarshal(msg.Payload, &st)
+				break
+			}
+		}
+	}
+	st["time"] = f.at(f.seq + 100).Format(time.RFC3339Nano)
+	st["coup"] = 0
+	b, _ := json.Marshal(st)
+	m.Apply("T1", mqtt.TopicState, b)
+	if c := oneTile(t, m, "T1").Coup; c != 0 {
+		t.Errorf("a fresh journal's state not taken: coup %d", c)
+	}
+
+	// A second table's shoe with coups 2 and 4 lost (never delivered).
+	f2 := newPitFeed(t, "T2")
+	var dropped int
+	for _, msg := range f2.transcript("../../tableau/testdata/clean-8deck.shoe") {
+		if msg.Topic == mqtt.TopicCoup {
+			var c struct{ Coup int }
+			json.Unmarshal(msg.Payload, &c)
+			if c.Coup == 2 || c.Coup == 4 {
+				dropped++
+				continue
+			}
+		}
+		m.Apply("T2", msg.Topic, msg.Payload)
+	}
+	if got := oneTile(t, m, "T2").MissedCoups; dropped != 2 || got != 2 {
+		t.Errorf("missed coups %d, want 2 (dropped %d)", got, dropped)
+	}
+	for _, msg := range f2.apply(tableau.Input{Kind: tableau.InputShoe}) {
+		m.Apply("T2", msg.Topic, msg.Payload)
+	}
+	for _, msg := range f2.transcript("../../tableau/testdata/clean-8deck.shoe") {
+		m.Apply("T2", msg.Topic, msg.Payload)
+	}
+	if got := oneTile(t, m, "T2").MissedCoups; got != 0 {
+		t.Errorf("missed coups %d in the next shoe, all received", got)
+	}
+}
+
+// An acknowledgement delivered again, after a new alert of its code has
+// opened a new entry, leaves that entry open.
+func TestPitModelOldAckDeliveredAgain(t *testing.T) {
+	m := newPitModel(0, nil, nil)
+	f := newPitFeed(t, "T1")
+	feed(m, "T1", f.transcript("../../drivers/mqtt/testdata/extra-card.shoe"))
+	if n := len(oneTile(t, m, "T1").Alerts); n != 1 {
+		t.Fatalf("%d open entries after the extra card, want 1", n)
+	}
+	var ack mqtt.Message
+	for _, msg := range f.apply(tableau.Input{Kind: tableau.InputAck, Operator: "pit"}) {
+		if msg.Topic == mqtt.TopicAlertAck {
+			ack = msg
+		}
+		m.Apply("T1", msg.Topic, msg.Payload)
+	}
+	if ack.Payload == nil || len(oneTile(t, m, "T1").Alerts) != 0 {
+		t.Fatalf("ack %s; entries after it %+v", ack.Payload, oneTile(t, m, "T1").Alerts)
+	}
+	// Another extra card: coup 3, a natural, and one card more.
+	toks, err := tableau.ParseTranscript(strings.NewReader("9S 3H KD 5C 7H"), "extra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range toks {
+		feed(m, "T1", f.apply(tableau.TokenInput(tok)))
+	}
+	if a := oneTile(t, m, "T1").Alerts; len(a) != 1 || a[0].Code != "extra-card" {
+		t.Fatalf("entries after the second extra card: %+v", a)
+	}
+	m.Apply("T1", ack.Topic, ack.Payload)
+	if a := oneTile(t, m, "T1").Alerts; len(a) != 1 {
+		t.Errorf("the old acknowledgement delivered again closed the new entry: %+v", a)
 	}
 }

@@ -34,7 +34,7 @@ func newSessionSubscriber(t *testing.T, url, prefix string, r *received, onCard 
 	t.Helper()
 	handler := func(_ paho.Client, m paho.Message) {
 		now := time.Now()
-		if err := r.handle(m.Topic(), m.Payload()); err != nil {
+		if err := r.handle(m.Topic(), m.Payload(), m.Duplicate()); err != nil {
 			t.Errorf("bad payload on %s: %v", m.Topic(), err)
 		}
 		if onCard != nil && strings.HasSuffix(m.Topic(), "/card") {
@@ -93,6 +93,30 @@ func projectedSet(t *testing.T, got []map[string]any, wantJSONL string) (g, w []
 	sort.Strings(g)
 	sort.Strings(w)
 	return g, w
+}
+
+// missingOf counts the entries of want (sorted, as projectedSet returns
+// them) that got (sorted) lacks, each entry matched once.
+func missingOf(got, want []string) int {
+	n, i := 0, 0
+	for _, w := range want {
+		for i < len(got) && got[i] < w {
+			i++
+		}
+		if i < len(got) && got[i] == w {
+			i++
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// repeated returns r.repeats.
+func (r *received) repeated() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.repeats
 }
 
 func percentile(d []time.Duration, p float64) time.Duration {
@@ -323,7 +347,15 @@ func TestE2EChaos(t *testing.T) {
 	want := expectedCheck(t, tr.String())
 
 	r := newReceived()
-	sub := newSessionSubscriber(t, broker.URL, "sabot/E2E-CH", r, nil)
+	var latMu sync.Mutex
+	var worst time.Duration // card time → arrival, the longest
+	sub := newSessionSubscriber(t, broker.URL, "sabot/E2E-CH", r, func(p map[string]any, at time.Time) {
+		if ts, err := time.Parse(time.RFC3339Nano, fmt.Sprint(p["time"])); err == nil {
+			latMu.Lock()
+			worst = max(worst, at.Sub(ts))
+			latMu.Unlock()
+		}
+	})
 	// The virtual shoe: 1% of the bytes corrupted, the cable pulled (the
 	// pty replaced, its symlink re-pointed) before 1% of the cards.
 	shoe := startShoeSim(t, tr.String(), "--rate", "120", "--seed", "5", "--faults", "corrupt=0.01,pull=0.01", "--pull-time", "300ms")
@@ -371,6 +403,9 @@ func TestE2EChaos(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond)
 	g, w := projectedSet(t, events(), want)
+	latMu.Lock()
+	testenv.ReportDelivery(t, "", testenv.Delivery{Expected: len(w), Lost: missingOf(g, w), Duplicated: r.repeated(), Worst: worst})
+	latMu.Unlock()
 	if !slices.Equal(g, w) {
 		t.Fatalf("received (deduplicated) differs from sabot check:\n got %d: %v\nwant %d: %v", len(g), g, len(w), w)
 	}

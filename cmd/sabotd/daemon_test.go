@@ -31,13 +31,20 @@ type received struct {
 	order []map[string]any // coup/alert/void payloads in arrival order, first copy of each id
 	all   map[string][]map[string]any
 	dupes []string
+	// repeats counts the copies that came after the first of an id (at
+	// least once delivery), state, status and commands aside.
+	repeats int
+	// dupFlag holds, per kind, whether each message of all[kind] came
+	// with MQTT's DUP flag (the broker sending it again).
+	dupFlag map[string][]bool
 }
 
 func newReceived() *received {
-	return &received{byID: map[string]string{}, all: map[string][]map[string]any{}}
+	return &received{byID: map[string]string{}, all: map[string][]map[string]any{}, dupFlag: map[string][]bool{}}
 }
 
-func (r *received) handle(topic string, payload []byte) error {
+// handle takes one message; dup is its DUP flag.
+func (r *received) handle(topic string, payload []byte, dup bool) error {
 	var m map[string]any
 	if err := json.Unmarshal(payload, &m); err != nil {
 		return err
@@ -52,11 +59,13 @@ func (r *received) handle(topic string, payload []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.all[kind] = append(r.all[kind], m)
+	r.dupFlag[kind] = append(r.dupFlag[kind], dup)
 	id, _ := m["id"].(string)
 	if kind == "state" || kind == "status" || kind == "cmd" {
 		return nil
 	}
 	if prev, seen := r.byID[id]; seen {
+		r.repeats++
 		// Compare payloads as JSON values.
 		if prev != canonical(m) {
 			r.dupes = append(r.dupes, fmt.Sprintf("id %s: %s vs %s", id, prev, canonical(m)))
@@ -94,7 +103,7 @@ func (r *received) events() []map[string]any {
 func subscribe(t *testing.T, url, prefix string, r *received) paho.Client {
 	t.Helper()
 	handler := func(_ paho.Client, m paho.Message) {
-		if err := r.handle(m.Topic(), m.Payload()); err != nil {
+		if err := r.handle(m.Topic(), m.Payload(), m.Duplicate()); err != nil {
 			t.Errorf("bad payload on %s: %v", m.Topic(), err)
 		}
 	}

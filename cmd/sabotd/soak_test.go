@@ -233,6 +233,7 @@ type soakSub struct {
 	dupes  []string
 	maxLen map[string]int // topic suffix → largest payload
 	state  []byte         // last state payload
+	worst  time.Duration  // longest coup time → arrival of a coup's first copy
 }
 
 func newSoakSub(t *testing.T, url, clientID, prefix string) *soakSub {
@@ -253,6 +254,7 @@ func newSoakSub(t *testing.T, url, clientID, prefix string) *soakSub {
 }
 
 func (s *soakSub) handle(_ paho.Client, m paho.Message) {
+	now := time.Now()
 	topic := strings.TrimPrefix(m.Topic(), s.prefix+"/")
 	p := m.Payload()
 	s.mu.Lock()
@@ -284,6 +286,9 @@ func (s *soakSub) handle(_ paho.Client, m paho.Message) {
 	switch topic {
 	case "coup":
 		s.coups = append(s.coups, v)
+		if at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(v["time"])); err == nil {
+			s.worst = max(s.worst, now.Sub(at))
+		}
 	case "alert":
 		code, _ := v["code"].(string)
 		s.alerts[code]++
@@ -347,6 +352,11 @@ func (s *soakSub) checkCoups(t *testing.T, name, want string) (copies int) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, n := range s.copies {
+		copies += n
+	}
+	testenv.ReportDelivery(t, name, testenv.Delivery{Expected: len(w), Lost: max(0, len(w)-len(s.coups)),
+		Duplicated: copies - len(s.coups), Worst: s.worst})
 	if len(s.coups) != len(w) {
 		t.Errorf("%s: %d distinct coups received, %d dealt", name, len(s.coups), len(w))
 	}
@@ -371,9 +381,6 @@ func (s *soakSub) checkCoups(t *testing.T, name, want string) (copies int) {
 		}
 	}
 	t.Logf("%s: alerts received by code %v", name, s.alerts)
-	for _, n := range s.copies {
-		copies += n
-	}
 	if len(s.dupes) > 0 {
 		t.Errorf("%s: ids with two different payloads: %v", name, s.dupes[:min(3, len(s.dupes))])
 	}
@@ -700,7 +707,20 @@ func TestSoak(t *testing.T) {
 	// stopped at a coup boundary.
 	reached("a fifth of the coups", killAt)
 	<-paused
-	waitFor(t, "the bee-tek table to catch up", time.Minute, func() bool { return btSub.coupCount() == killAt })
+	// Everything written so far must be journaled before the kill: the
+	// coups, and an alarm or unreadable read that ends the last chunk
+	// (after coup killAt's last card, when killAt is a multiple of 250:
+	// SABOT_SOAK=month's 2,000), which the shoe cannot send again.
+	var written []byte
+	for _, c := range btChunks[:killAt] {
+		written = append(written, c...)
+	}
+	alarmsWritten := bytes.Count(written, []byte("<Alarm:"))
+	unreadableWritten := bytes.Count(written, []byte("<Game>"))
+	waitFor(t, "the bee-tek table to catch up", time.Minute, func() bool {
+		return btSub.coupCount() == killAt && btSub.alertCount("shoe-alarm") == alarmsWritten &&
+			btSub.alertCount("unreadable-card") == unreadableWritten
+	})
 	bt.p.kill()
 	sb.p.kill()
 	time.Sleep(200 * time.Millisecond)

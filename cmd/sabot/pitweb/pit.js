@@ -86,6 +86,8 @@
     if (t.cards_left) fact(facts, 'cards left', t.cards_left).dataset.k = 'cards';
     // From 100 messages (pitBacklogShown): fewer are a table at work.
     if (t.backlog >= 100) fact(facts, 'backlog', t.backlog).dataset.k = 'backlog';
+    // Coup numbers of the shoe neither received as a coup nor a void.
+    if (t.missed_coups) fact(facts, 'missed coups', t.missed_coups).dataset.k = 'missed';
     d.append(facts);
     if (t.conflict) d.append(el('div', 'conflict', 'two daemons publish as this table'));
     const ul = el('ul', 'alerts');
