@@ -278,20 +278,10 @@ func (r *FloorReport) writeText(w io.Writer) {
 	fmt.Fprintf(w, "  delivered: %d/%d cards, %d/%d coups, %d alerts (and %d once the shoes stopped), %d voids; %d duplicates, %d lost, %d gaps\n",
 		r.CardsReceived, r.CardsExpected, r.CoupsReceived, r.CoupsExpected, r.Alerts, r.AlertsAfter, r.Voids, r.Duplicates, r.Lost, r.Gaps)
 	if len(r.AlertCodes) > 0 {
-		codes := make([]string, 0, len(r.AlertCodes))
-		for k, v := range r.AlertCodes {
-			codes = append(codes, fmt.Sprintf("%s ×%d", k, v))
-		}
-		sort.Strings(codes)
-		fmt.Fprintf(w, "  alerts: %s\n", strings.Join(codes, ", "))
+		fmt.Fprintf(w, "  alerts: %s\n", codeCounts(r.AlertCodes))
 	}
 	if len(r.AlertCodesAfter) > 0 {
-		codes := make([]string, 0, len(r.AlertCodesAfter))
-		for k, v := range r.AlertCodesAfter {
-			codes = append(codes, fmt.Sprintf("%s ×%d", k, v))
-		}
-		sort.Strings(codes)
-		fmt.Fprintf(w, "  once the shoes stopped: %s\n", strings.Join(codes, ", "))
+		fmt.Fprintf(w, "  once the shoes stopped: %s\n", codeCounts(r.AlertCodesAfter))
 	}
 	if len(r.LostByTable) > 0 || r.SubscriberReconnects > 0 {
 		var lost []string
@@ -1131,4 +1121,15 @@ func procRSS(pid int) (rss, peak int) {
 		}
 	}
 	return rss, peak
+}
+
+// codeCounts lists alert codes and their counts, "code ×n" sorted by code
+// and joined by ", ".
+func codeCounts(m map[string]int) string {
+	codes := make([]string, 0, len(m))
+	for k, v := range m {
+		codes = append(codes, fmt.Sprintf("%s ×%d", k, v))
+	}
+	sort.Strings(codes)
+	return strings.Join(codes, ", ")
 }

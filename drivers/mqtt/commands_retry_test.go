@@ -8,6 +8,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 )
 
@@ -35,27 +36,35 @@ func TestCommandSubscriptionRetried(t *testing.T) {
 	}
 	startPublisher(t, o)
 	waitFor(t, "the third subscription", 20*time.Second, func() bool { return h.Asked() >= 3 })
+	ackUntilReceived(t, url, 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) > 0 })
+	if n := h.Connects("sabotd-T1"); n != 1 {
+		t.Errorf("connected %d times, want 1: one broker is not left for refusing", n)
+	}
+}
+
+// ackUntilReceived connects to url as the pit and publishes ack commands
+// to table T1, each with a new request id, every 100 ms until received
+// reports that one reached the publisher: a command reaches it only once
+// its subscription is granted. It fails the test after timeout (scaled by
+// testenv.Deadline).
+func ackUntilReceived(t *testing.T, url string, timeout time.Duration, received func() bool) {
+	t.Helper()
 	c := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID("pit"))
 	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
 	defer c.Disconnect(50)
+	deadline := time.Now().Add(testenv.Deadline(timeout))
 	for n := 1; ; n++ {
 		if tok := c.Publish("sabot/T1/cmd/ack", 1, false, fmt.Sprintf(`{"request_id":"r-%d","operator":"alice"}`, n)); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 			t.Fatal(tok.Error())
 		}
 		time.Sleep(100 * time.Millisecond)
-		mu.Lock()
-		k := len(got)
-		mu.Unlock()
-		if k > 0 {
-			break
+		if received() {
+			return
 		}
-		if n > 50 {
-			t.Fatal("no command reached the publisher after the subscription was granted")
+		if time.Now().After(deadline) {
+			t.Fatalf("no command reached the publisher through %s in %v", url, timeout)
 		}
-	}
-	if n := h.Connects("sabotd-T1"); n != 1 {
-		t.Errorf("connected %d times, want 1: one broker is not left for refusing", n)
 	}
 }

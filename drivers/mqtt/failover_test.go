@@ -1,14 +1,11 @@
 package mqtt
 
 import (
-	"fmt"
 	"io"
 	"net"
 	"sync"
 	"testing"
 	"time"
-
-	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 )
@@ -110,29 +107,8 @@ func TestFailoverWhenCommandsRefused(t *testing.T) {
 	refused := time.Now()
 	waitFor(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { st := p.Status(); return st.Connected && st.Broker == b })
 	t.Logf("on B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), o.RefusalTimeout)
-	c := paho.NewClient(paho.NewClientOptions().AddBroker(b).SetClientID("pit"))
-	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		t.Fatal(tok.Error())
-	}
-	defer c.Disconnect(50)
-	// A command reaches the daemon only once it has subscribed on B:
-	// send until one does.
-	deadline := time.Now().Add(20 * time.Second)
-	for n := 1; ; n++ {
-		if tok := c.Publish("sabot/T1/cmd/ack", 1, false, fmt.Sprintf(`{"request_id":"r-%d","operator":"alice"}`, n)); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-			t.Fatal(tok.Error())
-		}
-		time.Sleep(100 * time.Millisecond)
-		mu.Lock()
-		k := len(got)
-		mu.Unlock()
-		if k > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no command reached the publisher through B")
-		}
-	}
+	// A command reaches the daemon only once it has subscribed on B.
+	ackUntilReceived(t, b, 20*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) > 0 })
 	if n := ha.Connects("sabotd-T1"); n != 1 {
 		t.Errorf("connected to A %d times, want 1", n)
 	}
