@@ -138,7 +138,7 @@ func metricsOf(t *testing.T, p *sabotdProc) string {
 	if m == nil {
 		t.Fatalf("no http address in the log")
 	}
-	resp, err := http.Get("http://" + m[1] + "/metrics")
+	resp, err := probeClient.Get("http://" + m[1] + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,6 +436,12 @@ func restartBrokerWhileAway(t *testing.T, broker *testenv.Mosquitto, sub *sessio
 	sub.Release(t)
 }
 
+// probeClient is the tests' HTTP client for a daemon's /metrics and
+// /healthz: one connection per request, closed after it, so that what the
+// tests count of a daemon's open descriptors (TestSoak) holds no idle
+// keep-alive socket of the tests' own.
+var probeClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+
 // healthOf reads the daemon's /healthz.
 func healthOf(t *testing.T, p *sabotdProc) health {
 	t.Helper()
@@ -443,7 +449,7 @@ func healthOf(t *testing.T, p *sabotdProc) health {
 	if m == nil {
 		t.Fatalf("no http address in the log")
 	}
-	resp, err := http.Get("http://" + m[1] + "/healthz")
+	resp, err := probeClient.Get("http://" + m[1] + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -472,6 +472,25 @@ func (d *soakDaemon) sample(t *testing.T) (rssKiB, fds int) {
 	return rssKiB, len(ents)
 }
 
+// fdTargets lists what the daemon's open descriptors point at (sockets,
+// files, pipes), for the message of a failed descriptor bound.
+func (d *soakDaemon) fdTargets() string {
+	dir := fmt.Sprintf("/proc/%d/fd", d.p.cmd.Process.Pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, e := range ents {
+		l, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil {
+			l = err.Error()
+		}
+		out = append(out, e.Name()+"→"+l)
+	}
+	return strings.Join(out, " ")
+}
+
 // rssParts reads a process's RssAnon and RssFile (KiB) from
 // /proc/PID/status: the journal is a memory-mapped bbolt file, whose pages
 // read count in RSS as file pages (bounded by the journal's size, which
@@ -791,7 +810,8 @@ func TestSoak(t *testing.T) {
 	for _, ss := range []struct {
 		name    string
 		samples []sample
-	}{{"bee-tek", btSamples}, {"sabot", sbSamples}} {
+		d       *soakDaemon
+	}{{"bee-tek", btSamples, bt}, {"sabot", sbSamples, sb}} {
 		first, mid, last := ss.samples[0], ss.samples[1], ss.samples[2]
 		// The daemon's own memory (anonymous pages) flat; RSS as a whole
 		// may also grow by what the journal file grew (its pages are
@@ -806,7 +826,7 @@ func TestSoak(t *testing.T) {
 				ss.name, first.rss, mid.rss, last.rss, limit, first.stateKiB, last.stateKiB)
 		}
 		if last.fds > first.fds+soakFDSlack || mid.fds > first.fds+soakFDSlack {
-			t.Errorf("%s: open descriptors %d (start), %d (middle), %d (end)", ss.name, first.fds, mid.fds, last.fds)
+			t.Errorf("%s: open descriptors %d (start), %d (middle), %d (end); now: %s", ss.name, first.fds, mid.fds, last.fds, ss.d.fdTargets())
 		}
 		if last.goroutines > first.goroutines+soakGoroutineSlack {
 			t.Errorf("%s: goroutines %d (start), %d (middle), %d (end)", ss.name, first.goroutines, mid.goroutines, last.goroutines)
