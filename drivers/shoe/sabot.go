@@ -431,6 +431,14 @@ func (s *Sabot) damaged(err error, now time.Time, emit Emit) error {
 func (s *Sabot) info0(f fwproto.Frame, now time.Time, emit Emit) error {
 	switch m := f.Msg.(type) {
 	case *fwproto.Hello: // reply to STATUS_REQUEST
+		if s.online && s.infoBoot != 0 && f.Boot != s.infoBoot {
+			// A boot we have not had its HELLO event from: the shoe
+			// rebooted. Learning it here would make that event (sequence
+			// 1 of the new boot, sent until acknowledged) look like the
+			// same boot's, and the reboot would go unreported (its
+			// offline and online); that event reports it.
+			return nil
+		}
 		s.learn(f.Boot, m)
 		if !s.online {
 			return s.goOnline(now, emit, 0, 0)
