@@ -26,17 +26,10 @@ func TestCommandSubscriptionRetried(t *testing.T) {
 	o := testOptions("T1", t.TempDir(), url)
 	o.Commands = true
 	o.RefusalTimeout = time.Second
-	var mu sync.Mutex
-	var got []Command
-	o.OnCommand = func(c Command) error {
-		mu.Lock()
-		got = append(got, c)
-		mu.Unlock()
-		return nil
-	}
+	received := recordCommands(&o)
 	startPublisher(t, o)
 	waitFor(t, "the third subscription", 20*time.Second, func() bool { return h.Asked() >= 3 })
-	ackUntilReceived(t, url, 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) > 0 })
+	ackUntilReceived(t, url, 5*time.Second, received)
 	if n := h.Connects("sabotd-T1"); n != 1 {
 		t.Errorf("connected %d times, want 1: one broker is not left for refusing", n)
 	}
@@ -66,5 +59,23 @@ func ackUntilReceived(t *testing.T, url string, timeout time.Duration, received 
 		if time.Now().After(deadline) {
 			t.Fatalf("no command reached the publisher through %s in %v", url, timeout)
 		}
+	}
+}
+
+// recordCommands sets o.OnCommand to accept and record every command, and
+// returns a function that reports whether one has been received.
+func recordCommands(o *Options) func() bool {
+	var mu sync.Mutex
+	n := 0
+	o.OnCommand = func(Command) error {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		return nil
+	}
+	return func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return n > 0
 	}
 }

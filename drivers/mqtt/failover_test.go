@@ -94,21 +94,14 @@ func TestFailoverWhenCommandsRefused(t *testing.T) {
 	o := testOptions("T1", t.TempDir(), a, b)
 	o.Commands = true
 	o.RefusalTimeout = 2 * time.Second
-	var mu sync.Mutex
-	var got []Command
-	o.OnCommand = func(c Command) error {
-		mu.Lock()
-		got = append(got, c)
-		mu.Unlock()
-		return nil
-	}
+	received := recordCommands(&o)
 	p := startPublisher(t, o)
 	waitFor(t, "A asked for the command subscription", 10*time.Second, func() bool { return ha.Asked() >= 1 })
 	refused := time.Now()
 	waitFor(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { st := p.Status(); return st.Connected && st.Broker == b })
 	t.Logf("on B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), o.RefusalTimeout)
 	// A command reaches the daemon only once it has subscribed on B.
-	ackUntilReceived(t, b, 20*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) > 0 })
+	ackUntilReceived(t, b, 20*time.Second, received)
 	if n := ha.Connects("sabotd-T1"); n != 1 {
 		t.Errorf("connected to A %d times, want 1", n)
 	}
