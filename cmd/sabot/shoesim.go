@@ -14,6 +14,7 @@ import (
 
 	"go.bug.st/serial"
 
+	"github.com/sabot-table/sabot/drivers/serialport"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -138,7 +139,7 @@ type serialLink struct {
 }
 
 func (l serialLink) Open(context.Context) (io.ReadWriteCloser, error) {
-	p, err := serial.Open(l.dev, &serial.Mode{BaudRate: l.baud, DataBits: 8, Parity: serial.NoParity, StopBits: serial.OneStopBit})
+	p, err := serialport.Open(l.dev, &serial.Mode{BaudRate: l.baud, DataBits: 8, Parity: serial.NoParity, StopBits: serial.OneStopBit})
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", l.dev, err)
 	}

@@ -491,6 +491,36 @@ func (d *soakDaemon) fdTargets() string {
 	return strings.Join(out, " ")
 }
 
+// strayTerminals returns the daemon's terminal descriptors when they
+// point at more than one live terminal. A daemon opens one terminal, its
+// shoe (a lock descriptor and the port itself); another was inherited from
+// the process that started it (this test's, which opens other shoes) and
+// stays open for as long as the daemon runs. A terminal already torn down
+// ("(deleted)": a pulled cable the daemon has not yet seen) is not counted.
+func (d *soakDaemon) strayTerminals() []string {
+	dir := fmt.Sprintf("/proc/%d/fd", d.p.cmd.Process.Pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // exited: its log says why
+	}
+	var ttys []string
+	live := map[string]bool{}
+	for _, e := range ents {
+		l, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil || !strings.HasPrefix(l, "/dev/pts/") {
+			continue
+		}
+		ttys = append(ttys, e.Name()+"→"+l)
+		if !strings.HasSuffix(l, " (deleted)") {
+			live[l] = true
+		}
+	}
+	if len(live) <= 1 {
+		return nil
+	}
+	return ttys
+}
+
 // rssParts reads a process's RssAnon and RssFile (KiB) from
 // /proc/PID/status: the journal is a memory-mapped bbolt file, whose pages
 // read count in RSS as file pages (bounded by the journal's size, which
@@ -658,6 +688,9 @@ func TestSoak(t *testing.T) {
 		}{{bt, btSub, &btSamples, btState}, {sb, sbSub, &sbSamples, sbState}} {
 			var s sample
 			s.rss, s.fds = x.d.sample(t)
+			if stray := x.d.strayTerminals(); len(stray) > 0 {
+				t.Errorf("%s %s: the daemon holds more than one terminal (one was inherited from the test process): %v; all its descriptors: %s", at, x.d.name, stray, x.d.fdTargets())
+			}
 			if len(*x.out) > 0 {
 				// A descriptor leak stays; a broker reconnection in
 				// progress (the takeover probe, the new connection

@@ -13,6 +13,8 @@ import (
 
 	"go.bug.st/serial"
 	"golang.org/x/sys/unix"
+
+	"github.com/sabot-table/sabot/drivers/serialport"
 )
 
 // PortConfig is the serial line to the shoe. Only the configured device is
@@ -155,7 +157,7 @@ func OpenSerial(cfg PortConfig) (Port, error) {
 		}
 		return nil, fmt.Errorf("shoe: flock %s: %w", name, err)
 	}
-	sp, err := serial.Open(cfg.Path, mode)
+	sp, err := serialport.Open(cfg.Path, mode)
 	if err != nil {
 		unix.Close(fd)
 		var pe *serial.PortError

@@ -48,7 +48,7 @@ func openPTY() (master, slave *os.File, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fd, err := unix.Dup(int(m.Fd()))
+	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	m.Close()
 	if err != nil {
 		s.Close()

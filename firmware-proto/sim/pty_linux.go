@@ -102,8 +102,10 @@ func (p *PTY) setup(master, slave *os.File) (*ptyConn, error) {
 	}
 	// pty.Open leaves the master in blocking mode (it called Fd), so a
 	// Close would not interrupt a Read. Re-open it non-blocking, so it
-	// goes through the runtime poller.
-	nfd, err := unix.Dup(int(master.Fd()))
+	// goes through the runtime poller. F_DUPFD_CLOEXEC makes the copy
+	// close-on-exec from the start: a program started meanwhile never holds
+	// the master.
+	nfd, err := unix.FcntlInt(master.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sim: dup pty master: %w", err)
 	}
@@ -111,7 +113,6 @@ func (p *PTY) setup(master, slave *os.File) (*ptyConn, error) {
 		unix.Close(nfd)
 		return nil, fmt.Errorf("sim: pty master non-blocking: %w", err)
 	}
-	unix.CloseOnExec(nfd)
 	m := os.NewFile(uintptr(nfd), master.Name())
 	master.Close()
 	dev := slave.Name()
