@@ -93,6 +93,11 @@ const (
 	maxFloorCoups  = 100000
 )
 
+// floorStartGap is a pause after each daemon's start, for a test that
+// spreads a small floor's start-up as a large floor's takes (200 daemons
+// took 6 s here). Zero outside tests.
+var floorStartGap time.Duration
+
 // listFlag is a repeatable string flag appending to *vals. The flag package
 // calls String on a zero listFlag (vals nil) to learn the default, so String
 // must not dereference a nil vals.
@@ -802,7 +807,17 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 
 	tables := make([]*floorTable, n)
 	rep := &FloorReport{Tables: n, Rate: c.rate, CoupsPerTable: c.coups, P99Max: float64(c.p99Max) / 1e6}
+	// Each shoe starts with its daemon: started only once every daemon
+	// was, the first daemons' shoes said nothing for longer than the
+	// heartbeat timeout on a floor of 100 or more, and each of those
+	// daemons rightly raised shoe-offline (and shoe-online when its shoe
+	// spoke).
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := time.Now()
 	defer func() {
+		cancel()
+		wg.Wait()
 		for _, t := range tables {
 			if t != nil {
 				t.stop()
@@ -822,22 +837,18 @@ func runFloor(ctx context.Context, c floorSimConfig, n, run int) (*FloorReport, 
 		if err := t.start(ctx, c); err != nil {
 			return nil, err
 		}
-	}
-	// The shoes start with their daemons (a daemon whose shoe says nothing
-	// raises shoe-offline); the measurement starts when every daemon is
-	// online (its retained status) — cards dealt meanwhile wait in the
-	// shoes' rings and their latency counts from the daemon's receipt.
-	start := time.Now()
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i, t := range tables {
+		if floorStartGap > 0 {
+			time.Sleep(floorStartGap)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			errs[i] = t.shoe.Run(ctx, t.link)
 		}()
 	}
-	defer func() { cancel(); wg.Wait() }()
+	// The measurement starts when every daemon is online (its retained
+	// status): cards dealt meanwhile wait in the shoes' rings, and their
+	// latency counts from the daemon's receipt.
 	deadline := time.Now().Add(30*time.Second + time.Duration(n)*200*time.Millisecond)
 	for {
 		sub.mu.Lock()

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -202,6 +203,34 @@ func TestFloorSimRunsAreFresh(t *testing.T) {
 	}
 }
 
+// TestFloorSimShoesStartWithDaemons spreads a 3-table floor's start over
+// 4 s, more than the Sabot protocol's 3 s heartbeat timeout, as 200 tables'
+// start-up does: every shoe speaks from its daemon's start, so no daemon
+// raises a link alert. (The shoes used to start only once every daemon
+// had: at 200 tables and more, half the tables raised shoe-offline and
+// shoe-online during the dealing.) Not parallel: it sets floorStartGap.
+func TestFloorSimShoesStartWithDaemons(t *testing.T) {
+	bin := builtSabotd(t)
+	mq := testenv.StartMosquitto(t)
+	floorStartGap = 2 * time.Second
+	defer func() { floorStartGap = 0 }()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	args := []string{"floor-sim", "--broker", mq.URL, "--tables", "3", "--coups", "2", "--sabotd", bin, "--json", "--dir", t.TempDir(), "--p99-max", "1h"}
+	var out, errb bytes.Buffer
+	if code := run(ctx, args, nil, &out, &errb); code != 0 {
+		t.Fatalf("floor-sim exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+	var rep FloorReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if rep.Lost != 0 || rep.Duplicates != 0 {
+		t.Errorf("lost %d, duplicates %d", rep.Lost, rep.Duplicates)
+	}
+	checkLinkAlerts(t, rep, 3)
+}
+
 func TestFloorSimFlags(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"", "--broker is required"},
@@ -227,7 +256,9 @@ func TestFloorSimFlags(t *testing.T) {
 // dealing at 10 cards a second per table on a single Mosquitto and
 // reports each run, up to the first that loses anything or whose p99
 // passes 100 ms; then the same on a 3-node NATS cluster. SABOT_FLOOR_TABLES overrides the sizes (a comma-separated
-// list) and SABOT_FLOOR_COUPS the coups per table (default 20). It is
+// list), SABOT_FLOOR_COUPS the coups per table (default 20),
+// SABOT_FLOOR_RATE the cards a second per table (default 10; 1 is real
+// dealing speed) and SABOT_FLOOR_P99 the latency bound (default 100ms). It is
 // not part of the test command: it takes minutes and measures the
 // machine, which must be otherwise idle. It measures a single Mosquitto,
 // then a 3-node NATS cluster; SABOT_FLOOR_BROKER=mosquitto or nats runs
@@ -261,7 +292,9 @@ func TestFloorMeasure(t *testing.T) {
 			dir = d
 		}
 	}
-	common := []string{"floor-sim", "--tables", tables, "--coups", coups, "--sabotd", bin, "--dir", dir}
+	rate := cmp.Or(os.Getenv("SABOT_FLOOR_RATE"), "10")
+	p99 := cmp.Or(os.Getenv("SABOT_FLOOR_P99"), "100ms")
+	common := []string{"floor-sim", "--tables", tables, "--coups", coups, "--rate", rate, "--p99-max", p99, "--sabotd", bin, "--dir", dir}
 	measure := func(name string, args []string) {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), append(common, args...), nil, &out, &errb)
