@@ -38,11 +38,14 @@ type daemon struct {
 	web     *boardWeb // the board page (board.go); nil with [http] addr "off"
 	broker  *mqtt.EmbeddedBroker
 	pub     *mqtt.Publisher
-	builder messageBuilder // *mqtt.Builder
-	shoe    *shoe.Shoe
-	board   *board.Board
-	rs485DE shoe.DriverEnable // [shoe] rs485_de resolved by openBoard; nil unless rs485 = "gpio"
-	tempDir string            // demo state directory, removed on close
+	// undeliverable counts outbox-dropped events being journaled
+	// (onUndeliverable): at most maxUndeliverableEvents at once.
+	undeliverable atomic.Int32
+	builder       messageBuilder // *mqtt.Builder
+	shoe          *shoe.Shoe
+	board         *board.Board
+	rs485DE       shoe.DriverEnable // [shoe] rs485_de resolved by openBoard; nil unless rs485 = "gpio"
+	tempDir       string            // demo state directory, removed on close
 
 	inputs chan inputReq
 	ping   chan chan struct{}
@@ -366,6 +369,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		Commands:          d.cfg.MQTT.Commands,
 		OnCommand:         d.onCommand,
 		OnCommandRejected: d.onCommandRejected,
+		OnUndeliverable:   d.onUndeliverable,
 		OnBacklog:         d.onBacklog,
 		OnAck:             d.onAck,
 		OnTakeover:        d.onTakeover,
@@ -501,6 +505,32 @@ func (d *daemon) onCommandRejected(c mqtt.Command, reason string) {
 	if err := d.submit(ctx, in); err != nil {
 		d.log.Warn("rejected command not journaled", "command", c.Name, "request_id", c.RequestID, "err", err)
 	}
+}
+
+// maxUndeliverableEvents bounds the outbox-dropped events journaled at
+// once; beyond it a drop is only logged (and counted by the publisher).
+const maxUndeliverableEvents = 4
+
+// onUndeliverable journals (and so publishes) an outbox-dropped event for
+// an outbox message no broker can ever take. It is called from the
+// publisher's delivery goroutine and must not wait on it: the event is
+// submitted from a goroutine of its own.
+func (d *daemon) onUndeliverable(topic string, size int, err error) {
+	if d.undeliverable.Add(1) > maxUndeliverableEvents {
+		d.undeliverable.Add(-1)
+		d.log.Warn("outbox-dropped event not journaled: too many at once", "topic", topic, "bytes", size)
+		return
+	}
+	in := tableau.Input{Kind: tableau.InputEvent, Code: mqtt.EventOutboxDropped, Source: "mqtt",
+		Text: fmt.Sprintf("an outbox message on %s (%d bytes) can never be delivered; dropped: %v", topic, size, err)}
+	go func() {
+		defer d.undeliverable.Add(-1)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := d.submit(ctx, in); err != nil {
+			d.log.Warn("outbox-dropped event not journaled", "topic", topic, "err", err)
+		}
+	}()
 }
 
 // shoeInput maps a shoe event onto the table's input (the transcript's
@@ -739,6 +769,8 @@ func (d *daemon) health() health {
 	if d.pub != nil {
 		st := d.pub.Status()
 		h.Broker, h.Backlog, takenOver = st.Connected, st.Backlog, st.TakenOver
+		h.CommandsRefused, h.CommandsRefusedQuietly, h.CommandsDropped = st.CommandsRefused, st.CommandsRefusedQuietly, st.CommandsDropped
+		h.Undeliverable = st.Undeliverable
 		d.metrics.backlog.Set(float64(st.Backlog))
 	}
 	switch {

@@ -92,8 +92,16 @@ type health struct {
 	ShoeOnline bool   `json:"shoe_online"`
 	Broker     bool   `json:"broker_connected"`
 	Backlog    int    `json:"outbox_backlog"`
-	Journal    uint64 `json:"journal_records"`
-	Problem    string `json:"problem,omitempty"`
+	// Commands refused since the start (by validation or as busy), those
+	// of them refused beyond the refusal rate with no record, log line or
+	// reply, and those dropped with both command queues full; outbox
+	// messages dropped because no broker can take them (mqtt.Status).
+	CommandsRefused        int    `json:"commands_refused"`
+	CommandsRefusedQuietly int    `json:"commands_refused_quietly"`
+	CommandsDropped        int    `json:"commands_dropped"`
+	Undeliverable          int    `json:"outbox_undeliverable"`
+	Journal                uint64 `json:"journal_records"`
+	Problem                string `json:"problem,omitempty"`
 	// The audit trail (audit.go): the running binary's SHA-256 and the
 	// journal's hash-chain head.
 	Software    string            `json:"software_sha256,omitempty"`

@@ -30,6 +30,27 @@ const (
 // MaxCommand is the largest command payload accepted, in bytes.
 const MaxCommand = 1024
 
+// MaxCommandName is the longest command name answered, in bytes: the topic
+// level after <prefix>/cmd/ must be 1 to MaxCommandName bytes of a–z, 0–9
+// and '-' (the longest command, bets-closed, has 11). A message whose
+// level is not is refused without a reply, since its reply topic would be
+// no command's: one over MQTT's 65,535-byte topic limit was cut back by
+// the client library to the command topic itself, and the daemon received
+// its own reply as a new command, for ever. The refusal's record holds at
+// most the first 64 bytes of the name.
+const MaxCommandName = 32
+
+// Refusals of commands (OnCommandRejected's record, the log line, the
+// reply) are made at most rejectRate a second, in bursts of rejectBurst;
+// those beyond it are only counted (Status.CommandsRefusedQuietly), and
+// the next logged refusal says how many were not. A flood of bad commands
+// thus grows neither the journal nor the outbox nor the log faster than
+// that.
+const (
+	rejectRate  = 5
+	rejectBurst = 20
+)
+
 // CommandReply is published on <prefix>/cmd/<name>/reply for every command
 // received, accepted or not.
 type CommandReply struct {
@@ -120,6 +141,12 @@ func (p *Publisher) receiveCommand(m paho.Message) {
 	default:
 	}
 	name := cmdName(p.prefix, m.Topic())
+	if !validCommandName(name) {
+		p.mu.Lock()
+		p.cmdsDropped++
+		p.mu.Unlock()
+		return // no reply topic is formed from it (see MaxCommandName)
+	}
 	select {
 	case p.busy <- name:
 		p.opts.Logger.Warn("mqtt: command queue full; command refused as busy", "topic", m.Topic())
@@ -136,6 +163,31 @@ func cmdName(prefix, topic string) string {
 	return strings.TrimPrefix(topic, prefix+"/"+TopicCmd+"/")
 }
 
+// validCommandName reports whether name may be answered on
+// cmd/<name>/reply: 1 to MaxCommandName bytes of a–z, 0–9 and '-'.
+func validCommandName(name string) bool {
+	if name == "" || len(name) > MaxCommandName {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// isReply reports whether payload is a command reply (it has the
+// "accepted" key no command has): a reply is never a command, whichever
+// daemon sent it.
+func isReply(payload []byte) bool {
+	var r struct {
+		Accepted *bool `json:"accepted"`
+	}
+	return json.Unmarshal(payload, &r) == nil && r.Accepted != nil
+}
+
 func (p *Publisher) commandLoop(ctx context.Context) {
 	defer p.wg.Done()
 	for {
@@ -145,22 +197,28 @@ func (p *Publisher) commandLoop(ctx context.Context) {
 		case m := <-p.cmds:
 			p.handleCommand(m.Topic(), m.Payload(), m.Retained())
 		case name := <-p.busy:
-			p.reply(name, Command{}, false, "busy: too many commands at once, retry")
+			p.refuse(Command{Name: name, Received: p.opts.Now()}, "busy: too many commands at once, retry", true)
 		}
 	}
 }
 
 // handleCommand validates one command, gives a valid one to OnCommand, and
-// replies.
+// replies. A message on a command topic that is no command (a level that is
+// not a command name, a reply) is refused without a reply.
 func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
 	name := cmdName(p.prefix, topic)
+	if !validCommandName(name) {
+		p.refuse(Command{Name: truncateUTF8(name, 64), Received: p.opts.Now()},
+			fmt.Sprintf("topic level of %d bytes after cmd/ is not a command name (1 to %d bytes of a-z, 0-9 and -); not answered", len(name), MaxCommandName), false)
+		return
+	}
+	if isReply(payload) {
+		p.refuse(Command{Name: name, Received: p.opts.Now()}, "a command reply on a command topic; not answered", false)
+		return
+	}
 	cmd, reason := p.validateCommand(name, payload, retained)
 	if reason != "" {
-		p.opts.Logger.Warn("mqtt: command rejected", "command", name, "request_id", cmd.RequestID, "operator", cmd.Operator, "reason", reason)
-		if p.opts.OnCommandRejected != nil {
-			p.opts.OnCommandRejected(cmd, reason)
-		}
-		p.reply(name, cmd, false, reason)
+		p.refuse(cmd, reason, true)
 		return
 	}
 	if p.opts.OnCommand == nil {
@@ -174,6 +232,35 @@ func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
 	}
 	p.opts.Logger.Info("mqtt: command accepted", "command", name, "request_id", cmd.RequestID, "operator", cmd.Operator)
 	p.reply(name, cmd, true, "")
+}
+
+// refuse records a refused command: a log line, OnCommandRejected and,
+// with reply, the reply; at most rejectRate a second (see rejectRate),
+// the rest only counted.
+func (p *Publisher) refuse(cmd Command, reason string, reply bool) {
+	p.mu.Lock()
+	p.cmdsRefused++
+	ok := p.rejectLimit.Allow()
+	if !ok {
+		p.cmdsQuiet++
+		p.quietSince++
+	}
+	unlogged := p.quietSince
+	if ok {
+		p.quietSince = 0
+	}
+	p.mu.Unlock()
+	if !ok {
+		return
+	}
+	p.opts.Logger.Warn("mqtt: command rejected", "command", cmd.Name, "request_id", truncateUTF8(cmd.RequestID, 128),
+		"operator", truncateUTF8(cmd.Operator, 64), "reason", reason, "unlogged_before", unlogged)
+	if p.opts.OnCommandRejected != nil {
+		p.opts.OnCommandRejected(cmd, reason)
+	}
+	if reply {
+		p.reply(cmd.Name, cmd, false, reason)
+	}
 }
 
 // validateCommand returns the parsed command and "" or the reason to reject.
@@ -255,6 +342,9 @@ func (p *Publisher) reply(name string, cmd Command, accepted bool, reason string
 		Reason:    truncateUTF8(reason, 512),
 	}
 	m, err := Encode(TopicCmd+"/"+name+"/reply", false, r)
+	if err == nil {
+		err = checkMessage(m)
+	}
 	if err == nil {
 		err = p.box.append(context.Background(), []Message{m}, true)
 	}

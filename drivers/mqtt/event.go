@@ -12,7 +12,7 @@ import (
 // taken for the current state by a late subscriber).
 const TopicEvent = "event"
 
-// The event types of EventPayload.Type. The first five are the daemon's
+// The event types of EventPayload.Type. The first five and EventOutboxDropped are the daemon's
 // own (a journaled tableau.InputEvent whose Code is the type); the others
 // are published for journaled inputs of other kinds.
 const (
@@ -29,6 +29,10 @@ const (
 	EventArchiveGone  = "archive-pruned"
 	EventDealerIn     = "dealer-sign-in"  // a dealer signed in (tableau.InputDealer; dealer: the id)
 	EventDealerOut    = "dealer-sign-out" // the dealer signed out (tableau.InputDealer with no id)
+	// EventOutboxDropped: an outbox message no broker can ever take (a
+	// topic over MaxTopic, a payload over its limit) was dropped (text:
+	// its topic, size and why; Options.OnUndeliverable).
+	EventOutboxDropped = "outbox-dropped"
 )
 
 // Power-up's Input.Text: how the previous run ended.
@@ -148,7 +152,7 @@ func IsEvent(in tableau.Input) bool {
 		return ok
 	}
 	switch in.Code {
-	case EventPowerUp, EventShutdown, EventConfigChange, EventLidOpen, EventLidClosed:
+	case EventPowerUp, EventShutdown, EventConfigChange, EventLidOpen, EventLidClosed, EventOutboxDropped:
 		return true
 	}
 	return false

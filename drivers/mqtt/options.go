@@ -186,6 +186,12 @@ type Options struct {
 	// OnCommandRejected, if set, is called for each command rejected by
 	// validation (for the audit journal).
 	OnCommandRejected func(c Command, reason string)
+	// OnUndeliverable, if set, is called (from the delivery goroutine; it
+	// must not wait on the publisher) for each outbox message dropped
+	// because no broker can ever take it: its topic relative to the table
+	// prefix (at most 64 bytes), its payload's size and checkMessage's
+	// error. The daemon journals an outbox-dropped event.
+	OnUndeliverable func(topic string, size int, err error)
 
 	// Logger receives connection and delivery logs (default: discard).
 	Logger *slog.Logger

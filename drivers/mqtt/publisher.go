@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+	"golang.org/x/time/rate"
 )
 
 // Publisher publishes a table's messages through the durable outbox: every
@@ -65,6 +67,11 @@ type Publisher struct {
 	recentCmds   map[string]bool
 	recentOrder  []string
 	cmdsDropped  int // commands dropped unanswered: both command queues full
+	cmdsRefused  int // commands refused (validation), recorded or not
+	cmdsQuiet    int // ... of which beyond the refusal rate: only counted
+	quietSince   int // ... since the last recorded refusal
+	rejectLimit  *rate.Limiter
+	undelivered  int // outbox messages dropped as undeliverable (checkMessage)
 
 	// acked holds acknowledged messages not yet removed from the outbox
 	// (owned by the sendLoop goroutine).
@@ -88,6 +95,15 @@ type Status struct {
 	// CommandsDropped counts commands dropped without a reply because the
 	// command queue and the busy-reply queue were both full (a flood).
 	CommandsDropped int
+	// CommandsRefused counts commands refused (bad topic level, bad
+	// payload, a reply, ...); CommandsRefusedQuietly those of them beyond
+	// the refusal rate (5 a second, bursts of 20), refused with neither a
+	// record, a log line nor a reply.
+	CommandsRefused, CommandsRefusedQuietly int
+	// Undeliverable counts outbox messages dropped because no broker can
+	// ever take them (checkMessage: a topic over MaxTopic, a payload over
+	// its limit), each reported to Options.OnUndeliverable.
+	Undeliverable int
 	// TakenOver: another daemon publishes as this table, and this one
 	// stays off the broker (Takeover); false again once connected.
 	TakenOver bool
@@ -109,16 +125,17 @@ func New(opts Options) (*Publisher, error) {
 		return nil, err
 	}
 	p := &Publisher{
-		opts:       opts,
-		prefix:     opts.TopicPrefix + "/" + opts.Table,
-		tls:        tlsConf,
-		box:        box,
-		bootID:     strconv.FormatInt(opts.Now().UnixNano(), 36),
-		notify:     make(chan struct{}, 1),
-		cmds:       make(chan paho.Message, cmdQueue),
-		busy:       make(chan string, cmdQueue),
-		recentCmds: map[string]bool{},
-		acked:      map[uint64]bool{},
+		opts:        opts,
+		prefix:      opts.TopicPrefix + "/" + opts.Table,
+		tls:         tlsConf,
+		box:         box,
+		bootID:      strconv.FormatInt(opts.Now().UnixNano(), 36),
+		notify:      make(chan struct{}, 1),
+		cmds:        make(chan paho.Message, cmdQueue),
+		busy:        make(chan string, cmdQueue),
+		recentCmds:  map[string]bool{},
+		acked:       map[uint64]bool{},
+		rejectLimit: rate.NewLimiter(rejectRate, rejectBurst),
 	}
 	p.brokersLog = redactURLs(opts.Brokers)
 	if opts.Rules != nil {
@@ -180,9 +197,18 @@ func (p *Publisher) Publish(ctx context.Context, msgs ...Message) error {
 	return nil
 }
 
+// MaxTopic is the longest topic a message may have, relative to the table
+// prefix, in bytes. Sabot's own are under 32; MQTT allows 65,535 for the
+// whole topic, and a longer one is cut by the client library, not refused.
+const MaxTopic = 256
+
+// checkMessage says why m can never be published ("mqtt: " and the topic,
+// at most its first 64 bytes): an empty, absolute or over-long topic
+// (MaxTopic), one that is not UTF-8 or holds a wildcard or NUL, or a
+// payload at or over PayloadLimit.
 func checkMessage(m Message) error {
-	if m.Topic == "" || strings.ContainsAny(m.Topic, "+#") || strings.HasPrefix(m.Topic, "/") {
-		return fmt.Errorf("mqtt: message topic %q: want a non-empty relative topic without wildcards", m.Topic)
+	if m.Topic == "" || len(m.Topic) > MaxTopic || !utf8.ValidString(m.Topic) || strings.ContainsAny(m.Topic, "+#\x00") || strings.HasPrefix(m.Topic, "/") {
+		return fmt.Errorf("mqtt: message topic %q (%d bytes): want a non-empty relative UTF-8 topic of at most %d bytes without wildcards or NUL", truncateUTF8(m.Topic, 64), len(m.Topic), MaxTopic)
 	}
 	if limit := PayloadLimit(m.Topic); len(m.Payload) >= limit {
 		return fmt.Errorf("mqtt: %s payload is %d bytes, limit %d", m.Topic, len(m.Payload), limit)
@@ -275,7 +301,8 @@ func (p *Publisher) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := Status{Connected: p.cur != nil, Broker: p.broker, ConnectAttempts: p.attempts, Backlog: p.box.Len(), MaxBacklog: p.opts.MaxBacklog,
-		CommandsDropped: p.cmdsDropped, TakenOver: p.takenOver}
+		CommandsDropped: p.cmdsDropped, CommandsRefused: p.cmdsRefused, CommandsRefusedQuietly: p.cmdsQuiet,
+		Undeliverable: p.undelivered, TakenOver: p.takenOver}
 	if p.lastErr != nil {
 		s.LastError = p.lastErr.Error()
 	}
@@ -821,6 +848,19 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client, r *refusal) error 
 				if err := waitOldest(); err != nil {
 					return err
 				}
+			}
+			if err := checkMessage(Message{Topic: rec.topic, Payload: rec.payload}); err != nil {
+				// Written by an older version, or by a bug: sending it
+				// would fail, or be cut, at every connection for ever.
+				p.acked[rec.seq] = true
+				p.mu.Lock()
+				p.undelivered++
+				p.mu.Unlock()
+				p.opts.Logger.Error("mqtt: outbox message can never be delivered; dropped", "seq", rec.seq, "bytes", len(rec.payload), "err", err)
+				if p.opts.OnUndeliverable != nil {
+					p.opts.OnUndeliverable(truncateUTF8(rec.topic, 64), len(rec.payload), err)
+				}
+				continue
 			}
 			tok := c.Publish(p.prefix+"/"+rec.topic, 1, rec.retained, rec.payload)
 			r.sent(time.Now())

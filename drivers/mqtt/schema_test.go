@@ -194,6 +194,7 @@ func TestEventPayloads(t *testing.T) {
 		{tableau.Input{Kind: tableau.InputArchivePruned, Text: "journal-1-9.gz"}, "archive-pruned", "", false},
 		{tableau.Input{Kind: tableau.InputDealer, Dealer: "D1042", Source: "shoe"}, "dealer-sign-in", "", false},
 		{tableau.Input{Kind: tableau.InputDealer, Source: "mqtt", Operator: "pit"}, "dealer-sign-out", "", false},
+		{tableau.Input{Kind: tableau.InputEvent, Code: EventOutboxDropped, Source: "mqtt", Text: "an outbox message on cmd/x/reply (2 bytes) can never be delivered"}, "outbox-dropped", "", false},
 	}
 	for i, c := range cases {
 		m, ok, err := b.Event(c.in, uint64(100+i), at, view)

@@ -1,0 +1,136 @@
+package main
+
+// Hostile input through the real sabotd binary: what an attacker on the
+// casino network, or a misbehaving neighbour, can send it.
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/testenv"
+)
+
+// topicCounter counts, per topic, the messages a subscriber received.
+type topicCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *topicCounter) handle(_ paho.Client, m paho.Message) {
+	c.mu.Lock()
+	c.n[m.Topic()]++
+	c.mu.Unlock()
+}
+
+func (c *topicCounter) count(topic string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[topic]
+}
+
+// hostileClient connects to url and subscribes to filter, counting what
+// arrives.
+func hostileClient(t *testing.T, url, filter string) (paho.Client, *topicCounter) {
+	t.Helper()
+	cnt := &topicCounter{n: map[string]int{}}
+	o := paho.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("hostile-%d", time.Now().UnixNano())).SetCleanSession(true)
+	c := paho.NewClient(o)
+	if tok := c.Connect(); !tok.WaitTimeout(testenv.Deadline(10*time.Second)) || tok.Error() != nil {
+		t.Fatalf("connect %s: %v", url, tok.Error())
+	}
+	t.Cleanup(func() { c.Disconnect(100) })
+	if tok := c.Subscribe(filter, 1, cnt.handle); !tok.WaitTimeout(testenv.Deadline(10*time.Second)) || tok.Error() != nil {
+		t.Fatalf("subscribe %s: %v", filter, tok.Error())
+	}
+	return c, cnt
+}
+
+// TestCommandTopicOverTheTopicLimit sends one command whose topic is 65,535
+// bytes, MQTT's limit: "sabot/SEC-1/cmd/" and 65,519 A's. Its reply topic
+// (the command topic and "/reply") is over the limit; the client library
+// cut it back to the command topic itself, and the daemon took its own
+// reply for a new command, refused it, replied again, and so on, about
+// 115 times a second, growing the journal by 10 MB a second, and again
+// after a restart. Now the name is refused once, without a reply, and its
+// record holds 64 bytes of it.
+//
+// The loop's absence is seen without waiting for it: after the long topic
+// a valid command (an ack) is sent and its reply awaited; the daemon
+// replies in order, so a reply to the long topic would have reached the
+// subscriber before the ack's.
+func TestCommandTopicOverTheTopicLimit(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	port := testenv.FreePort(t)
+	conf := fmt.Sprintf(`table = "SEC-1"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:%d"
+commands = true
+[display]
+kind = "none"
+[state]
+dir = %q
+[http]
+addr = "127.0.0.1:0"
+[log]
+format = "json"
+`, tty.Name(), port, t.TempDir())
+	url := fmt.Sprintf("tcp://127.0.0.1:%d", port)
+	prefix := "sabot/SEC-1/cmd/"
+	long := prefix + strings.Repeat("A", 65535-len(prefix))
+	for run := 1; run <= 2; run++ { // the second on the same state directory
+		p := startSabotd(t, conf)
+		c, cnt := hostileClient(t, url, prefix+"#")
+		if run == 1 {
+			if tok := c.Publish(long, 1, false, `{"request_id":"p1","operator":"x"}`); !tok.WaitTimeout(testenv.Deadline(10*time.Second)) || tok.Error() != nil {
+				t.Fatalf("publish on the long topic: %v", tok.Error())
+			}
+		}
+		sentinel := fmt.Sprintf(`{"request_id":"sentinel-%d","operator":"pit"}`, run)
+		if tok := c.Publish(prefix+"ack", 1, false, sentinel); !tok.WaitTimeout(testenv.Deadline(10*time.Second)) || tok.Error() != nil {
+			t.Fatalf("publish the ack: %v", tok.Error())
+		}
+		waitFor(t, "the ack's reply", testenv.Deadline(20*time.Second), func() bool { return cnt.count(prefix+"ack/reply") >= 1 })
+		want := 0
+		if run == 1 {
+			want = 1 // the test's own publish
+		}
+		if got := cnt.count(long); got != want {
+			t.Errorf("run %d: %d messages on the 65,535-byte topic, want %d (the daemon answered on it)", run, got, want)
+		}
+		logs := p.logs.String()
+		rejected := 0
+		for _, l := range strings.Split(logs, "\n") {
+			if strings.Contains(l, `"msg":"mqtt: command rejected"`) {
+				rejected++
+				if len(l) > 1024 {
+					t.Errorf("run %d: a rejection's log line is %d bytes, want at most 1 KiB", run, len(l))
+				}
+			}
+		}
+		wantRejected := 0
+		if run == 1 {
+			wantRejected = 1
+		}
+		if rejected != wantRejected {
+			t.Errorf("run %d: %d command rejections logged, want %d", run, rejected, wantRejected)
+		}
+		if _, err := p.term(); err != nil {
+			t.Fatal(err)
+		}
+		c.Disconnect(100)
+	}
+}
