@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -132,5 +133,96 @@ format = "json"
 			t.Fatal(err)
 		}
 		c.Disconnect(100)
+	}
+}
+
+// TestLinesShoeNoiseIsNoise writes 28,800 random bytes (30 s at 9600 baud)
+// into a lines-protocol shoe's pseudo-terminal, then "zz", "AS" and "KD":
+// the only card published is KD (AS is refused as the noise's possible
+// tail), and a shoe-alarm alert with the code link-noise is raised. Before,
+// noise became cards with no alert ("5 2 6 T Q J" in one coup).
+func TestLinesShoeNoiseIsNoise(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	port := testenv.FreePort(t)
+	conf := fmt.Sprintf(`table = "SEC-2"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:%d"
+[display]
+kind = "none"
+[state]
+dir = %q
+[http]
+addr = "127.0.0.1:0"
+[log]
+format = "json"
+`, tty.Name(), port, t.TempDir())
+	p := startSabotd(t, conf)
+	p.waitOnline(t)
+	var mu sync.Mutex
+	var cards, alerts []string
+	o := paho.NewClientOptions().AddBroker(fmt.Sprintf("tcp://127.0.0.1:%d", port)).SetClientID("noise-sub").SetCleanSession(true)
+	c := paho.NewClient(o)
+	if tok := c.Connect(); !tok.WaitTimeout(testenv.Deadline(10*time.Second)) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	defer c.Disconnect(100)
+	tok := c.Subscribe("sabot/SEC-2/+", 1, func(_ paho.Client, m paho.Message) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch m.Topic() {
+		case "sabot/SEC-2/card":
+			cards = append(cards, string(m.Payload()))
+		case "sabot/SEC-2/alert":
+			alerts = append(alerts, string(m.Payload()))
+		}
+	})
+	if !tok.WaitTimeout(testenv.Deadline(10*time.Second)) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	rng := rand.New(rand.NewPCG(21, 7))
+	noise := make([]byte, 28800)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	for off := 0; off < len(noise); off += 1024 {
+		if _, err := ptmx.Write(noise[off:min(off+1024, len(noise))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ptmx.Write([]byte("\nzz\nAS\nKD\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the card KD", testenv.Deadline(20*time.Second), func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range cards {
+			if strings.Contains(c, `"card":"KD"`) {
+				return true
+			}
+		}
+		return false
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(cards) != 1 {
+		t.Errorf("%d cards published, want only KD:\n%s", len(cards), strings.Join(cards, "\n"))
+	}
+	noiseAlert := false
+	for _, a := range alerts {
+		if strings.Contains(a, `"code":"shoe-alarm"`) && strings.Contains(a, "link-noise") {
+			noiseAlert = true
+		}
+	}
+	if !noiseAlert {
+		t.Errorf("no shoe-alarm alert with link-noise; alerts:\n%s", strings.Join(alerts, "\n"))
 	}
 }
