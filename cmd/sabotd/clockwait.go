@@ -2,19 +2,52 @@ package main
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/sdnotify"
 )
 
-// systemClockSynced reports whether the kernel's clock is synchronised
-// (hostcheck.ReadClock: adjtimex, read-only). It is the default of
+// DefaultClockSyncedFile is [state] clock_synced_file's default:
+// systemd-timesyncd creates it at its first synchronisation of each boot
+// (systemd-timesyncd.service(8)).
+const DefaultClockSyncedFile = "/run/systemd/timesync/synchronized"
+
+// systemClockSynced reports whether the system clock is synchronised
+// (clockSyncedFrom with hostcheck.ReadClock). It is the default of
 // Main.ClockSynced; the package's tests replace it (TestMain), since the
 // test machine's clock has nothing to do with what they test.
-var systemClockSynced = func() (bool, error) {
-	s, err := hostcheck.ReadClock()
-	return s.Synced, err
+var systemClockSynced = func(file string) (bool, error) {
+	return clockSyncedFrom(file, hostcheck.ReadClock)
+}
+
+// clockSyncedFrom tells whether the clock is synchronised: yes when file
+// exists ("" skips it); else what adjtimex says (read). The unit's
+// ProtectClock=yes refuses adjtimex (EPERM): then, when file's directory
+// exists (systemd-timesyncd runs but has not synchronised), no; otherwise
+// the error, and sabotd does not wait (the unit is ordered after
+// time-sync.target for other NTP daemons).
+func clockSyncedFrom(file string, read func() (hostcheck.ClockState, error)) (bool, error) {
+	if file != "" {
+		if _, err := os.Stat(file); err == nil {
+			return true, nil
+		}
+	}
+	st, err := read()
+	if err == nil {
+		return st.Synced, nil
+	}
+	if file != "" && errors.Is(err, unix.EPERM) {
+		if fi, derr := os.Stat(filepath.Dir(file)); derr == nil && fi.IsDir() {
+			return false, nil
+		}
+	}
+	return false, err
 }
 
 // clockPoll is how often waitForClock asks whether the clock is
@@ -35,8 +68,8 @@ const clockWaitMsg = "waiting for the clock to be synchronised (no RTC)…"
 // it goes on with a warning: the first inputs carry the unsynchronised
 // time and the jump that NTP makes later is journaled as clock-jump
 // (clock.go). It returns ctx's error if ctx ends first (a stop), and
-// nothing otherwise: a clock that cannot be read (adjtimex refused) is
-// logged and not waited for.
+// nothing otherwise: a clock that cannot be read (adjtimex refused,
+// no timesyncd) is logged and not waited for.
 func (d *daemon) waitForClock(ctx context.Context) error {
 	wait := d.cfg.State.ClockWaitDuration()
 	if wait <= 0 || d.demo.Enabled {
@@ -44,7 +77,7 @@ func (d *daemon) waitForClock(ctx context.Context) error {
 	}
 	synced := d.clockSynced
 	if synced == nil {
-		synced = systemClockSynced
+		synced = func() (bool, error) { return systemClockSynced(d.cfg.State.ClockSyncedFile) }
 	}
 	ok, err := synced()
 	if err != nil {

@@ -5,11 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sabot-table/sabot/drivers/hostcheck"
+	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
 // clockWaitConfig is a daemon with nothing to wait for but the clock.
@@ -148,23 +156,69 @@ func TestClockWaitConfig(t *testing.T) {
 	}
 }
 
-// TestUnitLetsSabotdReadTheClock: the unit waits for time-sync.target and
-// its system call filter lets the read-only adjtimex through: allowed back
-// after ~@privileged (which holds @clock; later entries amend earlier
-// ones), no ProtectClock= (it refuses even the read, systemd #26413), and
-// EPERM rather than a kill for anything the filter refuses.
-func TestUnitLetsSabotdReadTheClock(t *testing.T) {
+// TestUnitHardening: the unit waits for time-sync.target, protects the
+// clock (ProtectClock=yes, no adjtimex allowed back: sabotd reads
+// timesyncd's file instead), refuses @privileged and @resources with EPERM
+// rather than a kill, and systemd-analyze security rates its exposure 2.0
+// or less (it was 2.2 with adjtimex allowed, 1.7 before that). The
+// exposure is checked where systemd-analyze is (required under CI=true).
+func TestUnitHardening(t *testing.T) {
 	unit := string(mustRead(t, "../../systemd/sabotd.service"))
-	priv, allow := strings.Index(unit, "\nSystemCallFilter=~@privileged\n"), strings.Index(unit, "\nSystemCallFilter=adjtimex\n")
-	if priv < 0 || allow < priv {
-		t.Errorf("SystemCallFilter=adjtimex must follow SystemCallFilter=~@privileged (at %d, %d)", allow, priv)
-	}
-	for _, want := range []string{"\nWants=network-online.target time-sync.target\n", "\nAfter=network-online.target time-sync.target\n", "\nSystemCallErrorNumber=EPERM\n"} {
+	for _, want := range []string{"\nWants=network-online.target time-sync.target\n", "\nAfter=network-online.target time-sync.target\n",
+		"\nSystemCallErrorNumber=EPERM\n", "\nProtectClock=yes\n", "\nSystemCallFilter=~@privileged @resources\n"} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("sabotd.service lacks %q", strings.TrimSpace(want))
 		}
 	}
-	if strings.Contains(unit, "\nProtectClock=") {
-		t.Error("sabotd.service sets ProtectClock=, which refuses the read-only adjtimex sabotd waits with")
+	if strings.Contains(unit, "\nSystemCallFilter=adjtimex") {
+		t.Error("sabotd.service allows adjtimex back")
 	}
+	analyze := testenv.NeedProgram(t, "systemd-analyze")
+	out, err := exec.Command(analyze, "security", "--offline=true", "../../systemd/sabotd.service").CombinedOutput()
+	if err != nil {
+		t.Fatalf("systemd-analyze security: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`Overall exposure level for sabotd\.service: ([0-9.]+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no exposure level in:\n%s", out)
+	}
+	level, _ := strconv.ParseFloat(string(m[1]), 64)
+	if level > 2.0 {
+		t.Errorf("exposure level %.1f, want 2.0 or less", level)
+	}
+	t.Logf("MEASURE systemd-analyze security --offline=true: exposure %.1f", level)
+}
+
+// clockSyncedFrom: timesyncd's file says synchronised whatever adjtimex
+// says; without it adjtimex decides; adjtimex refused (the unit's
+// ProtectClock=yes) is "not yet" when timesyncd's directory exists, and an
+// error (do not wait) when it does not.
+func TestClockSyncedFrom(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "timesync", "synchronized")
+	refused := func() (hostcheck.ClockState, error) {
+		return hostcheck.ClockState{}, fmt.Errorf("hostcheck: adjtimex: %w", unix.EPERM)
+	}
+	unsynced := func() (hostcheck.ClockState, error) { return hostcheck.ClockState{Synced: false}, nil }
+	synced := func() (hostcheck.ClockState, error) { return hostcheck.ClockState{Synced: true}, nil }
+	check := func(what, file string, read func() (hostcheck.ClockState, error), want bool, wantErr bool) {
+		t.Helper()
+		got, err := clockSyncedFrom(file, read)
+		if got != want || (err != nil) != wantErr {
+			t.Errorf("%s: %v, %v; want %v, error %v", what, got, err, want, wantErr)
+		}
+	}
+	check("no timesyncd, adjtimex refused", file, refused, false, true)
+	check("no timesyncd, adjtimex unsynced", file, unsynced, false, false)
+	check("no timesyncd, adjtimex synced", file, synced, true, false)
+	if err := os.Mkdir(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	check("timesyncd not yet, adjtimex refused", file, refused, false, false)
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("timesyncd synchronised, adjtimex refused", file, refused, true, false)
+	check("timesyncd synchronised, adjtimex unsynced", file, unsynced, true, false)
+	check("no file configured, adjtimex refused", "", refused, false, true)
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -414,6 +415,11 @@ type StateConfig struct {
 	// as a Go duration ("90s", "2m"); "0s" does not wait. Past it sabotd
 	// goes on with a warning (clockwait.go). Default "90s", at most 1h.
 	ClockWait string `toml:"clock_wait"`
+	// ClockSyncedFile is a file whose existence says the clock is
+	// synchronised: systemd-timesyncd's (DefaultClockSyncedFile), read
+	// because the unit's ProtectClock=yes refuses adjtimex; "" asks
+	// adjtimex only (clockwait.go). An absolute path.
+	ClockSyncedFile string `toml:"clock_synced_file"`
 }
 
 // MaxClockWait bounds [state] clock_wait.
@@ -497,7 +503,7 @@ func DefaultConfig() Config {
 		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883", RefusalTimeout: mqtt.DefaultRefusalTimeout.String()},
 		Display:      board.DisplayConfig{Kind: "none", Brightness: display.DefaultBrightness},
 		GPIO:         board.GPIOConfig{Backend: board.BackendGPIO, DebounceMS: 30},
-		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024, ClockWait: "90s"},
+		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024, ClockWait: "90s", ClockSyncedFile: DefaultClockSyncedFile},
 		HTTP:         HTTPConfig{Addr: "127.0.0.1:0"},
 		Alerts:       AlertsConfig{Misdeal: "alert-only"},
 		Log:          LogConfig{Format: "text", Level: "info"},
@@ -974,6 +980,9 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if r, err := time.ParseDuration(c.MQTT.RefusalTimeout); err != nil || r < MinRefusalTimeout || r > MaxRefusalTimeout {
 		bad("mqtt.refusal_timeout", "%q: want a duration from %v to %v, e.g. %q", c.MQTT.RefusalTimeout, MinRefusalTimeout, MaxRefusalTimeout, mqtt.DefaultRefusalTimeout.String())
+	}
+	if f := c.State.ClockSyncedFile; f != "" && !filepath.IsAbs(f) {
+		bad("state.clock_synced_file", "%q: want an absolute path (default %q), or \"\" to ask the kernel only", f, DefaultClockSyncedFile)
 	}
 	if w, err := time.ParseDuration(c.State.ClockWait); err != nil || w < 0 || w > MaxClockWait {
 		bad("state.clock_wait", "%q: want a duration from \"0s\" (do not wait) to %q, e.g. \"90s\"", c.State.ClockWait, MaxClockWait.String())

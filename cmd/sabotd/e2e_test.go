@@ -68,7 +68,7 @@ func TestMain(m *testing.M) {
 	// The test machine's clock (often unsynchronised in a container) must
 	// not hold every start for [state] clock_wait; clockwait_test.go
 	// injects the clock's state where the wait is tested.
-	systemClockSynced = func() (bool, error) { return true, nil }
+	systemClockSynced = func(string) (bool, error) { return true, nil }
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -154,7 +154,7 @@ type Main struct {
 	Stdout, Stderr io.Writer
 
 	// ClockSynced reports whether the system clock is synchronised; nil
-	// reads it with adjtimex (hostcheck.ReadClock). Run waits for it up to
+	// reads [state] clock_synced_file, then adjtimex (clockSyncedFrom). Run waits for it up to
 	// [state] clock_wait (clockwait.go).
 	ClockSynced func() (bool, error)
 	// UdevRuleDirs are udev's rule directories, where --print-config looks
