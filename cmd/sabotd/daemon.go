@@ -766,11 +766,14 @@ func (d *daemon) health() health {
 	h.ShoeOnline = d.shoeUp
 	d.mu.Unlock()
 	takenOver := false
+	var ackWait time.Duration
 	if d.pub != nil {
 		st := d.pub.Status()
 		h.Broker, h.Backlog, takenOver = st.Connected, st.Backlog, st.TakenOver
 		h.CommandsRefused, h.CommandsRefusedQuietly, h.CommandsDropped = st.CommandsRefused, st.CommandsRefusedQuietly, st.CommandsDropped
 		h.Undeliverable = st.Undeliverable
+		h.BrokerAcking = !st.Connected || st.AckWait <= d.cfg.MQTT.RefusalTimeoutDuration()
+		ackWait = st.AckWait
 		d.metrics.backlog.Set(float64(st.Backlog))
 	}
 	switch {
@@ -786,6 +789,8 @@ func (d *daemon) health() health {
 		h.Problem = "another daemon publishes as this table on the MQTT broker (session-takeover); staying off the broker"
 	case !h.Broker:
 		h.Problem = "broker not connected"
+	case !h.BrokerAcking:
+		h.Problem = fmt.Sprintf("the broker is connected but has acknowledged none of the waiting messages for %v (%d in the outbox)", ackWait.Round(time.Second), h.Backlog)
 	}
 	return h
 }

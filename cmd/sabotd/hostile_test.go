@@ -4,10 +4,17 @@ package main
 // casino network, or a misbehaving neighbour, can send it.
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -224,5 +231,127 @@ format = "json"
 	}
 	if !noiseAlert {
 		t.Errorf("no shoe-alarm alert with link-noise; alerts:\n%s", strings.Join(alerts, "\n"))
+	}
+}
+
+// mqttPacket is one MQTT 3.1.1 control packet: the fixed header's first
+// byte, the remaining length (variable-length encoding) and the body.
+func mqttPacket(first byte, body []byte) []byte {
+	out := []byte{first}
+	n := len(body)
+	for {
+		b := byte(n % 128)
+		n /= 128
+		if n > 0 {
+			b |= 0x80
+		}
+		out = append(out, b)
+		if n == 0 {
+			break
+		}
+	}
+	return append(out, body...)
+}
+
+// mqttString is an MQTT UTF-8 string: a 2-byte length and the bytes.
+func mqttString(s string) []byte { return append([]byte{byte(len(s) >> 8), byte(len(s))}, s...) }
+
+// TestEmbeddedBrokerSlowClient: a client connects to the embedded broker
+// with keep-alive 0 and a 4 KiB receive buffer, stores a 2 MiB retained
+// message, subscribes to it 12 times and never reads. Every other client
+// still gets its SUBACK at once, the daemon's messages are acknowledged
+// (/healthz: nothing waiting, the broker acknowledging), and the slow
+// client is disconnected. Before, its SUBACK write held the broker's
+// retained-message lock: new subscribers waited 10 s at a time, and the
+// daemon's unacknowledged messages grew while /healthz said
+// broker_connected: true.
+func TestEmbeddedBrokerSlowClient(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	port, httpPort := testenv.FreePort(t), testenv.FreePort(t)
+	conf := fmt.Sprintf(`table = "SEC-3"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:%d"
+[display]
+kind = "none"
+[state]
+dir = %q
+[http]
+addr = "127.0.0.1:%d"
+[log]
+format = "json"
+`, tty.Name(), port, t.TempDir(), httpPort)
+	p := startSabotd(t, conf)
+	p.waitOnline(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+
+	// The slow client, by hand: it must never read.
+	raw, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.(*net.TCPConn).SetReadBuffer(4096)
+	connect := append(append(mqttString("MQTT"), 4, 0x02, 0, 0), mqttString("slow-client")...) // clean session, keep-alive 0
+	big := bytes.Repeat([]byte("x"), 2<<20)
+	pkts := [][]byte{mqttPacket(0x10, connect), mqttPacket(0x31, append(mqttString("junk/big"), big...))} // PUBLISH QoS 0, retained
+	for i := 1; i <= 12; i++ {
+		pkts = append(pkts, mqttPacket(0x82, append([]byte{0, byte(i)}, append(mqttString("junk/big"), 0)...))) // SUBSCRIBE QoS 0
+	}
+	go func() { // the broker may stop reading it: do not hold the test on it
+		for _, b := range pkts {
+			if _, err := raw.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+
+	// Other clients subscribe, one after another: each SUBACK comes at once.
+	var worst time.Duration
+	for i := range 8 {
+		c := paho.NewClient(paho.NewClientOptions().AddBroker("tcp://" + addr).SetClientID(fmt.Sprintf("other-%d", i)).SetCleanSession(true))
+		if tok := c.Connect(); !tok.WaitTimeout(testenv.Deadline(10*time.Second)) || tok.Error() != nil {
+			t.Fatalf("client %d: connect: %v", i, tok.Error())
+		}
+		start := time.Now()
+		tok := c.Subscribe("sabot/SEC-3/#", 1, func(paho.Client, paho.Message) {})
+		ok := tok.WaitTimeout(testenv.Deadline(30 * time.Second))
+		took := time.Since(start)
+		c.Disconnect(50)
+		if !ok || tok.Error() != nil {
+			t.Fatalf("client %d: no SUBACK within %v: %v", i, took, tok.Error())
+		}
+		worst = max(worst, took)
+		fmt.Fprintf(ptmx, "AS\n") // and the daemon publishes meanwhile
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("MEASURE beside a client that never reads: worst time to a SUBACK of 8 subscribers %v", worst)
+	if worst > testenv.Deadline(2*time.Second) {
+		t.Errorf("a subscriber waited %v for its SUBACK beside the slow client, want under %v", worst, testenv.Deadline(2*time.Second))
+	}
+	// The daemon's messages are taken: nothing waits in its outbox.
+	var h map[string]any
+	waitFor(t, "an empty outbox and the broker acknowledging", testenv.Deadline(20*time.Second), func() bool {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", httpPort))
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		h = nil
+		json.NewDecoder(resp.Body).Decode(&h)
+		return h["outbox_backlog"] == float64(0) && h["broker_acknowledging"] == true
+	})
+	// And the slow client was disconnected: its socket ends.
+	raw.SetReadDeadline(time.Now().Add(testenv.Deadline(30 * time.Second)))
+	if _, err := io.Copy(io.Discard, raw); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("the slow client's connection did not end: %v", err)
 	}
 }

@@ -92,6 +92,10 @@ type health struct {
 	ShoeOnline bool   `json:"shoe_online"`
 	Broker     bool   `json:"broker_connected"`
 	Backlog    int    `json:"outbox_backlog"`
+	// BrokerAcking is false while the broker is connected but has
+	// acknowledged none of the waiting messages for longer than
+	// [mqtt] refusal_timeout (a frozen or refusing broker).
+	BrokerAcking bool `json:"broker_acknowledging"`
 	// Commands refused since the start (by validation or as busy), those
 	// of them refused beyond the refusal rate with no record, log line or
 	// reply, and those dropped with both command queues full; outbox

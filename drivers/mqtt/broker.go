@@ -1,10 +1,15 @@
 package mqtt
 
 import (
+	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
+	"time"
 
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
@@ -132,6 +137,7 @@ func (l *loopbackListener) Serve(establish listeners.EstablishFn) {
 			conn.Close()
 			return
 		}
+		conn = newQueuedConn(conn, brokerWriteQueue, brokerWriteTimeout)
 		l.conns[conn] = struct{}{}
 		l.serving.Add(1)
 		l.mu.Unlock()
@@ -156,7 +162,11 @@ func (l *loopbackListener) shutdown() {
 		}
 	}
 	for c := range l.conns {
-		c.Close()
+		if q, ok := c.(*queuedConn); ok {
+			q.abort()
+		} else {
+			c.Close()
+		}
 	}
 	l.mu.Unlock()
 	l.serving.Wait()
@@ -167,6 +177,142 @@ func (l *loopbackListener) shutdown() {
 func (l *loopbackListener) Close(closeClients listeners.CloseFn) {
 	l.shutdown()
 	closeClients(l.id)
+}
+
+// The embedded broker's writes to one client: at most brokerWriteQueue
+// bytes wait to be sent, and a client that takes none of them for
+// brokerWriteTimeout is disconnected (queuedConn).
+const (
+	brokerWriteQueue   = 8 << 20
+	brokerWriteTimeout = 10 * time.Second
+)
+
+// errSlowClient ends a client that does not read what the broker sends it.
+var errSlowClient = errors.New("mqtt: embedded broker: client does not read what it is sent; disconnected")
+
+// queuedConn is a broker connection whose Write never waits on the client:
+// what is written waits in a queue of at most max bytes, sent by a
+// goroutine of its own, each write with a deadline of timeout. A client
+// that does not read (a full queue, a write past its deadline) is
+// disconnected. mochi-mqtt writes to a client from the goroutine that
+// processes its packets (a SUBACK), under the retainGuard's lock: a client
+// that never read, with keep-alive 0, held that lock, and every other
+// client's SUBSCRIBE and retained PUBLISH with it, for as long as it
+// stayed connected.
+type queuedConn struct {
+	net.Conn
+	max     int
+	timeout time.Duration
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   [][]byte
+	pending int   // bytes in queue
+	err     error // set once: the connection is done
+	closing bool
+	flushed chan struct{} // closed when the sender has returned
+}
+
+func newQueuedConn(c net.Conn, max int, timeout time.Duration) *queuedConn {
+	q := &queuedConn{Conn: c, max: max, timeout: timeout, flushed: make(chan struct{})}
+	q.cond = sync.NewCond(&q.mu)
+	go q.send()
+	return q
+}
+
+// Write queues a copy of p; it fails, and ends the connection, when the
+// queue would pass its bound.
+func (q *queuedConn) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err != nil || q.closing {
+		return 0, cmp.Or(q.err, net.ErrClosed)
+	}
+	if q.pending+len(p) > q.max {
+		q.err = errSlowClient
+		q.cond.Broadcast()
+		q.reset()
+		return 0, q.err
+	}
+	q.queue = append(q.queue, bytes.Clone(p))
+	q.pending += len(p)
+	q.cond.Signal()
+	return len(p), nil
+}
+
+// send writes the queue out until the connection ends.
+func (q *queuedConn) send() {
+	defer close(q.flushed)
+	for {
+		q.mu.Lock()
+		for len(q.queue) == 0 && q.err == nil && !q.closing {
+			q.cond.Wait()
+		}
+		if q.err != nil || len(q.queue) == 0 {
+			q.mu.Unlock()
+			return
+		}
+		b := q.queue[0]
+		q.queue[0] = nil
+		q.queue = q.queue[1:]
+		q.mu.Unlock()
+		_ = q.Conn.SetWriteDeadline(time.Now().Add(q.timeout))
+		_, err := q.Conn.Write(b)
+		q.mu.Lock()
+		q.pending -= len(b)
+		if err != nil && q.err == nil {
+			q.err = err
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				q.err = errSlowClient
+			}
+			q.reset()
+		}
+		q.mu.Unlock()
+	}
+}
+
+// Close sends what is queued (a refusal's CONNACK, a DISCONNECT), for at
+// most a second, then closes the connection.
+func (q *queuedConn) Close() error {
+	q.mu.Lock()
+	q.closing = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	select {
+	case <-q.flushed:
+	case <-time.After(time.Second):
+	}
+	return q.Conn.Close()
+}
+
+// reset closes a slow client's connection with a reset (linger 0): a
+// graceful close would leave what the kernel still holds for it (up to
+// its send buffer, megabytes) trickling out for as long as the client
+// reads slowly.
+func (q *queuedConn) reset() {
+	if tc, ok := q.Conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	q.Conn.Close()
+}
+
+// SetDeadline sets the read deadline only: mochi-mqtt sets the deadline
+// for keep-alive before each read, which would otherwise undo the write
+// deadline send sets (keep-alive 0 clears it).
+func (q *queuedConn) SetDeadline(t time.Time) error { return q.Conn.SetReadDeadline(t) }
+
+// SetWriteDeadline does nothing: send sets each write's deadline.
+func (q *queuedConn) SetWriteDeadline(time.Time) error { return nil }
+
+// abort closes the connection at once, dropping what is queued.
+func (q *queuedConn) abort() {
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = net.ErrClosed
+	}
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	q.Conn.Close()
 }
 
 // retainGuard serialises, in the embedded broker, the writers of the

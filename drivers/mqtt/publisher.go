@@ -72,6 +72,9 @@ type Publisher struct {
 	quietSince   int // ... since the last recorded refusal
 	rejectLimit  *rate.Limiter
 	undelivered  int // outbox messages dropped as undeliverable (checkMessage)
+	// waitSince is since when messages have awaited a PUBACK with none
+	// coming (zero when none awaits one), across reconnections.
+	waitSince time.Time
 
 	// acked holds acknowledged messages not yet removed from the outbox
 	// (owned by the sendLoop goroutine).
@@ -104,6 +107,10 @@ type Status struct {
 	// ever take them (checkMessage: a topic over MaxTopic, a payload over
 	// its limit), each reported to Options.OnUndeliverable.
 	Undeliverable int
+	// AckWait is how long messages have awaited a PUBACK with none coming,
+	// across reconnections (0 when none awaits one): a broker that is
+	// connected but takes nothing (frozen, refusing) shows here.
+	AckWait time.Duration
 	// TakenOver: another daemon publishes as this table, and this one
 	// stays off the broker (Takeover); false again once connected.
 	TakenOver bool
@@ -305,6 +312,9 @@ func (p *Publisher) Status() Status {
 		Undeliverable: p.undelivered, TakenOver: p.takenOver}
 	if p.lastErr != nil {
 		s.LastError = p.lastErr.Error()
+	}
+	if !p.waitSince.IsZero() {
+		s.AckWait = p.opts.Now().Sub(p.waitSince)
 	}
 	return s
 }
@@ -801,6 +811,12 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client, r *refusal) error 
 			return fmt.Errorf("mqtt: outbox message %d not delivered (no PUBACK): %w", f.seq, err)
 		}
 		r.acked(time.Now(), len(window) > 0)
+		p.mu.Lock()
+		p.waitSince = time.Time{}
+		if len(window) > 0 {
+			p.waitSince = p.opts.Now()
+		}
+		p.mu.Unlock()
 		p.acked[f.seq] = true
 		p.ackedMax = max(p.ackedMax, f.seq)
 		if p.opts.OnAck != nil {
@@ -864,6 +880,11 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client, r *refusal) error 
 			}
 			tok := c.Publish(p.prefix+"/"+rec.topic, 1, rec.retained, rec.payload)
 			r.sent(time.Now())
+			p.mu.Lock()
+			if p.waitSince.IsZero() {
+				p.waitSince = p.opts.Now()
+			}
+			p.mu.Unlock()
 			window = append(window, inflight{rec.seq, tok, rec.topic, rec.payload})
 			if len(window) >= p.opts.Window {
 				if err := waitOldest(); err != nil {
