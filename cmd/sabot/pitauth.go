@@ -42,22 +42,33 @@ const (
 	// maxPitPassword is the longest password accepted (bcrypt reads 72
 	// bytes at most and refuses longer).
 	maxPitPassword = 72
-	// pitLoginFailures failed logins of one user name within
-	// pitLoginWindow lock the name out until the window has passed
-	// since the first of them (answered 429, the password not checked).
-	pitLoginFailures = 5
-	pitLoginWindow   = 5 * time.Minute
-	// maxPitFailNames bounds the names whose failures are counted; past
-	// it the oldest counts are forgotten.
-	maxPitFailNames = 1024
+	// pitLoginFailures failed logins of one user name from one address
+	// within pitLoginWindow lock that name out from that address, and
+	// pitSourceFailures failed logins from one address, whatever the
+	// names, lock the address out, until the window has passed since
+	// the first of them (answered 429, the password not checked). A
+	// lockout thus never shuts a user out from another address, and one
+	// address has at most pitSourceFailures guesses per window.
+	pitLoginFailures  = 5
+	pitSourceFailures = 20
+	pitLoginWindow    = 5 * time.Minute
+	// maxPitFailNames bounds the (name, address) pairs whose failures are
+	// counted, and maxPitFailSources the addresses; past either the
+	// oldest count is forgotten. An address adds at most
+	// pitSourceFailures pairs per window, so pushing a count out takes
+	// maxPitFailNames / pitSourceFailures addresses.
+	maxPitFailNames   = 4096
+	maxPitFailSources = 1024
 )
 
-// pitThrottle counts failed logins by user name.
+// pitThrottle counts failed logins by user name and address, and by
+// address.
 type pitThrottle struct {
 	now func() time.Time
 
-	mu    sync.Mutex
-	fails map[string]*pitFails
+	mu      sync.Mutex
+	fails   map[string]*pitFails // name "\x00" address
+	sources map[string]*pitFails // address
 }
 
 type pitFails struct {
@@ -69,52 +80,68 @@ func newPitThrottle(now func() time.Time) *pitThrottle {
 	if now == nil {
 		now = time.Now
 	}
-	return &pitThrottle{now: now, fails: map[string]*pitFails{}}
+	return &pitThrottle{now: now, fails: map[string]*pitFails{}, sources: map[string]*pitFails{}}
 }
 
-// locked reports whether name is locked out, and until when.
-func (p *pitThrottle) locked(name string) (bool, time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f := p.fails[name]
-	if f == nil {
-		return false, time.Time{}
+// current returns m[key] if its window has not passed (else forgets it).
+func (p *pitThrottle) current(m map[string]*pitFails, key string, now time.Time) *pitFails {
+	f := m[key]
+	if f != nil && !now.Before(f.first.Add(pitLoginWindow)) {
+		delete(m, key)
+		return nil
 	}
-	until := f.first.Add(pitLoginWindow)
-	if !p.now().Before(until) {
-		delete(p.fails, name)
-		return false, time.Time{}
-	}
-	return f.n >= pitLoginFailures, until
+	return f
 }
 
-// failed counts a failed login of name.
-func (p *pitThrottle) failed(name string) {
+// locked reports whether name is locked out from source, or source
+// altogether, and until when.
+func (p *pitThrottle) locked(name, source string) (bool, time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	f := p.fails[name]
-	if f == nil || !now.Before(f.first.Add(pitLoginWindow)) {
-		if len(p.fails) >= maxPitFailNames {
+	if f := p.current(p.sources, source, now); f != nil && f.n >= pitSourceFailures {
+		return true, f.first.Add(pitLoginWindow)
+	}
+	if f := p.current(p.fails, name+"\x00"+source, now); f != nil && f.n >= pitLoginFailures {
+		return true, f.first.Add(pitLoginWindow)
+	}
+	return false, time.Time{}
+}
+
+// count adds a failure to m[key], forgetting the oldest count past max.
+func (p *pitThrottle) count(m map[string]*pitFails, key string, max int, now time.Time) {
+	f := p.current(m, key, now)
+	if f == nil {
+		if len(m) >= max {
 			var oldest string
 			var at time.Time
-			for k, v := range p.fails {
+			for k, v := range m {
 				if oldest == "" || v.first.Before(at) {
 					oldest, at = k, v.first
 				}
 			}
-			delete(p.fails, oldest)
+			delete(m, oldest)
 		}
 		f = &pitFails{first: now}
-		p.fails[name] = f
+		m[key] = f
 	}
 	f.n++
 }
 
-// succeeded clears name's failures.
-func (p *pitThrottle) succeeded(name string) {
+// failed counts a failed login of name from source.
+func (p *pitThrottle) failed(name, source string) {
 	p.mu.Lock()
-	delete(p.fails, name)
+	defer p.mu.Unlock()
+	now := p.now()
+	p.count(p.fails, name+"\x00"+source, maxPitFailNames, now)
+	p.count(p.sources, source, maxPitFailSources, now)
+}
+
+// succeeded clears name's failures from source (not the address's own
+// count: a valid login between guesses does not buy more guesses).
+func (p *pitThrottle) succeeded(name, source string) {
+	p.mu.Lock()
+	delete(p.fails, name+"\x00"+source)
 	p.mu.Unlock()
 }
 
@@ -147,11 +174,12 @@ type pitUsers struct {
 	users map[string][]byte
 	mtime time.Time
 	size  int64
+	// dummy is checked against for an unknown (or invalid) name, so that a
+	// login takes as long whether or not the user exists: a hash at the
+	// highest cost of the file's (a dummy at bcrypt's lowest cost took 3 ms
+	// where a real one took 260 ms, which told names apart).
+	dummy []byte
 }
-
-// dummyHash is checked against for an unknown user, so that a login takes
-// as long whether or not the user exists.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("sabot-pit-no-such-user"), bcrypt.MinCost)
 
 // loadPitUsers reads the users file; errors name the file and line.
 func loadPitUsers(path string, log *slog.Logger) (*pitUsers, error) {
@@ -178,12 +206,29 @@ func (u *pitUsers) load() error {
 	if st.Size() > maxPitUsersFile {
 		return fmt.Errorf("pit: users file %s: %d bytes, more than %d", u.path, st.Size(), maxPitUsersFile)
 	}
+	if perm := st.Mode().Perm(); perm&0o026 != 0 {
+		return fmt.Errorf("pit: users file %s: mode %04o lets other users read its password hashes or change it (group writable or others allowed): chmod 0600, or 0640 for a group", u.path, perm)
+	}
 	users, err := parsePitUsers(u.path, f)
 	if err != nil {
 		return err
 	}
+	cost := bcrypt.MinCost
+	for _, h := range users {
+		if c, err := bcrypt.Cost(h); err == nil {
+			cost = max(cost, c)
+		}
+	}
 	u.mu.Lock()
-	u.users, u.mtime, u.size = users, st.ModTime(), st.Size()
+	dummy := u.dummy
+	u.mu.Unlock()
+	if c, err := bcrypt.Cost(dummy); err != nil || c != cost {
+		if dummy, err = bcrypt.GenerateFromPassword([]byte("sabot-pit-no-such-user"), cost); err != nil {
+			return fmt.Errorf("pit: users file %s: %w", u.path, err)
+		}
+	}
+	u.mu.Lock()
+	u.users, u.mtime, u.size, u.dummy = users, st.ModTime(), st.Size(), dummy
 	u.mu.Unlock()
 	return nil
 }
@@ -248,14 +293,17 @@ func (u *pitUsers) refresh() {
 	u.log.Info("pit: users file read again", "path", u.path)
 }
 
-// check reports whether password is user's.
+// check reports whether password is user's. An unknown user, an invalid
+// name and an over-long password are checked against the dummy hash, at
+// the same cost as the real ones.
 func (u *pitUsers) check(user, password string) bool {
 	u.refresh()
 	u.mu.Lock()
 	hash, ok := u.users[user]
+	dummy := u.dummy
 	u.mu.Unlock()
 	if !ok || len(password) > maxPitPassword {
-		bcrypt.CompareHashAndPassword(dummyHash, []byte(password[:min(len(password), maxPitPassword)]))
+		bcrypt.CompareHashAndPassword(dummy, []byte(password[:min(len(password), maxPitPassword)]))
 		return false
 	}
 	return bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil

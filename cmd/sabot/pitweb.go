@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -237,10 +238,14 @@ func (s *pitServer) serveLogin(w http.ResponseWriter, r *http.Request, _ pitSess
 		jsonError(w, http.StatusBadRequest, "want {\"user\":…,\"password\":…}: "+err.Error())
 		return
 	}
-	if locked, until := s.throttle.locked(req.User); locked {
+	source := r.RemoteAddr
+	if host, _, err := net.SplitHostPort(source); err == nil {
+		source = host
+	}
+	if locked, until := s.throttle.locked(req.User, source); locked {
 		w.Header().Set("Retry-After", fmt.Sprint(int(time.Until(until).Seconds())+1))
 		s.log.Warn("pit: login refused: too many failures", "user", req.User, "remote", r.RemoteAddr)
-		jsonError(w, http.StatusTooManyRequests, fmt.Sprintf("too many failed logins for %s; try again after %s", req.User, until.UTC().Format(time.TimeOnly)))
+		jsonError(w, http.StatusTooManyRequests, fmt.Sprintf("too many failed logins from this address; try again after %s", until.UTC().Format(time.TimeOnly)))
 		return
 	}
 	select {
@@ -250,15 +255,16 @@ func (s *pitServer) serveLogin(w http.ResponseWriter, r *http.Request, _ pitSess
 		jsonError(w, http.StatusServiceUnavailable, "too many logins at once; try again")
 		return
 	}
-	ok := validUserName(req.User) && s.users.check(req.User, req.Password)
+	// check first: an invalid name takes as long as any other.
+	ok := s.users.check(req.User, req.Password) && validUserName(req.User)
 	<-s.bcrypt
 	if !ok {
-		s.throttle.failed(req.User)
+		s.throttle.failed(req.User, source)
 		s.log.Warn("pit: failed login", "user", req.User, "remote", r.RemoteAddr)
 		jsonError(w, http.StatusUnauthorized, "wrong user name or password")
 		return
 	}
-	s.throttle.succeeded(req.User)
+	s.throttle.succeeded(req.User, source)
 	token, sess := s.sessions.create(req.User)
 	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: token, Path: "/", HttpOnly: true, Secure: s.secure,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(s.sessions.ttl / time.Second)})

@@ -483,11 +483,119 @@ func TestPitLoginThrottle(t *testing.T) {
 	if code := login("alice", "right"); code != 200 {
 		t.Errorf("after the window: %d", code)
 	}
-	// Bounded: many names' failures.
+	// Bounded: many names' and addresses' failures.
 	for i := range maxPitFailNames + 10 {
-		srv.throttle.failed(fmt.Sprintf("u%d", i))
+		srv.throttle.failed(fmt.Sprintf("u%d", i), fmt.Sprintf("10.0.%d.%d", i/256, i%256))
 	}
-	if n := len(srv.throttle.fails); n > maxPitFailNames {
-		t.Errorf("%d names counted", n)
+	if n, m := len(srv.throttle.fails), len(srv.throttle.sources); n > maxPitFailNames || m > maxPitFailSources {
+		t.Errorf("%d names and %d addresses counted", n, m)
+	}
+}
+
+// TestPitLoginLimitHolds: the lockout survives any number of other names
+// (1,024 logins with invalid names used to push bob out of the table: his
+// next wrong password got 401, not 429); one address gets at most
+// pitSourceFailures guesses in a window whatever the names; and a user
+// locked out from one address still logs in from another.
+func TestPitLoginLimitHolds(t *testing.T) {
+	users, err := loadPitUsers(usersFile(t, "alice:right", "bob:right"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newPitServer(newPitModel(0, nil, nil), &fakeAcker{}, users, newPitSessions(time.Hour, nil), false, nil)
+	h := srv.handler()
+	login := func(addr, user, pw string) int {
+		req := httptest.NewRequest("POST", "/api/login", strings.NewReader(fmt.Sprintf(`{"user":%q,"password":%q}`, user, pw)))
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = addr + ":40000"
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	const attacker, other = "192.0.2.66", "192.0.2.10"
+	for i := range pitLoginFailures {
+		if code := login(attacker, "bob", "guess"); code != http.StatusUnauthorized {
+			t.Fatalf("guess %d at bob: %d", i+1, code)
+		}
+	}
+	guesses := pitLoginFailures
+	for i := range 1100 {
+		code := login(attacker, fmt.Sprintf("junk name %d", i), "x")
+		if code == http.StatusUnauthorized {
+			guesses++
+		} else if code != http.StatusTooManyRequests {
+			t.Fatalf("junk login %d: %d", i, code)
+		}
+	}
+	if guesses != pitSourceFailures {
+		t.Errorf("%d failed logins checked from one address in a window, want %d", guesses, pitSourceFailures)
+	}
+	if code := login(attacker, "bob", "right"); code != http.StatusTooManyRequests {
+		t.Errorf("bob from the attacker's address after 1,100 other names: %d, want 429", code)
+	}
+	if code := login(other, "bob", "right"); code != http.StatusOK {
+		t.Errorf("bob from another address: %d, want 200 (a lockout must not shut him out everywhere)", code)
+	}
+	if code := login(other, "alice", "wrong"); code != http.StatusUnauthorized {
+		t.Errorf("alice from another address: %d", code)
+	}
+}
+
+// An unknown name and an invalid one are checked against a dummy hash at
+// the cost of the file's hashes (it was bcrypt's lowest, 4, against real
+// hashes at 12: 3 ms against 260 ms told names apart); the dummy follows
+// the file when it changes.
+func TestPitLoginSameCost(t *testing.T) {
+	h6, err := bcrypt.GenerateFromPassword([]byte("right"), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(path, []byte("alice:"+string(h6)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u, err := loadPitUsers(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := bcrypt.Cost(u.dummy); c != 6 {
+		t.Errorf("dummy hash cost %d, want the file's 6", c)
+	}
+	timeOf := func(user string) time.Duration {
+		best := time.Hour
+		for range 3 {
+			start := time.Now()
+			u.check(user, "wrong")
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	t.Logf("MEASURE pit login check at cost 6 (least of 3): known %v, unknown %v, invalid name %v", timeOf("alice"), timeOf("mallory"), timeOf("junk name 1"))
+	h7, _ := bcrypt.GenerateFromPassword([]byte("right"), 7)
+	if err := os.WriteFile(path, []byte("alice:"+string(h7)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	future := time.Now().Add(time.Minute)
+	os.Chtimes(path, future, future)
+	u.check("alice", "x")
+	if c, _ := bcrypt.Cost(u.dummy); c != 7 {
+		t.Errorf("after the file changed to cost 7, dummy hash cost %d", c)
+	}
+}
+
+// A users file others may read (their hashes) or change is refused.
+func TestPitUsersFileMode(t *testing.T) {
+	path := usersFile(t, "alice:x")
+	for _, mode := range []os.FileMode{0o644, 0o604, 0o660, 0o666} {
+		os.Chmod(path, mode)
+		if _, err := loadPitUsers(path, nil); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("mode %04o", mode)) {
+			t.Errorf("mode %04o: %v, want a refusal naming the mode", mode, err)
+		}
+	}
+	for _, mode := range []os.FileMode{0o600, 0o640, 0o400} {
+		os.Chmod(path, mode)
+		if _, err := loadPitUsers(path, nil); err != nil {
+			t.Errorf("mode %04o: %v", mode, err)
+		}
 	}
 }
