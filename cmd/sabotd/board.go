@@ -38,6 +38,10 @@ import (
 // boardWriteTimeout drops the client (the browser reconnects by itself).
 const (
 	maxBoardClients   = 32
+	// maxBoardClientsPerAddr bounds one address's streams: 32 streams
+	// from one client took every slot, and a real wall display showed
+	// "Reconnecting…" with an empty table name.
+	maxBoardClientsPerAddr = 4
 	boardWriteTimeout = 10 * time.Second
 	// boardHeartbeat: an idle stream gets a comment line this often, so a
 	// dead connection (a wall display switched off) is noticed and freed.
@@ -180,6 +184,8 @@ type boardHub struct {
 	state   []byte        // newest encoded state (JSON, one line)
 	changed chan struct{} // closed and replaced when state changes
 	clients int
+	perAddr map[string]int // streams by client address
+	display string         // [board] display: one slot kept for it ("" none)
 	closed  bool
 	done    chan struct{}
 	wg      sync.WaitGroup
@@ -271,37 +277,66 @@ func (h *boardHub) close() {
 // errBoardFull: the client limit is reached.
 var errBoardFull = errors.New("board: too many event streams")
 
-func (h *boardHub) join() error {
+// errBoardAddrFull: one address has its maxBoardClientsPerAddr streams.
+var errBoardAddrFull = errors.New("board: too many event streams from this address")
+
+// join takes a stream slot for a client at addr (an IP): at most
+// maxBoardClients in all, maxBoardClientsPerAddr per address, and the
+// last slot only for the [board] display address when one is set.
+func (h *boardHub) join(addr string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return errors.New("board: stopping")
 	}
-	if h.clients >= maxBoardClients {
+	limit := maxBoardClients
+	if h.display != "" && addr != h.display {
+		limit--
+	}
+	if h.clients >= limit {
 		return errBoardFull
 	}
+	if h.perAddr[addr] >= maxBoardClientsPerAddr {
+		return errBoardAddrFull
+	}
+	if h.perAddr == nil {
+		h.perAddr = map[string]int{}
+	}
+	h.perAddr[addr]++
 	h.clients++
 	h.wg.Add(1) // under mu: never after close's Wait has begun
 	return nil
 }
 
-func (h *boardHub) leave() {
+func (h *boardHub) leave(addr string) {
 	h.mu.Lock()
 	h.clients--
+	if h.perAddr[addr]--; h.perAddr[addr] <= 0 {
+		delete(h.perAddr, addr)
+	}
 	h.mu.Unlock()
 	h.wg.Done()
+}
+
+// remoteIP is a request's client address without its port.
+func remoteIP(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 // serveEvents is GET /events: the server-sent event stream. Each event is
 // "event: board" with the whole state as its data; an "hb" event every
 // boardHeartbeat keeps an idle stream alive (and tells the page it is).
 func (h *boardHub) serveEvents(w http.ResponseWriter, r *http.Request) {
-	if err := h.join(); err != nil {
+	addr := remoteIP(r)
+	if err := h.join(addr); err != nil {
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	defer h.leave()
+	defer h.leave(addr)
 	st, err := sse.Open(w, boardRetryMS*time.Millisecond, boardWriteTimeout)
 	if err != nil {
 		return
@@ -588,6 +623,7 @@ func (d *daemon) startBoard() *boardWeb {
 	w.assets, w.version = boardAssets()
 	d.web = w
 	w.hub = newBoardHub(d.encodeBoard)
+	w.hub.display = d.cfg.Board.Display
 	w.hub.run(d.boardStatus)
 	return w
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -238,9 +239,12 @@ func TestBoardClientBound(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var bodies []io.ReadCloser
-	for range maxBoardClients {
+	for i := range maxBoardClients {
+		// maxBoardClientsPerAddr from each loopback address.
+		from := &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(1+i/maxBoardClientsPerAddr))}
+		c := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: from}).DialContext}}
 		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := c.Do(req)
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("stream %d: %v %v", len(bodies)+1, err, resp)
 		}

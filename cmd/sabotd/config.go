@@ -437,6 +437,11 @@ type HTTPConfig struct {
 	// Addr serves /metrics, /healthz and the scoreboard. Port 0 picks a
 	// free port (logged); "off" disables the server.
 	Addr string `toml:"addr"`
+	// Recall says who may read /recall, the last coups with every card
+	// and its time (for the pit and regulators, not a public board):
+	// "loopback" (the default: programs on this Pi, an SSH tunnel), "all"
+	// (anyone who reaches addr) or "off".
+	Recall string `toml:"recall"`
 }
 
 // BoardConfig is the [board] table: what the board page (served at "/" on
@@ -452,6 +457,10 @@ type BoardConfig struct {
 	// characters). MinBet and MaxBet are the banker and player limits,
 	// TieMax and PairMax the tie and pair maximums; 0 is not shown.
 	Currency string `toml:"currency"`
+	// Display is the wall display's address (an IP): one of the board's
+	// event-stream slots is kept for it, so that other clients taking
+	// every slot cannot blank the board. "" keeps none.
+	Display string `toml:"display"`
 	MinBet   int    `toml:"min_bet"`
 	MaxBet   int    `toml:"max_bet"`
 	TieMax   int    `toml:"tie_max"`
@@ -504,7 +513,7 @@ func DefaultConfig() Config {
 		Display:      board.DisplayConfig{Kind: "none", Brightness: display.DefaultBrightness},
 		GPIO:         board.GPIOConfig{Backend: board.BackendGPIO, DebounceMS: 30},
 		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024, ClockWait: "90s", ClockSyncedFile: DefaultClockSyncedFile},
-		HTTP:         HTTPConfig{Addr: "127.0.0.1:0"},
+		HTTP:         HTTPConfig{Addr: "127.0.0.1:0", Recall: "loopback"},
 		Alerts:       AlertsConfig{Misdeal: "alert-only"},
 		Log:          LogConfig{Format: "text", Level: "info"},
 		Board:        BoardConfig{Lang: "en"},
@@ -1013,6 +1022,12 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 		if !listenAddr(c.HTTP.Addr) {
 			bad("http.addr", "%q: want host:port with a port 0–65535 (0 picks a free one) or \"off\"", c.HTTP.Addr)
 		}
+	}
+	if !oneOf(c.HTTP.Recall, "", "loopback", "all", "off") {
+		bad("http.recall", "%q: want \"loopback\" (the default), \"all\" or \"off\"", c.HTTP.Recall)
+	}
+	if c.Board.Display != "" && net.ParseIP(c.Board.Display) == nil {
+		bad("board.display", "%q: want the wall display's IP address, or \"\"", c.Board.Display)
 	}
 	if a, err := c.Alerts.Advantage(); err != nil {
 		bad("alerts.advantage_threshold", "%s (remove the key for off)", strings.TrimPrefix(err.Error(), tableau.ErrAdvantageThreshold.Error()+": "))

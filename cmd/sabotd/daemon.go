@@ -278,7 +278,7 @@ func (d *daemon) start(ctx context.Context) (err error) {
 
 	if d.cfg.HTTP.Addr != "off" {
 		web := d.startBoard()
-		h, err := startHTTP(d.cfg.HTTP.Addr, d.metrics, d.health, web, d.log, serveRecall(d.recall.last))
+		h, err := startHTTP(d.cfg.HTTP.Addr, d.metrics, d.health, web, d.log, serveRecall(d.recall.last), d.cfg.HTTP.Recall)
 		if err != nil {
 			web.hub.close()
 			return err

@@ -355,3 +355,129 @@ format = "json"
 		t.Errorf("the slow client's connection did not end: %v", err)
 	}
 }
+
+// TestBoardServerBounds: the board's HTTP server, through the binary.
+//   - One address gets 4 event streams (the 5th: 503), and with
+//     [board] display set, the other addresses together get 31 of the 32
+//     slots and the display the last. Before, 32 streams from one client
+//     took every slot and the wall display showed "Reconnecting…".
+//   - An idle keep-alive connection is closed (it was kept for ever), a
+//     request whose headers do not arrive within 5 s is dropped, and
+//     headers over 16 KiB are refused (about 1 MiB was read).
+//   - /recall answers loopback clients, with nosniff and the CSP like every
+//     other path.
+func TestBoardServerBounds(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	httpPort := testenv.FreePort(t)
+	conf := fmt.Sprintf(`table = "SEC-4"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:%d"
+[display]
+kind = "none"
+[board]
+display = "127.0.0.2"
+[state]
+dir = %q
+[http]
+addr = "127.0.0.1:%d"
+[log]
+format = "json"
+`, tty.Name(), testenv.FreePort(t), t.TempDir(), httpPort)
+	startSabotd(t, conf)
+	base := fmt.Sprintf("http://127.0.0.1:%d", httpPort)
+	// stream opens /events from local address from; it returns the status
+	// and, for a 200, the open body (closed at the test's end).
+	stream := func(from string) int {
+		t.Helper()
+		c := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}).DialContext}}
+		resp, err := c.Get(base + "/events")
+		if err != nil {
+			t.Fatalf("stream from %s: %v", from, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp.StatusCode
+	}
+	for i := range 4 {
+		if code := stream("127.0.0.3"); code != 200 {
+			t.Fatalf("stream %d from one address: %d", i+1, code)
+		}
+	}
+	if code := stream("127.0.0.3"); code != http.StatusServiceUnavailable {
+		t.Errorf("a 5th stream from one address: %d, want 503", code)
+	}
+	got := 4
+	for a := 4; got < 31; a++ {
+		for range 4 {
+			if got == 31 {
+				break
+			}
+			if code := stream(fmt.Sprintf("127.0.0.%d", a)); code != 200 {
+				t.Fatalf("stream %d (from 127.0.0.%d): %d", got+1, a, code)
+			}
+			got++
+		}
+	}
+	if code := stream("127.0.0.50"); code != http.StatusServiceUnavailable {
+		t.Errorf("a 32nd stream from another address: %d, want 503 (the last slot is the display's)", code)
+	}
+	if code := stream("127.0.0.2"); code != 200 {
+		t.Errorf("the wall display's stream with 31 others open: %d, want 200", code)
+	}
+
+	// An idle keep-alive connection is closed.
+	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", httpPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	conn.SetReadDeadline(time.Now().Add(testenv.Deadline(60 * time.Second)))
+	start := time.Now()
+	if _, err := io.Copy(io.Discard, conn); err != nil {
+		t.Errorf("an idle keep-alive connection was not closed: %v", err)
+	}
+	t.Logf("MEASURE idle keep-alive connection closed after %v", time.Since(start).Round(100*time.Millisecond))
+	// Headers that do not come.
+	slow, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", httpPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	fmt.Fprintf(slow, "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+	slow.SetReadDeadline(time.Now().Add(testenv.Deadline(30 * time.Second)))
+	if _, err := io.Copy(io.Discard, slow); err != nil {
+		t.Errorf("a request whose headers never end was not dropped: %v", err)
+	}
+	// Headers over the limit.
+	req, _ := http.NewRequest("GET", base+"/healthz", nil)
+	req.Header.Set("X-Big", strings.Repeat("a", 64<<10))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("64 KiB of headers: %v %v, want 431", resp.StatusCode, err)
+	} else {
+		resp.Body.Close()
+	}
+	// /recall, with the headers of every path.
+	for _, path := range []string{"/recall", "/healthz", "/metrics", "/board.json"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: %d, nosniff %q, CSP %q", path, resp.StatusCode, resp.Header.Get("X-Content-Type-Options"), resp.Header.Get("Content-Security-Policy"))
+		}
+	}
+}

@@ -123,30 +123,53 @@ var webFiles embed.FS
 // origin, no inline script, no forms.
 const boardCSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
 
+// Bounds of the HTTP server's connections.
+const (
+	httpHeaderTimeout = 5 * time.Second
+	httpIdleTimeout   = 15 * time.Second
+	httpMaxHeader     = 16 << 10
+)
+
 // startHTTP listens on addr (port 0 picks a free port) and serves. status
 // is called per request; web is the board page.
 //
 // Every route is GET (and HEAD): nothing served here changes the table.
 // Other methods are answered 405 by the mux.
-func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log *slog.Logger, recall http.HandlerFunc) (*httpServer, error) {
+//
+// recallFrom is [http] recall: who may read /recall ("loopback", "all",
+// "off"). Connections are bounded: request headers httpMaxHeader bytes,
+// read within httpHeaderTimeout, an idle keep-alive connection closed
+// after httpIdleTimeout (the unit's LimitNOFILE=1024 caps descriptors).
+func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log *slog.Logger, recall http.HandlerFunc, recallFrom string) (*httpServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("http.addr %q: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /recall", recall) // game recall (recall.go)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	secure := func(h http.Handler) http.Handler {
+		return webasset.Secure(h, webasset.Headers{CSP: boardCSP, Referrer: "no-referrer"})
+	}
+	mux.Handle("GET /metrics", secure(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})))
+	if recallFrom != "off" {
+		// Game recall (recall.go): the last coups with every card and its
+		// time, for the pit and regulators; loopback clients only unless
+		// [http] recall = "all".
+		mux.Handle("GET /recall", secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if ip := net.ParseIP(remoteIP(r)); recallFrom != "all" && (ip == nil || !ip.IsLoopback()) {
+				http.Error(w, "recall: served to this machine only ([http] recall = \"loopback\")", http.StatusForbidden)
+				return
+			}
+			recall(w, r)
+		})))
+	}
+	mux.Handle("GET /healthz", secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := status()
 		w.Header().Set("Content-Type", "application/json")
 		if !h.OK {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 		json.NewEncoder(w).Encode(h)
-	})
-	secure := func(h http.Handler) http.Handler {
-		return webasset.Secure(h, webasset.Headers{CSP: boardCSP, Referrer: "no-referrer"})
-	}
+	})))
 	index, err := fs.ReadFile(web.assets, "index.html")
 	if err != nil {
 		ln.Close()
@@ -170,7 +193,8 @@ func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log
 		http.Redirect(w, r, "/", http.StatusMovedPermanently)
 	})
 	s := &httpServer{
-		srv:  &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
+		srv: &http.Server{Handler: mux, ReadHeaderTimeout: httpHeaderTimeout, IdleTimeout: httpIdleTimeout,
+			MaxHeaderBytes: httpMaxHeader},
 		ln:   ln,
 		addr: ln.Addr().String(),
 	}
