@@ -37,12 +37,12 @@ import (
 // buffering them; a write that the client does not take within
 // boardWriteTimeout drops the client (the browser reconnects by itself).
 const (
-	maxBoardClients   = 32
+	maxBoardClients = 32
 	// maxBoardClientsPerAddr bounds one address's streams: 32 streams
 	// from one client took every slot, and a real wall display showed
 	// "Reconnecting…" with an empty table name.
 	maxBoardClientsPerAddr = 4
-	boardWriteTimeout = 10 * time.Second
+	boardWriteTimeout      = 10 * time.Second
 	// boardHeartbeat: an idle stream gets a comment line this often, so a
 	// dead connection (a wall display switched off) is noticed and freed.
 	boardHeartbeat = 15 * time.Second

@@ -461,10 +461,10 @@ type BoardConfig struct {
 	// event-stream slots is kept for it, so that other clients taking
 	// every slot cannot blank the board. "" keeps none.
 	Display string `toml:"display"`
-	MinBet   int    `toml:"min_bet"`
-	MaxBet   int    `toml:"max_bet"`
-	TieMax   int    `toml:"tie_max"`
-	PairMax  int    `toml:"pair_max"`
+	MinBet  int    `toml:"min_bet"`
+	MaxBet  int    `toml:"max_bet"`
+	TieMax  int    `toml:"tie_max"`
+	PairMax int    `toml:"pair_max"`
 }
 
 // AlertsConfig is the [alerts] table.
