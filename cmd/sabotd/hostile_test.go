@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -479,5 +480,86 @@ format = "json"
 		if resp.StatusCode != 200 || resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Content-Security-Policy") == "" {
 			t.Errorf("%s: %d, nosniff %q, CSP %q", path, resp.StatusCode, resp.Header.Get("X-Content-Type-Options"), resp.Header.Get("Content-Security-Policy"))
 		}
+	}
+}
+
+// TestEmbeddedBrokerLimits: a 64 MiB PUBLISH to the embedded broker is
+// refused before it is read (its client disconnected) and sabotd's RSS
+// stays far under the unit's MemoryMax=128M; at most 64 clients are
+// connected at once. Before, any local program could store three retained
+// 64 MiB messages and take sabotd from 17.5 to 478 MB.
+func TestEmbeddedBrokerLimits(t *testing.T) {
+	t.Parallel() // latency-bound: .ci/test runs such tests side by side
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	port := testenv.FreePort(t)
+	conf := fmt.Sprintf(`table = "SEC-5"
+[shoe]
+device = %q
+protocol = "lines"
+[mqtt]
+embedded_addr = "127.0.0.1:%d"
+[display]
+kind = "none"
+[state]
+dir = %q
+[http]
+addr = "127.0.0.1:0"
+[log]
+format = "json"
+`, tty.Name(), port, t.TempDir())
+	p := startSabotd(t, conf)
+	p.waitOnline(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	rss := func() int {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kib int
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+				fmt.Sscan(v, &kib)
+			}
+		}
+		return kib
+	}
+	before := rss()
+	for i := range 3 {
+		raw, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		connect := append(append(mqttString("MQTT"), 4, 0x02, 0, 30), mqttString(fmt.Sprintf("big-%d", i))...)
+		raw.Write(mqttPacket(0x10, connect))
+		head := mqttPacket(0x31, append(mqttString("junk/big"), make([]byte, 64<<20)...))
+		raw.SetDeadline(time.Now().Add(testenv.Deadline(30 * time.Second)))
+		_, werr := raw.Write(head)
+		_, rerr := io.Copy(io.Discard, raw) // the CONNACK, then the end
+		raw.Close()
+		if werr == nil && rerr != nil {
+			t.Errorf("publish %d of 64 MiB: written, and the connection did not end: %v", i+1, rerr)
+		}
+	}
+	after := rss()
+	t.Logf("MEASURE sabotd RSS %d KiB before, %d KiB after three 64 MiB publishes", before, after)
+	if after > 64<<10 {
+		t.Errorf("sabotd's RSS is %d KiB after three 64 MiB publishes, want under 64 MiB (the unit caps it at 128 MiB)", after)
+	}
+	// Clients: at most 64 at once (sabotd's own publisher is one).
+	ok := 0
+	for i := range 70 {
+		c := paho.NewClient(paho.NewClientOptions().AddBroker("tcp://" + addr).SetClientID(fmt.Sprintf("many-%d", i)).SetConnectTimeout(5 * time.Second))
+		if tok := c.Connect(); tok.WaitTimeout(testenv.Deadline(10*time.Second)) && tok.Error() == nil {
+			ok++
+			defer c.Disconnect(10)
+		}
+	}
+	if ok > 63 || ok < 60 {
+		t.Errorf("%d of 70 clients connected beside sabotd's, want 63 (64 in all)", ok)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
 	"github.com/mochi-mqtt/server/v2/packets"
+	"golang.org/x/time/rate"
 )
 
 // EmbeddedBroker is an in-process MQTT broker (mochi-mqtt) for when no
@@ -43,8 +44,14 @@ func StartEmbeddedBroker(addr string, logger *slog.Logger) (*EmbeddedBroker, err
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	srv := mochi.New(&mochi.Options{InlineClient: false, Logger: logger})
+	caps := mochi.NewDefaultServerCapabilities()
+	caps.MaximumPacketSize = EmbeddedMaxPacket
+	caps.MaximumClients = EmbeddedMaxClients
+	srv := mochi.New(&mochi.Options{InlineClient: false, Logger: logger, Capabilities: caps})
 	if err := srv.AddHook(new(auth.AllowHook), nil); err != nil {
+		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+	}
+	if err := srv.AddHook(&retainLimit{srv: srv, max: EmbeddedMaxRetained, log: logger, lim: rate.NewLimiter(1, 1)}, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
 	// Last, so that no hook after it can refuse a packet it has locked for.
@@ -177,6 +184,53 @@ func (l *loopbackListener) shutdown() {
 func (l *loopbackListener) Close(closeClients listeners.CloseFn) {
 	l.shutdown()
 	closeClients(l.id)
+}
+
+// Limits of the embedded broker. A packet over EmbeddedMaxPacket bytes
+// (fixed header included) is refused before it is read, and its client
+// disconnected: three retained 64 MiB messages took sabotd from 17.5 to
+// 478 MB, past the unit's MemoryMax=128M. Sabot's largest message is
+// under 17 KiB (roads). At most EmbeddedMaxClients clients are connected
+// at once, and at most EmbeddedMaxRetained topics hold a retained message
+// (one of at most a packet's size each: 16 MiB in all); past it a new
+// topic's retained message is delivered but not kept.
+const (
+	EmbeddedMaxPacket   = 64 << 10
+	EmbeddedMaxClients  = 64
+	EmbeddedMaxRetained = 256
+)
+
+// retainLimit keeps the embedded broker's retained messages to max topics.
+type retainLimit struct {
+	mochi.HookBase
+	srv *mochi.Server
+	max int
+	log *slog.Logger
+	lim *rate.Limiter // the warning's: once a second at most
+}
+
+// ID names the hook for mochi-mqtt.
+func (h *retainLimit) ID() string { return "sabot-retain-limit" }
+
+// Provides says which of mochi-mqtt's hook events the hook takes.
+func (h *retainLimit) Provides(b byte) bool { return b == mochi.OnPublish }
+
+// OnPublish keeps a retained message on a new topic only while fewer than
+// max topics hold one; past it the message is delivered, not kept. An
+// update of a topic that holds one, and a clearing (empty) one, always
+// pass.
+func (h *retainLimit) OnPublish(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	if !pk.FixedHeader.Retain || len(pk.Payload) == 0 {
+		return pk, nil
+	}
+	if _, ok := h.srv.Topics.Retained.Get(pk.TopicName); ok || h.srv.Topics.Retained.Len() < h.max {
+		return pk, nil
+	}
+	pk.FixedHeader.Retain = false
+	if h.lim.Allow() {
+		h.log.Warn("mqtt: embedded broker: retained messages at their limit; delivered, not kept", "client", cl.ID, "limit", h.max)
+	}
+	return pk, nil
 }
 
 // The embedded broker's writes to one client: at most brokerWriteQueue
