@@ -82,12 +82,13 @@ func (l *Lines) Name() string { return "lines" }
 
 // Connect implements Protocol.
 func (l *Lines) Connect(out Sender, now time.Time, emit Emit) error {
-	l.line, l.over = l.line[:0], false
+	l.line, l.over, l.afterNoise = l.line[:0], false, false
 	return emit(Event{Kind: KindOnline, Info: &Info{Protocol: "lines", Path: l.path}, Time: now})
 }
 
 // Disconnect implements Protocol.
-func (l *Lines) Disconnect(now time.Time) { l.line, l.over = l.line[:0], false }
+// The noise before a reconnection is not the tail of what comes after it.
+func (l *Lines) Disconnect(now time.Time) { l.line, l.over, l.afterNoise = l.line[:0], false, false }
 
 // Tick implements Protocol.
 func (l *Lines) Tick(now time.Time, emit Emit) error { return nil }

@@ -111,6 +111,16 @@ func TestLinesTailOfNoise(t *testing.T) {
 	if !reflect.DeepEqual(got, want) || l.Stats().Unknown != 3 {
 		t.Errorf("got %q (unknown %d), want %q (unknown 3)", got, l.Stats().Unknown, want)
 	}
+	// Noise, then the link drops and comes back: the first line after the
+	// reconnection is not the noise's tail.
+	got = nil
+	l.Feed([]byte("\x02\x03\n"), time.Unix(1, 0), emit)
+	l.Disconnect(time.Unix(2, 0))
+	l.Connect(nil, time.Unix(3, 0), func(Event) error { return nil })
+	l.Feed([]byte("7\n"), time.Unix(4, 0), emit)
+	if want := []string{"card 7"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after a reconnection: got %q, want %q", got, want)
+	}
 }
 
 // Three lines that are not the grammar within 10 s raise the noise alarm
