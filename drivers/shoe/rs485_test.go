@@ -336,7 +336,7 @@ func (p *countedPort) Write(b []byte) (int, error) {
 // works (every card once, in order: the ACKs and STATUS_REQUEST went out),
 // and DE went high and back low once per write, ending low.
 func TestRS485GPIOVirtualShoe(t *testing.T) {
-	r := startSim(t, sim.Options{Seed: 3, Decks: 1, Rate: 300}) // paced: the host writes an ACK per card or few
+	r := startSim(t, sim.Options{Seed: 3, Decks: 1, Rate: 300}) // paced: the host writes an ACK per card or few, idle
 	pin := newLevelPin("GPIO18")
 	wc := &writeCounter{open: OpenSerial, pin: pin, t: t}
 	opts := sabotOptions(r.link.name)
@@ -364,7 +364,10 @@ func TestRS485GPIOVirtualShoe(t *testing.T) {
 	if len(h) == 0 || h[0] != gpio.Low || h[len(h)-1] != gpio.Low {
 		t.Fatalf("DE history does not start (open) and end (close) released: %d levels", len(h))
 	}
-	if acks := r.shoe.Stats().Acked; writes < 10 || highs != writes || acks < 50 {
+	// How many writes is the host's to choose: its ACKs are cumulative, and
+	// under load it took 63 events in 4 writes (the shoe retransmitting
+	// meanwhile). Every write asserts DE once.
+	if acks := r.shoe.Stats().Acked; writes < 2 || highs != writes || acks < 50 {
 		t.Errorf("%d writes, DE asserted %d times, %d events acknowledged", writes, highs, acks)
 	}
 	t.Logf("%d writes, %d DE levels, shoe %+v, host %+v", writes, len(h), r.shoe.Stats(), s.Stats())
