@@ -34,6 +34,18 @@ func openPTY(t *testing.T) (ptmx, tty *os.File, err error) {
 		ferr := unix.Flock(int(probe.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		probe.Close() // releases the probe's lock
 		if ferr == nil {
+			// A descriptor of the slave kept until the test's cleanups
+			// have run (registered now, it runs after those of the
+			// daemons the test starts later: they are killed first). The
+			// test's own defer closes its pty before those cleanups run,
+			// while its daemon still reopens /dev/pts/N every 250 ms; as
+			// long as the slave is held the kernel does not hand N to
+			// another test's pty, which that daemon would open and lock
+			// (three tests failed so under load: "locked by another
+			// process").
+			if keep, err := os.OpenFile(tty.Name(), os.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK, 0); err == nil {
+				t.Cleanup(func() { keep.Close() })
+			}
 			return ptmx, tty, nil
 		}
 		if !errors.Is(ferr, unix.EWOULDBLOCK) {
