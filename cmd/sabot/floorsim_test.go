@@ -73,14 +73,7 @@ func TestFloorSimMosquitto(t *testing.T) {
 		"--p99-max", "1h"}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var out, errb bytes.Buffer
-	if code := run(ctx, args, nil, &out, &errb); code != 0 {
-		t.Fatalf("floor-sim exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
-	}
-	var rep FloorReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
+	rep := runFloorJSON(t, ctx, args)
 	reportFloorDelivery(t, rep)
 	wantCards := 0
 	for i := range 3 {
@@ -104,8 +97,7 @@ func TestFloorSimMosquitto(t *testing.T) {
 		t.Errorf("process figures missing: daemon RSS %d KiB CPU %.2f%%, brokers %+v", rep.DaemonRSSAvg, rep.DaemonCPUAvg, rep.Brokers)
 	}
 
-	out.Reset()
-	errb.Reset()
+	var out, errb bytes.Buffer
 	args = []string{"floor-sim", "--broker", mq.URL, "--tables", "1,2", "--coups", "2", "--sabotd", bin, "--p99-max", "1ns", "--dir", t.TempDir()}
 	if code := run(ctx, args, nil, &out, &errb); code != 1 {
 		t.Fatalf("floor-sim with p99 limit 1ns: exit %d, want 1\n%s%s", code, out.String(), errb.String())
@@ -128,14 +120,7 @@ func TestFloorSimNATS(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var out, errb bytes.Buffer
-	if code := run(ctx, args, nil, &out, &errb); code != 0 {
-		t.Fatalf("floor-sim exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
-	}
-	var rep FloorReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
+	rep := runFloorJSON(t, ctx, args)
 	reportFloorDelivery(t, rep)
 	if rep.CardsReceived != rep.CardsExpected || rep.CoupsReceived != 8 || rep.Lost != 0 || rep.Gaps != 0 || rep.Duplicates != 0 || rep.Alerts != 0 {
 		t.Errorf("cards %d/%d, coups %d/8, lost %d %v, duplicates %d, alerts %v, subscriber reconnections %d", rep.CardsReceived, rep.CardsExpected,
@@ -159,6 +144,21 @@ func reportFloorDelivery(t *testing.T, rep FloorReport) {
 // checkLinkAlerts checks a floor's shoe link alerts, the same on every
 // broker: none while the shoes deal, and once each table's shoe stopped
 // (its pseudo-terminal closed) exactly one shoe-offline per table.
+// runFloorJSON runs floor-sim with args (which ask for --json), fails the
+// test on any exit status but 0, and returns the report it printed.
+func runFloorJSON(t *testing.T, ctx context.Context, args []string) FloorReport {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(ctx, args, nil, &out, &errb); code != 0 {
+		t.Fatalf("floor-sim %q: exit %d\nstdout: %s\nstderr: %s", args, code, out.String(), errb.String())
+	}
+	var rep FloorReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	return rep
+}
+
 func checkLinkAlerts(t *testing.T, rep FloorReport, tables int) {
 	t.Helper()
 	if n := rep.AlertCodes["shoe-online"] + rep.AlertCodes["shoe-offline"]; n != 0 {
@@ -184,14 +184,7 @@ func TestFloorSimRunsAreFresh(t *testing.T) {
 	defer cancel()
 	for i := 1; i <= 2; i++ {
 		args := []string{"floor-sim", "--broker", mq.URL, "--tables", "1", "--coups", "2", "--sabotd", bin, "--json", "--dir", dir, "--p99-max", "1h"}
-		var out, errb bytes.Buffer
-		if code := run(ctx, args, nil, &out, &errb); code != 0 {
-			t.Fatalf("run %d: floor-sim exit %d\nstdout: %s\nstderr: %s", i, code, out.String(), errb.String())
-		}
-		var rep FloorReport
-		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-			t.Fatalf("run %d: %v: %s", i, err, out.String())
-		}
+		rep := runFloorJSON(t, ctx, args)
 		if rep.Alerts != 0 || rep.Lost != 0 {
 			t.Errorf("run %d: alerts while dealing %v, lost %d", i, rep.AlertCodes, rep.Lost)
 		}
@@ -217,14 +210,7 @@ func TestFloorSimShoesStartWithDaemons(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	args := []string{"floor-sim", "--broker", mq.URL, "--tables", "3", "--coups", "2", "--sabotd", bin, "--json", "--dir", t.TempDir(), "--p99-max", "1h"}
-	var out, errb bytes.Buffer
-	if code := run(ctx, args, nil, &out, &errb); code != 0 {
-		t.Fatalf("floor-sim exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
-	}
-	var rep FloorReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
+	rep := runFloorJSON(t, ctx, args)
 	if rep.Lost != 0 || rep.Duplicates != 0 {
 		t.Errorf("lost %d, duplicates %d", rep.Lost, rep.Duplicates)
 	}
