@@ -428,7 +428,9 @@ func waitProbes(brokers []string, sub *floorSub, topics map[string]byte) error {
 // for floorSubscribeWait are asked for again, from 1 s doubling to 30 s
 // (back to 1 s whenever the broker grants some).
 // With several brokers, a connection on which the broker has granted none
-// of the filters asked for during refusal is left: it is disconnected,
+// of the filters asked for during refusal (a SUBSCRIBE unanswered that
+// long counts; the bound doubles for each broker left in a row) is left:
+// it is disconnected,
 // which ends its reconnections, before a new client under the same client
 // id connects, trying the broker after it first; so two clients never
 // fight over the session. One broker is never left.
@@ -445,6 +447,7 @@ type floorConn struct {
 	first      int    // the index in brokers the next client tries first
 	attempting string // the broker of the last connection attempt
 	closed     bool
+	leftInARow int // brokers left for refusing since every filter was last granted
 }
 
 // Subscription retries of the floor's subscriber (see floorConn; the
@@ -502,8 +505,9 @@ func (f *floorConn) connected(cl paho.Client) {
 // subscribe asks for every topic on connection gen of cl, to broker, and
 // again for those refused, until all are granted or the connection is
 // replaced or closed; with several brokers, one whose answer (or its
-// absence within floorSubscribeWait) still grants none of the filters
-// asked for the refusal bound after the first that granted none is left.
+// absence) still grants none of the filters asked for the refusal bound
+// after the first that granted none is left. The bound doubles for each
+// broker left in a row, up to floorSubscribeWait.
 func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 	current := func() bool {
 		f.mu.Lock()
@@ -514,12 +518,27 @@ func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 	bounded := len(f.brokers) > 1
 	pending := maps.Clone(f.topics)
 	delay := floorSubscribeRetryMin
+	// The refusal bound, doubled for each broker left in a row (as the
+	// console's, pitSubscriber.onConnect).
+	f.mu.Lock()
+	bound := min(f.refusal<<min(f.leftInARow, 8), floorSubscribeWait)
+	f.mu.Unlock()
 	for {
 		asked := time.Now()
 		tok := cl.SubscribeMultiple(pending, f.sub.handle)
+		// An unanswered SUBSCRIBE counts as refused once the bound is
+		// reached.
+		wait := floorSubscribeWait
+		if bounded {
+			since := refusing
+			if since.IsZero() {
+				since = asked
+			}
+			wait = max(min(wait, time.Until(since.Add(bound))), 0)
+		}
 		select {
 		case <-tok.Done():
-		case <-time.After(floorSubscribeWait):
+		case <-time.After(wait):
 		}
 		if isDone(tok) && tok.Error() == nil {
 			refused := map[string]byte{}
@@ -531,6 +550,9 @@ func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 				}
 			}
 			if len(refused) == 0 {
+				f.mu.Lock()
+				f.leftInARow = 0
+				f.mu.Unlock()
 				return
 			}
 			if len(refused) < len(pending) {
@@ -543,7 +565,10 @@ func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 		} else if refusing.IsZero() {
 			refusing = asked
 		}
-		if bounded && !refusing.IsZero() && time.Since(refusing) >= f.refusal {
+		if bounded && !refusing.IsZero() && time.Since(refusing) >= bound {
+			f.mu.Lock()
+			f.leftInARow++
+			f.mu.Unlock()
 			f.leave(cl, gen, broker)
 			return
 		}

@@ -308,9 +308,21 @@ func TestFloorMeasure(t *testing.T) {
 // subscriptions for longer than the refusal bound: with brokers [A, B]
 // and A refusing the card filter for ever, it ends up receiving the cards
 // published on B. Before, it subscribed once on A, ignored the refusal and
-// never received a card.
+// never received a card. A SUBSCRIBE that A leaves unanswered counts as
+// refused (before, the subscriber waited 60 s for A's answer).
 func TestFloorSubscriberFailoverOnRefusal(t *testing.T) {
+	t.Run("refused", func(t *testing.T) { floorFailoverOnRefusal(t, false) })
+	t.Run("unanswered", func(t *testing.T) { floorFailoverOnRefusal(t, true) })
+}
+
+// floorFailoverOnRefusal: A refuses the card filter for ever, or (silent)
+// leaves it unanswered.
+func floorFailoverOnRefusal(t *testing.T, silent bool) {
 	ha := mochihook.RefuseSubscribe("sabot/+/card", 1<<30)
+	if silent {
+		ha = mochihook.RefuseSubscribe("sabot/+/card", 0)
+		ha.HoldSubscribe(true)
+	}
 	a := mochihook.Serve(t, ha)
 	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
 	sub := newFloorSub()
@@ -320,7 +332,9 @@ func TestFloorSubscriberFailoverOnRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fc.close()
-	pitWait(t, "A asked for the card filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
+	if !silent {
+		pitWait(t, "A asked for the card filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
+	}
 	refused := time.Now()
 	pb := pahoClient(t, b, "table")
 	// A card reaches the subscriber only once it has subscribed on B:
@@ -340,6 +354,9 @@ func TestFloorSubscriberFailoverOnRefusal(t *testing.T) {
 		}
 	}
 	t.Logf("receiving from B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), fc.refusal)
+	if silent && ha.Asked() != 0 {
+		t.Errorf("A answered %d subscriptions to the card filter while holding them", ha.Asked())
+	}
 }
 
 // fakeMsg is a received MQTT message for floorSub.handle.

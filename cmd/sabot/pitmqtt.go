@@ -49,12 +49,14 @@ type pitBrokerOptions struct {
 	// ConnectTimeout bounds one connection attempt (default 10 s).
 	ConnectTimeout time.Duration
 	// RefusalTimeout is how long a broker may grant none of the filters
-	// asked for (refusing them all, or not answering within
-	// pitSubscribeWait) while an essential one (pitEssential) is missing,
-	// before the console disconnects and connects to the next of Brokers
-	// first (default mqtt.DefaultRefusalTimeout). A broker that grants
-	// some is slow, not refusing, and is kept. A single broker is never
-	// left: the refused filters are asked for again on the connection.
+	// asked for (refusing them all, or leaving the SUBSCRIBE unanswered)
+	// while an essential one (pitEssential) is missing, before the
+	// console disconnects and connects to the next of Brokers first
+	// (default mqtt.DefaultRefusalTimeout). It doubles for each broker
+	// left in a row without a link, up to pitSubscribeWait (60 s), and
+	// is itself again once one links. A broker that grants some is slow,
+	// not refusing, and is kept. A single broker is never left: the
+	// refused filters are asked for again on the connection.
 	RefusalTimeout time.Duration
 }
 
@@ -77,6 +79,7 @@ type pitSubscriber struct {
 	connected  bool
 	attempting string // the broker of the last connection attempt
 	broker     string // the broker connected to, "" when not
+	leftInARow int    // brokers left for refusing since the last link
 }
 
 // Bounds of --refusal-timeout (sabot pit, sabot floor-sim), those of
@@ -281,12 +284,30 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 			c.Disconnect(250)
 			s.reconnect(c, b)
 		}
+		// The bound of this connection: RefusalTimeout, doubled for each
+		// broker left in a row without a link (up to pitSubscribeWait), so
+		// that a floor whose every node is slow still links to one.
+		s.mu.Lock()
+		bound := min(s.opts.RefusalTimeout<<min(s.leftInARow, 8), pitSubscribeWait)
+		s.mu.Unlock()
 		for {
 			asked := time.Now()
 			tok := c.SubscribeMultiple(pending, s.receive)
+			// A SUBSCRIBE left unanswered counts as refused: with several
+			// brokers a connection not linked stops waiting when the bound
+			// is reached (a NATS node recovering from another's death
+			// took 18 s to answer under load, run 10) and leaves.
+			wait := pitSubscribeWait
+			if bounded && !linked {
+				since := refusing
+				if since.IsZero() {
+					since = asked
+				}
+				wait = max(min(wait, time.Until(since.Add(bound))), 0)
+			}
 			select {
 			case <-tok.Done():
-			case <-time.After(pitSubscribeWait):
+			case <-time.After(wait):
 			case <-s.done:
 				return
 			}
@@ -319,7 +340,7 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 					}
 					linked = true
 					s.mu.Lock()
-					s.connected, s.broker = true, b
+					s.connected, s.broker, s.leftInARow = true, b, 0
 					s.mu.Unlock()
 					s.log.Info("pit: connected and subscribed", "broker", b)
 					s.kick()
@@ -335,7 +356,10 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 				s.log.Warn("pit: the broker refused subscriptions; will retry", "broker", b, "topics", names)
 				pending = refused
 			}
-			if bounded && !linked && !refusing.IsZero() && time.Since(refusing) >= s.opts.RefusalTimeout {
+			if bounded && !linked && !refusing.IsZero() && time.Since(refusing) >= bound {
+				s.mu.Lock()
+				s.leftInARow++
+				s.mu.Unlock()
 				leave()
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -206,4 +207,78 @@ func TestPitSubscriberFailoverOnRefusal(t *testing.T) {
 	if !strings.Contains(logs.String(), "pit: the broker refuses subscriptions; moving to the next broker") {
 		t.Errorf("the move is not logged:\n%s", logs.String())
 	}
+}
+
+// A broker that leaves the essential SUBSCRIBE unanswered counts as one
+// that refuses it: with brokers [A, B] and A silent, the console is on B
+// soon after RefusalTimeout. Before, it waited for A's answer for
+// pitSubscribeWait (60 s; run 10's node took 18 s, past the test's
+// deadline).
+func TestPitSubscriberFailoverOnSilence(t *testing.T) {
+	ha := mochihook.RefuseSubscribe("sabot/+/state", 0)
+	ha.HoldSubscribe(true)
+	a := mochihook.Serve(t, ha)
+	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
+	pahoPublish(t, pahoClient(t, b, "table"), "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
+	var logs lockedBuffer
+	m := newPitModel(0, nil, nil)
+	o := pitBrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	s, err := newPitSubscriber(o, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	pitWait(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { c, br := s.Link(); return c && br == b })
+	if d := time.Since(start); d >= pitSubscribeWait {
+		t.Errorf("on B after %v: the console waited for A's answer", d)
+	}
+	pitWait(t, "T1 from B", 5*time.Second, func() bool { return m.Has("T1") })
+	if !strings.Contains(logs.String(), "pit: the broker refuses subscriptions; moving to the next broker") {
+		t.Errorf("the move is not logged:\n%s", logs.String())
+	}
+	if n := ha.Asked(); n != 0 {
+		t.Errorf("A answered %d subscriptions to the state filter while holding them", n)
+	}
+}
+
+// When every broker is silent the console does not leave each at the
+// same bound for ever: the bound doubles for each broker left in a row
+// (1 s, 2 s, 4 s with RefusalTimeout 1 s), so that a floor whose every
+// node is slow still answers one of its waits; once a broker answers the
+// console links to it.
+func TestPitSubscriberSilentFloorBoundGrows(t *testing.T) {
+	ha, hb := mochihook.RefuseSubscribe("sabot/+/state", 0), mochihook.RefuseSubscribe("sabot/+/state", 0)
+	ha.HoldSubscribe(true)
+	hb.HoldSubscribe(true)
+	a, b := mochihook.Serve(t, ha), mochihook.Serve(t, hb)
+	var logs lockedBuffer
+	m := newPitModel(0, nil, nil)
+	o := pitBrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	s, err := newPitSubscriber(o, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	moved := regexp.MustCompile(`moving to the next broker" broker=\S+ for=(\S+)`)
+	pitWait(t, "three moves", 60*time.Second, func() bool { return len(moved.FindAllString(logs.String(), -1)) >= 3 })
+	ha.HoldSubscribe(false)
+	hb.HoldSubscribe(false)
+	var fors []time.Duration
+	for _, g := range moved.FindAllStringSubmatch(logs.String(), -1)[:3] {
+		d, err := time.ParseDuration(g[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		fors = append(fors, d)
+	}
+	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		// At the bound, not long after (a loaded machine's scheduling).
+		if fors[i] < want || fors[i] > want+time.Second {
+			t.Errorf("move %d after %v, want %v (all: %v)", i+1, fors[i], want, fors)
+		}
+	}
+	pitWait(t, "connected once the brokers answer", 30*time.Second, func() bool { c, _ := s.Link(); return c })
 }

@@ -2,12 +2,15 @@
 // hooks that make it misbehave as real brokers do: RefuseSubscribe
 // refuses a subscription in its SUBACK (as NATS Server answers while its
 // JetStream elects new leaders after a node's death), and
-// WithholdPubacks takes QoS 1 publishes without ever acknowledging them.
+// WithholdPubacks takes QoS 1 publishes without ever acknowledging them,
+// and HoldSubscribe leaves a SUBSCRIBE unanswered (as a loaded NATS node
+// recovering from another's death did for 18 s).
 //
 //	h := mochihook.RefuseSubscribe("sabot/+/state", 2) // refused twice, then granted
 //	url := mochihook.Serve(t, h)                       // tcp://127.0.0.1:<port>
 //	... h.Asked() ...                                  // subscriptions asked for so far
 //	h.WithholdPubacks(true)                            // QoS 1 publishes dropped, no PUBACK
+//	h.HoldSubscribe(true)                              // SUBSCRIBEs to the filter unanswered
 //	... h.Connects("sabotd-T1") ...                    // connections made with a client id
 package mochihook
 
@@ -15,6 +18,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/listeners"
@@ -36,6 +40,7 @@ type Refuse struct {
 	asked    int            // subscriptions to filter asked for
 	withhold bool           // WithholdPubacks
 	withheld int            // publishes dropped without a PUBACK
+	hold     bool           // HoldSubscribe
 	connects map[string]int // connections by client id
 }
 
@@ -53,6 +58,24 @@ func (h *Refuse) WithholdPubacks(on bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.withhold = on
+}
+
+// HoldSubscribe, while on, leaves every SUBSCRIBE that asks for the
+// filter unanswered (no SUBACK) until the client's connection ends or it
+// is turned off; the client's later packets wait behind it, as they do on
+// a broker that is slow to answer. It does not count as asked until it
+// is answered.
+func (h *Refuse) HoldSubscribe(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hold = on
+}
+
+// holding reports whether HoldSubscribe is on.
+func (h *Refuse) holding() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hold
 }
 
 // Withheld is how many publishes were dropped without a PUBACK.
@@ -108,10 +131,14 @@ func (h *Refuse) OnPublish(cl *mochi.Client, pk packets.Packet) (packets.Packet,
 }
 
 // OnACLCheck refuses reading topic while refusals are left, when topic is
-// the filter; it allows everything else.
-func (h *Refuse) OnACLCheck(_ *mochi.Client, topic string, write bool) bool {
+// the filter, after holding it while HoldSubscribe is on; it allows
+// everything else.
+func (h *Refuse) OnACLCheck(cl *mochi.Client, topic string, write bool) bool {
 	if write || topic != h.filter {
 		return true
+	}
+	for h.holding() && !cl.Closed() {
+		time.Sleep(20 * time.Millisecond)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
