@@ -50,7 +50,7 @@ func TestOpenSerialMissing(t *testing.T) {
 func TestOpenSerialPTYReadWrite(t *testing.T) {
 	p := newPTY(t)
 	name := symlinkPath(t)
-	symlinkTo(t, name, p.dev)
+	p.link(t, name)
 	port, err := OpenSerial(ptyConfig(name))
 	if err != nil {
 		t.Fatal(err)
@@ -116,8 +116,8 @@ func TestOpenSerialLockSameProcess(t *testing.T) {
 	p := newPTY(t)
 	a := symlinkPath(t)
 	b := filepath.Join(t.TempDir(), "shoe") // a second name for the same device
-	symlinkTo(t, a, p.dev)
-	symlinkTo(t, b, p.dev)
+	p.link(t, a)
+	p.link(t, b)
 	first, err := OpenSerial(ptyConfig(a))
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestOpenSerialLockSameProcess(t *testing.T) {
 func TestOpenSerialLockOtherProcess(t *testing.T) {
 	p := newPTY(t)
 	name := symlinkPath(t)
-	symlinkTo(t, name, p.dev)
+	p.link(t, name)
 	holder, err := OpenSerial(ptyConfig(name))
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,9 @@ type testPTY struct {
 	master *os.File
 	slave  *os.File // kept open so the tty keeps its raw settings
 	dev    string   // /dev/pts/N
+
+	mu    sync.Mutex
+	links []string // symlinks made by link, removed by unplug
 }
 
 func newPTY(t testing.TB) *testPTY {
@@ -33,10 +36,31 @@ func newPTY(t testing.TB) *testPTY {
 }
 
 // unplug closes both sides: the device node disappears, as when a USB
-// adapter is pulled.
+// adapter is pulled. The symlinks link made to it go first, as udev
+// removes a by-id link with its device: once the pty is closed the kernel
+// may give its number to a pty of another test process, which a shoe
+// still reopening the link would take (and lock) from that test.
 func (p *testPTY) unplug() {
+	p.mu.Lock()
+	for _, l := range p.links {
+		if to, err := os.Readlink(l); err == nil && to == p.dev {
+			os.Remove(l)
+		}
+	}
+	p.links = nil
+	p.mu.Unlock()
 	p.master.Close()
 	p.slave.Close()
+}
+
+// link points the stable name at the pty's device (replacing any old
+// link), until unplug.
+func (p *testPTY) link(t testing.TB, name string) {
+	t.Helper()
+	symlinkTo(t, name, p.dev)
+	p.mu.Lock()
+	p.links = append(p.links, name)
+	p.mu.Unlock()
 }
 
 // openPTY is pty.Open with the master made non-blocking, so that it is

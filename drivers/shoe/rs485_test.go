@@ -265,7 +265,7 @@ func TestRS485KernelNotKept(t *testing.T) {
 func TestRS485KernelRefusedByPTY(t *testing.T) {
 	p := newPTY(t)
 	link := symlinkPath(t)
-	symlinkTo(t, link, p.dev)
+	p.link(t, link)
 	cfg := PortConfig{Path: link, Baud: 115200, ReadTimeout: 50 * time.Millisecond, RS485: RS485Config{Mode: RS485Kernel}}
 	_, err := OpenSerial(cfg)
 	if !errors.Is(err, ErrRS485) || !errors.Is(err, unix.ENOTTY) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -61,7 +60,7 @@ func TestNewOptionErrors(t *testing.T) {
 func TestShoeLinesOverPTY(t *testing.T) {
 	p := newPTY(t)
 	name := symlinkPath(t)
-	symlinkTo(t, name, p.dev)
+	p.link(t, name)
 	s, rec, _ := startShoe(t, Options{Path: name, Protocol: "lines", ReadTimeout: 50 * time.Millisecond})
 	ev := rec.expect(t, "online", 5*time.Second)
 	if ev.Info == nil || ev.Info.Protocol != "lines" || ev.Info.Path != name {
@@ -95,7 +94,7 @@ func TestShoeLinesOverPTY(t *testing.T) {
 func TestShoeUnplugReplug(t *testing.T) {
 	p := newPTY(t)
 	name := symlinkPath(t)
-	symlinkTo(t, name, p.dev)
+	p.link(t, name)
 	co := &countingOpen{open: OpenSerial}
 	_, rec, _ := startShoe(t, Options{Path: name, Protocol: "lines", ReadTimeout: 50 * time.Millisecond,
 		RetryMin: 20 * time.Millisecond, RetryMax: 160 * time.Millisecond, Open: co.Open})
@@ -104,8 +103,7 @@ func TestShoeUnplugReplug(t *testing.T) {
 	rec.expectSkippingLink(t, "card AS", 5*time.Second)
 
 	pulled := time.Now()
-	p.unplug()
-	os.Remove(name) // udev removes the by-id link with the device
+	p.unplug() // removes the by-id link first, as udev does
 	ev := rec.next(t, 5*time.Second)
 	if ev.Kind != KindOffline || ev.Reason == "" {
 		t.Fatalf("got %v, want offline", ev)
@@ -126,7 +124,7 @@ func TestShoeUnplugReplug(t *testing.T) {
 	}
 
 	q := newPTY(t)
-	symlinkTo(t, name, q.dev)
+	q.link(t, name)
 	rec.expect(t, "online", 5*time.Second)
 	q.master.Write([]byte("2D\n"))
 	rec.expectSkippingLink(t, "card 2D", 5*time.Second)
@@ -150,7 +148,7 @@ func TestShoeMissingAtStart(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond)
 	p := newPTY(t)
-	symlinkTo(t, name, p.dev)
+	p.link(t, name)
 	rec.expect(t, "online", 5*time.Second)
 	p.master.Write([]byte(" [Game]<Card:S4> "))
 	rec.expectSkippingLink(t, "card 4S", 5*time.Second)
