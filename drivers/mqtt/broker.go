@@ -3,6 +3,8 @@ package mqtt
 import (
 	"bytes"
 	"cmp"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,25 +14,37 @@ import (
 	"time"
 
 	mochi "github.com/mochi-mqtt/server/v2"
-	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
 	"github.com/mochi-mqtt/server/v2/packets"
 	"golang.org/x/time/rate"
 )
 
 // EmbeddedBroker is an in-process MQTT broker (mochi-mqtt) for when no
-// broker is configured and for --demo, so the product works out of the box.
-// It accepts any client: it listens on loopback only.
+// broker is configured and for --demo, so the product works out of the
+// box. It lets in the daemon's own clients (Credentials), a Mosquitto
+// password file's users and, if allowed, anonymous clients, and gives each
+// what a Mosquitto ACL file says (EmbeddedOptions).
 type EmbeddedBroker struct {
 	srv  *mochi.Server
 	ln   *loopbackListener
 	addr string
+	auth *embeddedAuth
 }
 
-// StartEmbeddedBroker starts a broker listening on addr, which must be a
-// loopback address ("" means "127.0.0.1:0": a free port). logger may be nil
-// (discard). Use URL to get the address to connect to.
+// StartEmbeddedBroker starts a broker open to every client on addr, which
+// must be a loopback address ("" means "127.0.0.1:0": a free port): any
+// local program may connect, publish and subscribe. It is for tests and
+// examples; the daemon starts its broker with StartEmbedded.
 func StartEmbeddedBroker(addr string, logger *slog.Logger) (*EmbeddedBroker, error) {
+	return StartEmbedded(EmbeddedOptions{Addr: addr, Logger: logger, Open: true})
+}
+
+// StartEmbedded starts a broker as o says. Errors: an address that does
+// not parse, or is not loopback without o.PasswordFile; a password or ACL
+// file that cannot be read or has a bad line (file:line, LoadPasswordFile,
+// LoadACLFile); Open with files or anonymous access; a port in use.
+func StartEmbedded(o EmbeddedOptions) (*EmbeddedBroker, error) {
+	addr := o.Addr
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -38,17 +52,39 @@ func StartEmbeddedBroker(addr string, logger *slog.Logger) (*EmbeddedBroker, err
 	if err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker address %q: %w", addr, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("mqtt: embedded broker address %q: must be a loopback address (it has no authentication)", addr)
+	if o.Open && (o.PasswordFile != "" || o.ACLFile != "" || o.AllowAnonymous) {
+		return nil, errors.New("mqtt: embedded broker: Open takes no password file, ACL file or anonymous access")
 	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && (o.Open || o.PasswordFile == "") {
+		return nil, fmt.Errorf("mqtt: embedded broker address %q: not loopback, so a password file is needed (embedded_password_file)", addr)
+	}
+	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &embeddedAuth{open: o.Open, anonymous: o.AllowAnonymous, log: logger,
+		fails: rate.NewLimiter(authFailRate, authFailBurst), logLim: rate.NewLimiter(1, 1)}
+	if !o.Open {
+		pass := make([]byte, 24)
+		rand.Read(pass)
+		a.ownPass = []byte(hex.EncodeToString(pass))
+	}
+	if o.PasswordFile != "" {
+		if a.users, err = LoadPasswordFile(o.PasswordFile); err != nil {
+			return nil, err
+		}
+	}
+	if o.ACLFile != "" {
+		if a.acl, err = LoadACLFile(o.ACLFile); err != nil {
+			return nil, err
+		}
 	}
 	caps := mochi.NewDefaultServerCapabilities()
 	caps.MaximumPacketSize = EmbeddedMaxPacket
 	caps.MaximumClients = EmbeddedMaxClients
 	srv := mochi.New(&mochi.Options{InlineClient: false, Logger: logger, Capabilities: caps})
-	if err := srv.AddHook(new(auth.AllowHook), nil); err != nil {
+	a.srv = srv
+	if err := srv.AddHook(a, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
 	if err := srv.AddHook(&retainLimit{srv: srv, max: EmbeddedMaxRetained, log: logger, lim: rate.NewLimiter(1, 1)}, nil); err != nil {
@@ -59,7 +95,7 @@ func StartEmbeddedBroker(addr string, logger *slog.Logger) (*EmbeddedBroker, err
 	if err := srv.AddHook(guard, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
-	l := &loopbackListener{id: "sabot-loopback", address: addr, conns: make(map[net.Conn]struct{})}
+	l := &loopbackListener{id: "sabot-embedded", address: addr, conns: make(map[net.Conn]struct{})}
 	if err := srv.AddListener(l); err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker listen on %s: %w", addr, err)
 	}
@@ -67,7 +103,25 @@ func StartEmbeddedBroker(addr string, logger *slog.Logger) (*EmbeddedBroker, err
 		srv.Close()
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
-	return &EmbeddedBroker{srv: srv, ln: l, addr: l.Address()}, nil
+	return &EmbeddedBroker{srv: srv, ln: l, addr: l.Address(), auth: a}, nil
+}
+
+// Credentials are the username (EmbeddedOwnUser) and password of the
+// daemon's own clients, which may read and write every topic; the
+// password is drawn at random when the broker starts and is never
+// written anywhere. An open broker (StartEmbeddedBroker) gives "", "".
+func (b *EmbeddedBroker) Credentials() (username, password string) {
+	if b.auth.open {
+		return "", ""
+	}
+	return EmbeddedOwnUser, string(b.auth.ownPass)
+}
+
+// LoginsRefused is how many logins the broker has refused: all of them,
+// and those refused unchecked because failures came faster than
+// authFailRate a second.
+func (b *EmbeddedBroker) LoginsRefused() (all, unchecked uint64) {
+	return b.auth.failed.Load(), b.auth.refused.Load()
 }
 
 // Addr returns the host:port the broker listens on.
