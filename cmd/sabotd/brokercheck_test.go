@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	paho "github.com/eclipse/paho.mqtt.golang"
+
 	"github.com/sabot-table/sabot/drivers/hostcheck"
+	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
@@ -39,6 +42,23 @@ func TestShippedConfigStarts(t *testing.T) {
 	l := logs.String()
 	if !strings.Contains(l, "embedded MQTT broker listening") || strings.Contains(l, "[mqtt] brokers") {
 		t.Errorf("shipped config: want the embedded broker and no broker warning:\n%s", l)
+	}
+	// As installed, the broker is closed to all but the daemon's own
+	// clients, and commands are off.
+	if m.d.cfg.MQTT.Commands {
+		t.Error("systemd/sabotd.toml turns commands on")
+	}
+	for _, who := range []struct{ user, pass string }{{"", ""}, {"pit", "pit"}, {mqtt.EmbeddedOwnUser, "guess"}} {
+		o := paho.NewClientOptions().AddBroker(m.d.broker.URL()).SetClientID("stranger").SetProtocolVersion(4).
+			SetAutoReconnect(false).SetConnectTimeout(5 * time.Second)
+		if who.user != "" {
+			o.SetUsername(who.user).SetPassword(who.pass)
+		}
+		c := paho.NewClient(o)
+		if tok := c.Connect(); tok.WaitTimeout(10*time.Second) && tok.Error() == nil {
+			c.Disconnect(50)
+			t.Errorf("the installed embedded broker let in %q", who.user)
+		}
 	}
 }
 

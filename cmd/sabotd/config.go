@@ -338,6 +338,26 @@ type MQTTConfig struct {
 	// EmbeddedAddr is where the embedded broker listens when Brokers is
 	// empty (default "127.0.0.1:1883").
 	EmbeddedAddr string `toml:"embedded_addr"`
+	// EmbeddedPasswordFile is a Mosquitto password file (mosquitto_passwd)
+	// whose users may log in to the embedded broker; it is needed for an
+	// embedded_addr that is not loopback. The same file serves a
+	// Mosquitto (docs/brokers/mosquitto.passwd is an example).
+	EmbeddedPasswordFile string `toml:"embedded_password_file"`
+	// EmbeddedACLFile is a Mosquitto acl_file saying what each user, and
+	// the anonymous clients, may read and write on the embedded broker
+	// (docs/brokers/mosquitto.acl). Without one, the password file's
+	// users may do anything and anonymous clients only read.
+	EmbeddedACLFile string `toml:"embedded_acl_file"`
+	// EmbeddedAllowAnonymous lets clients without a username connect to
+	// the embedded broker (default false: only the daemon's own clients
+	// and the password file's users). --demo turns it on.
+	EmbeddedAllowAnonymous bool `toml:"embedded_allow_anonymous"`
+	// Operators, if not empty, are the only operators whose commands the
+	// daemon carries out; a command naming another is refused
+	// ("operator \"x\" is not authorised"). The operator is the name the sender puts
+	// in the command (the pit console: its logged-in user), so the list
+	// is as good as the broker's ACL on who may publish commands.
+	Operators []string `toml:"operators"`
 	// TopicPrefix is the first topic level; topics are
 	// "<topic_prefix>/<table>/...".
 	TopicPrefix   string `toml:"topic_prefix"`
@@ -970,6 +990,35 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if len(c.MQTT.Brokers) == 0 {
 		if !listenAddr(c.MQTT.EmbeddedAddr) {
 			bad("mqtt.embedded_addr", "%q: want host:port with a port 0–65535", c.MQTT.EmbeddedAddr)
+		} else if host, _, _ := net.SplitHostPort(c.MQTT.EmbeddedAddr); host != "localhost" && c.MQTT.EmbeddedPasswordFile == "" {
+			if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+				bad("mqtt.embedded_addr", "%q: not loopback, so a password file is needed (embedded_password_file)", c.MQTT.EmbeddedAddr)
+			}
+		}
+		if c.MQTT.EmbeddedPasswordFile != "" {
+			if _, err := mqtt.LoadPasswordFile(c.MQTT.EmbeddedPasswordFile); err != nil {
+				bad("mqtt.embedded_password_file", "%v", err)
+			}
+		}
+		if c.MQTT.EmbeddedACLFile != "" {
+			if _, err := mqtt.LoadACLFile(c.MQTT.EmbeddedACLFile); err != nil {
+				bad("mqtt.embedded_acl_file", "%v", err)
+			}
+		}
+	} else {
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"embedded_password_file", c.MQTT.EmbeddedPasswordFile != ""}, {"embedded_acl_file", c.MQTT.EmbeddedACLFile != ""},
+			{"embedded_allow_anonymous", c.MQTT.EmbeddedAllowAnonymous}} {
+			if k.set {
+				bad("mqtt."+k.key, "set with [mqtt] brokers: it is the embedded broker's, which does not run (give these files to your broker)")
+			}
+		}
+	}
+	for i, op := range c.MQTT.Operators {
+		if op == "" || len(op) > 64 {
+			bad("mqtt.operators", "entry %d %q: want 1 to 64 bytes", i+1, op)
 		}
 	}
 	if why := mqtt.TopicPrefixProblem(c.MQTT.TopicPrefix); why != "" {

@@ -72,6 +72,16 @@ func configGaps() []gapCase {
 			[]string{"c.toml:1:", "baud: unknown key", "baud belongs in [shoe]"}},
 		{"http port not a number", "table = \"T1\"\nstate.dir = \"%DIR%/state\"\nhttp.addr = \"127.0.0.1:http-alt\"\n[shoe]\ndevice = \"/dev/x\"\n",
 			[]string{"c.toml:3: http.addr:", "port"}},
+		{"embedded password file plain text", head + "[mqtt]\nembedded_password_file = \"%DIR%/badpasswd\"\n",
+			[]string{"c.toml:7: mqtt.embedded_password_file:", "badpasswd:2:", `user "pit": not a Mosquitto password hash`}},
+		{"embedded acl file bad keyword", head + "[mqtt]\nembedded_acl_file = \"%DIR%/badacl\"\n",
+			[]string{"c.toml:7: mqtt.embedded_acl_file:", "badacl:3:", `"topics": want user, topic or pattern`}},
+		{"embedded acl file with brokers", head + "[mqtt]\nbrokers = [\"tcp://b:1883\"]\nembedded_acl_file = \"%DIR%/badacl\"\n",
+			[]string{"c.toml:8: mqtt.embedded_acl_file:", "set with [mqtt] brokers"}},
+		{"embedded broker on all addresses without a password file", head + "[mqtt]\nembedded_addr = \"0.0.0.0:0\"\n",
+			[]string{"mqtt.embedded_addr:", "not loopback, so a password file is needed"}},
+		{"empty operator", head + "[mqtt]\noperators = [\"alice\", \"\"]\n",
+			[]string{"c.toml:7: mqtt.operators:", `entry 2 "": want 1 to 64 bytes`}},
 		{"embedded broker port too large", head + "[mqtt]\nembedded_addr = \"127.0.0.1:70000\"\n",
 			[]string{"c.toml:7: mqtt.embedded_addr:", "port"}},
 		{"quoted key with a dot", "table = \"T1\"\nstate.dir = \"%DIR%/state\"\nhttp.addr = \"off\"\n\"shoe.device\" = \"/dev/x\"\n",
@@ -142,6 +152,8 @@ func writeGap(t *testing.T, dir string, c gapCase) string {
 	t.Helper()
 	os.WriteFile(filepath.Join(dir, "empty"), nil, 0o600)
 	os.WriteFile(filepath.Join(dir, "badcards"), []byte("04A1B2 AS\n04A1B3\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "badpasswd"), []byte("# users\npit:secret\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "badacl"), []byte("user pit\ntopic read sabot/#\ntopics write sabot/+/cmd/+\n"), 0o600)
 	path := filepath.Join(dir, "c.toml")
 	if err := os.WriteFile(path, []byte(strings.ReplaceAll(c.src, "%DIR%", dir)), 0o600); err != nil {
 		t.Fatal(err)

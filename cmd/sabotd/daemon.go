@@ -343,7 +343,9 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		// The broker logs at warning level every client that goes away;
 		// keep its errors only.
 		blog := slog.New(errorsOnly{d.log.Handler()}).With("component", "broker")
-		b, err := mqtt.StartEmbeddedBroker(d.cfg.MQTT.EmbeddedAddr, blog)
+		b, err := mqtt.StartEmbedded(mqtt.EmbeddedOptions{Addr: d.cfg.MQTT.EmbeddedAddr, Logger: blog,
+			PasswordFile: d.cfg.MQTT.EmbeddedPasswordFile, ACLFile: d.cfg.MQTT.EmbeddedACLFile,
+			AllowAnonymous: d.cfg.MQTT.EmbeddedAllowAnonymous})
 		if err != nil {
 			return fmt.Errorf("mqtt.embedded_addr: %w", err)
 		}
@@ -367,6 +369,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		Software:          d.software,
 		Rules:             &d.rules,
 		Commands:          d.cfg.MQTT.Commands,
+		Operators:         d.cfg.MQTT.Operators,
 		OnCommand:         d.onCommand,
 		OnCommandRejected: d.onCommandRejected,
 		OnUndeliverable:   d.onUndeliverable,
@@ -380,6 +383,11 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 	}
 	if d.cfg.MQTT.PasswordFile == "" && os.Getenv("SABOT_MQTT_PASSWORD") != "" {
 		opts.PasswordEnv = "SABOT_MQTT_PASSWORD"
+	}
+	if d.broker != nil {
+		// The daemon's own client of its own broker.
+		opts.Username, opts.Password = d.broker.Credentials()
+		opts.PasswordFile, opts.PasswordEnv = "", ""
 	}
 	p, err := mqtt.New(opts)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,31 @@ func (r *received) events() []map[string]any {
 	return append([]map[string]any(nil), r.order...)
 }
 
+// ownURL is the URL of an in-process daemon's embedded broker with the
+// credentials of the daemon's own clients, which may read and write
+// everything (for subscribe).
+func ownURL(b *mqtt.EmbeddedBroker) string {
+	u, _ := neturl.Parse(b.URL())
+	user, pass := b.Credentials()
+	if user != "" {
+		u.User = neturl.UserPassword(user, pass)
+	}
+	return u.String()
+}
+
+// openBroker is the [mqtt] lines that open a daemon's embedded broker to
+// every local client, as before it had authentication, for the tests that
+// run sabotd as a program and connect to its broker: anonymous clients
+// allowed, an ACL granting them everything.
+func openBroker(t *testing.T) string {
+	t.Helper()
+	acl := filepath.Join(t.TempDir(), "open.acl")
+	if err := os.WriteFile(acl, []byte("topic readwrite #\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("embedded_allow_anonymous = true\nembedded_acl_file = %q", acl)
+}
+
 // subscribe connects a paho subscriber to url for prefix/# (QoS 1, clean
 // session) and returns once the broker has acknowledged the subscription
 // (SUBACK), so that nothing published after it returns is missed. (It
@@ -107,8 +133,16 @@ func subscribe(t *testing.T, url, prefix string, r *received) paho.Client {
 			t.Errorf("bad payload on %s: %v", m.Topic(), err)
 		}
 	}
-	o := paho.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("test-sub-%d", time.Now().UnixNano())).
+	o := paho.NewClientOptions().SetClientID(fmt.Sprintf("test-sub-%d", time.Now().UnixNano())).
 		SetCleanSession(true).SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond)
+	if u, err := neturl.Parse(url); err == nil && u.User != nil {
+		// ownURL's: the embedded broker's own credentials.
+		pass, _ := u.User.Password()
+		o.SetUsername(u.User.Username()).SetPassword(pass)
+		u.User = nil
+		url = u.String()
+	}
+	o.AddBroker(url)
 	var connects atomic.Int32
 	o.SetOnConnectHandler(func(c paho.Client) {
 		if connects.Add(1) > 1 { // the first subscription is made below
@@ -296,7 +330,7 @@ dir = %q
 	m, logs := bootDaemon(t, conf)
 	waitShoeOnline(t, m)
 	r := newReceived()
-	subscribe(t, m.d.broker.URL(), "sabot/T-1", r)
+	subscribe(t, ownURL(m.d.broker), "sabot/T-1", r)
 
 	src, _ := os.ReadFile("../../tableau/testdata/contract/check-void.shoe")
 	want, _ := os.ReadFile("../../tableau/testdata/contract/check-void.expected.jsonl")
@@ -313,7 +347,7 @@ dir = %q
 	if got := m.d.fakeFrame(); got != "[E][r][r][ ][ ][ ][E][1]" || !m.d.lampOn() {
 		t.Errorf("display shows %q, lamp %v", got, m.d.lampOn())
 	}
-	sub := subscribe(t, m.d.broker.URL(), "sabot/T-1/cmd/ack/reply", newReceived())
+	sub := subscribe(t, ownURL(m.d.broker), "sabot/T-1/cmd/ack/reply", newReceived())
 	sub.Publish("sabot/T-1/cmd/ack", 1, false, `{"request_id":"r1","operator":"sup-7"}`).WaitTimeout(time.Second)
 	waitFor(t, "the ack", 5*time.Second, func() bool { return len(r.kind("ack")) == 1 })
 	if a := r.kind("ack")[0]; a["operator"] != "sup-7" || a["code"] != "extra-card" {
@@ -487,7 +521,7 @@ require_bets_closed = true
 `, tty.Name(), t.TempDir()))
 	waitShoeOnline(t, m)
 	r := newReceived()
-	sub := subscribe(t, m.d.broker.URL(), "sabot/T-3", r)
+	sub := subscribe(t, ownURL(m.d.broker), "sabot/T-3", r)
 	send := func(words string) {
 		for _, w := range strings.Fields(words) {
 			fmt.Fprintf(ptmx, "%s\n", w)

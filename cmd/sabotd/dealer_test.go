@@ -118,7 +118,7 @@ dir = %q
 `, link, filepath.Join(dir, "state"))
 	m, _ := bootDaemon(t, conf)
 	r := newReceived()
-	cmds := subscribe(t, m.d.broker.URL(), "sabot/T-D", r)
+	cmds := subscribe(t, ownURL(m.d.broker), "sabot/T-D", r)
 	deal := func(src string) { t.Helper(); dealVirtualShoe(t, link, src, 5) }
 	// The coups and the dealer's alerts (not the link's shoe-offline and
 	// shoe-online between the virtual shoe's runs).

@@ -36,6 +36,9 @@ func demoConfig() Config {
 	c.GPIO = board.GPIOConfig{Backend: board.BackendFake, Lamp: "GPIO17", Buzzer: "GPIO27", TowerRed: "GPIO22", TowerAmber: "GPIO10", TowerGreen: "GPIO9",
 		AckKey: "GPIO5", VoidKey: "GPIO6"}
 	c.MQTT.EmbeddedAddr = "127.0.0.1:0"
+	// Anyone on the machine may watch the demo (mosquitto_sub, printed
+	// at start), and write nothing.
+	c.MQTT.EmbeddedAllowAnonymous = true
 	c.State.Dir = ""
 	return c
 }
@@ -323,8 +326,9 @@ func (r *demoRun) subscribe(d *daemon) error {
 		return errors.New("demo: no embedded broker")
 	}
 	prefix := d.cfg.MQTT.TopicPrefix + "/" + d.cfg.Table
+	user, pass := d.broker.Credentials()
 	o := paho.NewClientOptions().AddBroker(d.broker.URL()).SetClientID("sabotd-demo-check").
-		SetCleanSession(true).SetAutoReconnect(true)
+		SetUsername(user).SetPassword(pass).SetCleanSession(true).SetAutoReconnect(true)
 	o.SetOnConnectHandler(func(c paho.Client) {
 		for _, topic := range []string{"coup", "alert", "void"} {
 			c.Subscribe(prefix+"/"+topic, 1, func(_ paho.Client, m paho.Message) {

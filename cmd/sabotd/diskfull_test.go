@@ -109,7 +109,7 @@ addr = "127.0.0.1:0"
 `, link, state)
 	m, logs := bootDaemon(t, conf)
 	r := newReceived()
-	subscribe(t, m.d.broker.URL(), "sabot/T-DF", r)
+	subscribe(t, ownURL(m.d.broker), "sabot/T-DF", r)
 
 	filler := filepath.Join(state, "filler")
 	filled := fillDisk(t, filler)

@@ -180,7 +180,7 @@ func TestCommandTopicOverTheTopicLimit(t *testing.T) {
 func TestLinesShoeNoiseIsNoise(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	port := testenv.FreePort(t)
-	conf, ptmx := linesTable(t, "SEC-2", fmt.Sprintf("embedded_addr = \"127.0.0.1:%d\"", port), "[http]\naddr = \"127.0.0.1:0\"")
+	conf, ptmx := linesTable(t, "SEC-2", fmt.Sprintf("embedded_addr = \"127.0.0.1:%d\"\n%s", port, openBroker(t)), "[http]\naddr = \"127.0.0.1:0\"")
 	p := startSabotd(t, conf)
 	p.waitOnline(t)
 	var mu sync.Mutex
@@ -277,7 +277,7 @@ func mqttString(s string) []byte { return append([]byte{byte(len(s) >> 8), byte(
 func TestEmbeddedBrokerSlowClient(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	port, httpPort := testenv.FreePort(t), testenv.FreePort(t)
-	conf, ptmx := linesTable(t, "SEC-3", fmt.Sprintf("embedded_addr = \"127.0.0.1:%d\"", port), fmt.Sprintf("[http]\naddr = \"127.0.0.1:%d\"", httpPort))
+	conf, ptmx := linesTable(t, "SEC-3", fmt.Sprintf("embedded_addr = \"127.0.0.1:%d\"\n%s", port, openBroker(t)), fmt.Sprintf("[http]\naddr = \"127.0.0.1:%d\"", httpPort))
 	p := startSabotd(t, conf)
 	p.waitOnline(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
@@ -457,7 +457,7 @@ func TestBoardServerBounds(t *testing.T) {
 func TestEmbeddedBrokerLimits(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
 	port := testenv.FreePort(t)
-	conf, _ := linesTable(t, "SEC-5", fmt.Sprintf("embedded_addr = \"127.0.0.1:%d\"", port), "[http]\naddr = \"127.0.0.1:0\"")
+	conf, _ := linesTable(t, "SEC-5", fmt.Sprintf("embedded_addr = \"127.0.0.1:%d\"\n%s", port, openBroker(t)), "[http]\naddr = \"127.0.0.1:0\"")
 	p := startSabotd(t, conf)
 	p.waitOnline(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)

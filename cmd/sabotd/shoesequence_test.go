@@ -38,7 +38,7 @@ dir = %q
 `, link, filepath.Join(dir, "state"))
 	m, _ := bootDaemon(t, conf)
 	r := newReceived()
-	subscribe(t, m.d.broker.URL(), "sabot/T-SQ", r)
+	subscribe(t, ownURL(m.d.broker), "sabot/T-SQ", r)
 	var dealt []string
 	for i, run := range []struct {
 		seed   uint64

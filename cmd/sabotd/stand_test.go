@@ -52,7 +52,7 @@ dir = %q
 	m, _ := bootDaemon(t, conf)
 	waitShoeOnline(t, m)
 	s := &standRig{m: m, ptmx: ptmx, r: newReceived()}
-	s.cmds = subscribe(t, m.d.broker.URL(), "sabot/"+table, s.r)
+	s.cmds = subscribe(t, ownURL(m.d.broker), "sabot/"+table, s.r)
 	return s
 }
 
@@ -142,7 +142,7 @@ dir = %q
 `, link, filepath.Join(dir, "state"))
 	m, _ := bootDaemon(t, conf)
 	r := newReceived()
-	subscribe(t, m.d.broker.URL(), "sabot/T-S", r)
+	subscribe(t, ownURL(m.d.broker), "sabot/T-S", r)
 	dealVirtualShoe(t, link, "shoe 3C 4D 9H 2S | 4H 3D AC KS stand 5C |", 3)
 	waitFor(t, "the coup", 10*time.Second, func() bool { return len(r.kind("coup")) == 1 })
 	c := r.kind("coup")[0]
@@ -177,7 +177,7 @@ dir = %q
 	m, _ := bootDaemon(t, conf)
 	waitShoeOnline(t, m)
 	r := newReceived()
-	subscribe(t, m.d.broker.URL(), "sabot/T-B", r)
+	subscribe(t, ownURL(m.d.broker), "sabot/T-B", r)
 	for _, tok := range strings.Fields("shoe 2C 8D 4S | 5S 2H 9D KC AC 8H") {
 		fmt.Fprintf(ptmx, "%s\r\n", tok)
 	}

@@ -135,6 +135,14 @@ const cmdQueue = 64
 // hands the message to commandLoop and never blocks the client's goroutine
 // nor starts one.
 func (p *Publisher) receiveCommand(m paho.Message) {
+	if m.Retained() {
+		p.mu.Lock()
+		checking := p.checking == m.Topic()
+		p.mu.Unlock()
+		if checking {
+			return // heldRetained's copy, on its own subscription too
+		}
+	}
 	select {
 	case p.cmds <- m:
 		return
@@ -217,6 +225,9 @@ func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
 		return
 	}
 	cmd, reason := p.validateCommand(name, payload, retained)
+	if reason == "" && p.heldRetained(topic, payload) {
+		reason = "retained commands are refused (a retained command would run again on every reconnect): the broker holds this one retained; clear it with an empty retained publish and send it with retain=false"
+	}
 	if reason != "" {
 		p.refuse(cmd, reason, true)
 		return
@@ -232,6 +243,87 @@ func (p *Publisher) handleCommand(topic string, payload []byte, retained bool) {
 	}
 	p.opts.Logger.Info("mqtt: command accepted", "command", name, "request_id", cmd.RequestID, "operator", cmd.Operator)
 	p.reply(name, cmd, true, "")
+}
+
+// heldRetained reports whether the broker holds payload retained on the
+// command topic: a command published with retain=true is delivered live
+// without the retain flag (MQTT 3.1.1 section 3.3.1.3), so a live command
+// gives no sign of it. The daemon asks the broker: it subscribes to the
+// exact topic (the broker sends what it holds retained there, flagged)
+// and then to its own status topic, whose retained status (the daemon's
+// "online") comes after it on the same connection, in order; once that has
+// arrived, whatever the broker held on the topic has too. It then
+// unsubscribes both. When it cannot tell (not connected, a broker that
+// refuses the status subscription or holds no status, no answer within
+// AckTimeout) it logs that once and reports false: the command is taken.
+func (p *Publisher) heldRetained(topic string, payload []byte) bool {
+	p.mu.Lock()
+	c := p.cur
+	p.checking = topic
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.checking = ""
+		p.mu.Unlock()
+	}()
+	if c == nil {
+		return false
+	}
+	held := make(chan struct{}, 1)
+	probed := make(chan struct{}, 1)
+	status := p.prefix + "/" + TopicStatus
+	ctx := context.Background()
+	unsure := func(why string) bool {
+		p.mu.Lock()
+		first := !p.retainUnsure
+		p.retainUnsure = true
+		p.mu.Unlock()
+		if first {
+			p.opts.Logger.Warn("mqtt: cannot tell whether a command was published retained; taking it (logged once)", "topic", topic, "reason", why)
+		}
+		return false
+	}
+	defer c.Unsubscribe(topic, status)
+	// QoS 0: no session state for a subscription of a moment (NATS Server
+	// makes a JetStream consumer for each QoS 1 one).
+	tok := c.Subscribe(topic, 0, func(_ paho.Client, m paho.Message) {
+		if m.Retained() && bytes.Equal(m.Payload(), payload) {
+			select {
+			case held <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if err := waitToken(ctx, tok, p.opts.AckTimeout); err != nil {
+		return unsure("subscribing to the command topic: " + err.Error())
+	}
+	tok = c.Subscribe(status, 0, func(_ paho.Client, m paho.Message) {
+		if m.Retained() {
+			select {
+			case probed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if err := waitToken(ctx, tok, p.opts.AckTimeout); err != nil {
+		return unsure("subscribing to the status topic: " + err.Error())
+	}
+	if st, ok := tok.(*paho.SubscribeToken); ok && st.Result()[status] > 2 {
+		return unsure("the broker refuses the status topic (let the daemon read <prefix>/<table>/status)")
+	}
+	select {
+	case <-held:
+		return true
+	case <-probed:
+		select {
+		case <-held: // sent before the status, and dispatched in order
+			return true
+		default:
+			return false
+		}
+	case <-time.After(p.opts.AckTimeout):
+		return unsure("no retained status came back")
+	}
 }
 
 // refuse records a refused command: a log line, OnCommandRejected and,

@@ -105,6 +105,16 @@ func TestMosquittoCommands(t *testing.T) {
 	send(rogue.C, "ack", `{"request_id":"r11","operator":"alice"}`, false)
 	send(pit.C, "ack", `{"request_id":"r12","operator":"bob"}`, false)
 	cases = append(cases, want{"ack", "", false, "r12", true, ""})
+	// A retained command delivered live carries no retain flag (MQTT
+	// 3.1.1): the daemon asks the broker, which holds it, and refuses it
+	// too. It is cleared once refused (cleared before, it would not be
+	// held); the clearing is refused as before.
+	cases = append(cases, want{"void", "", true, "r13", false, "the broker holds this one retained"},
+		want{"void", "", true, "", false, "bad JSON"})
+	waitFor(t, "the reply to r12", 20*time.Second, func() bool { return len(pit.got.snapshot()) >= len(cases)-2 })
+	send(pit.C, "void", `{"request_id":"r13","operator":"alice"}`, true)
+	waitFor(t, "the reply to r13", 20*time.Second, func() bool { return len(pit.got.snapshot()) >= len(cases)-1 })
+	send(pit.C, "void", "", true)
 
 	var replies []CommandReply
 	waitFor(t, "every reply", 20*time.Second, func() bool {
@@ -146,7 +156,7 @@ func TestMosquittoCommands(t *testing.T) {
 	if strings.Join(got, " ") != "ack/r1/alice void/r2/bob bets-closed/r8/alice new-shoe/r10/bob ack/r12/bob" {
 		t.Fatalf("OnCommand saw %v", got)
 	}
-	if len(rejected) != 11 || !strings.Contains(rejected[10], "unknown command") {
+	if len(rejected) != 13 || !strings.Contains(rejected[10], "unknown command") || !strings.Contains(rejected[11], "holds this one retained") {
 		t.Fatalf("OnCommandRejected saw %v", rejected)
 	}
 }
@@ -272,5 +282,51 @@ func TestCommandFloodStartsNoGoroutines(t *testing.T) {
 	}
 	if busy != cmdQueue-quiet {
 		t.Fatalf("%d busy replies, want %d", busy, cmdQueue-quiet)
+	}
+}
+
+// On the embedded broker too, a command published retained is refused on
+// its live delivery (the daemon asks the broker), and a command sent
+// without retain after it is taken.
+func TestEmbeddedRetainedCommandLive(t *testing.T) {
+	b, err := StartEmbedded(EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	user, pass := b.Credentials()
+	var mu sync.Mutex
+	var accepted, rejected []string
+	o := testOptions("T1", t.TempDir(), b.URL())
+	o.Username, o.Password = user, pass
+	o.Commands = true
+	o.OnCommand = func(c Command) error {
+		mu.Lock()
+		defer mu.Unlock()
+		accepted = append(accepted, c.RequestID)
+		return nil
+	}
+	o.OnCommandRejected = func(c Command, reason string) {
+		mu.Lock()
+		defer mu.Unlock()
+		rejected = append(rejected, c.RequestID+": "+reason)
+	}
+	p := startPublisher(t, o)
+	waitFor(t, "publisher connected", 10*time.Second, func() bool { return p.Status().Connected })
+	time.Sleep(100 * time.Millisecond)
+	pit := newSubscriber(t, b.URL(), "pit", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) { o.SetUsername(user).SetPassword(pass) })
+	for i, c := range []struct {
+		payload  string
+		retained bool
+	}{{`{"request_id":"e1","operator":"alice"}`, true}, {`{"request_id":"e2","operator":"alice"}`, false}} {
+		if tok := pit.C.Publish("sabot/T1/cmd/void", 1, c.retained, c.payload); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+			t.Fatal(tok.Error())
+		}
+		waitFor(t, "the reply", 10*time.Second, func() bool { return len(pit.got.snapshot()) > i })
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(accepted, " ") != "e2" || len(rejected) != 1 || !strings.Contains(rejected[0], "e1: retained commands are refused") {
+		t.Errorf("accepted %v, rejected %v", accepted, rejected)
 	}
 }

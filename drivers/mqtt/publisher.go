@@ -64,6 +64,8 @@ type Publisher struct {
 	backlogAlert bool
 	started      bool
 	closed       bool
+	checking     string // the command topic heldRetained is asking about, "" when none
+	retainUnsure bool   // heldRetained could not tell once (logged once)
 	recentCmds   map[string]bool
 	recentOrder  []string
 	cmdsDropped  int // commands dropped unanswered: both command queues full
