@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/testenv"
+	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 )
 
 // The shipped example files (docs/brokers): a Mosquitto password file and
@@ -30,7 +32,7 @@ func TestExampleACLEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	checkExampleACL(t, b.URL())
+	checkExampleACL(t, b.URL(), false)
 	if all, _ := b.LoginsRefused(); all != 2 {
 		t.Errorf("%d logins refused, want 2 (anonymous, a wrong password)", all)
 	}
@@ -45,7 +47,28 @@ func TestExampleACLMosquitto(t *testing.T) {
 	acl, _ := filepath.Abs(exampleACL)
 	m := testenv.StartMosquittoWith(t, testenv.MosquittoOptions{
 		Listener: "listener %PORT% 127.0.0.1\nallow_anonymous false\npassword_file " + pw + "\nacl_file " + acl + "\n"})
-	checkExampleACL(t, m.URL)
+	checkExampleACL(t, m.URL, false)
+}
+
+// TestExampleNATSAccounts: docs/brokers/nats-accounts.conf gives the same
+// users the same rights on NATS Server's MQTT listener (a 3-node
+// cluster with JetStream, as on a floor).
+func TestExampleNATSAccounts(t *testing.T) {
+	t.Parallel()
+	conf, err := os.ReadFile(filepath.Join("..", "..", "docs", "brokers", "nats-accounts.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An include is read from the including file's directory.
+	c := natscluster.New(t, natscluster.Options{Extra: "include \"sabot-accounts.conf\"\n"})
+	for i := range c.Len() {
+		if err := os.WriteFile(filepath.Join(c.Node(i).Dir, "sabot-accounts.conf"), conf, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c.Node(i).Start()
+	}
+	c.WaitReady(t)
+	checkExampleACL(t, c.Node(0).URL(), true)
 }
 
 // exampleClient connects user (password example-<user>-password; "" is
@@ -87,7 +110,7 @@ func (g *got) has(topic string) bool {
 
 // checkExampleACL: who may connect, who may publish where, who receives
 // what, on the broker at url with the example files.
-func checkExampleACL(t *testing.T, url string) {
+func checkExampleACL(t *testing.T, url string, nats bool) {
 	// Logins: the four users with their passwords; not anonymous, not a
 	// wrong password.
 	for _, u := range []string{"T1", "T2", "pit", "scoreboard"} {
@@ -202,11 +225,18 @@ func checkExampleACL(t *testing.T, url string) {
 		"T1 sabot/T1/cmd/+":        {"sabot/T1/cmd/void"},
 		"T1 sabot/T1/card":         nil,
 		"T2 sabot/T1/#":            nil,
-		"T2 sabot/+/cmd/+":         {"sabot/T2/cmd/dealer"}, // its own, not T1's
+		"T2 sabot/+/cmd/+":         {"sabot/T2/cmd/dealer"}, // its own, not T1's (NATS: refused, below)
 		"T2 sabot/T2/cmd/+":        {"sabot/T2/cmd/dealer"},
 		"scoreboard sabot/#":       {"sabot/T1/alert/ack", "sabot/T1/card", "sabot/T1/cmd/void", "sabot/T1/cmd/void/reply", "sabot/T1/status", "sabot/T2/cmd/dealer"},
 		"pit sabot/#":              {"sabot/T1/alert/ack", "sabot/T1/card", "sabot/T1/cmd/void", "sabot/T1/cmd/void/reply", "sabot/T1/status", "sabot/T2/cmd/dealer"},
 		"scoreboard sabot/+/cmd/+": {"sabot/T1/cmd/void", "sabot/T2/cmd/dealer"},
+	}
+	if nats {
+		// NATS Server grants a subscription only within the subjects
+		// allowed (sabot.*.cmd.* is wider than sabot.T2.cmd.*): T2 gets
+		// none of it, where Mosquitto and the embedded broker deliver
+		// what T2 may read of it. Either way T1's commands stay T1's.
+		want["T2 sabot/+/cmd/+"] = nil
 	}
 	for i, r := range readers {
 		var have []string

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,30 +14,24 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 )
 
-// Commands against a Mosquitto with the ACLs the README recommends: valid
+// Commands against a Mosquitto with the shipped example password file and
+// ACL (docs/brokers, which drivers/mqtt/README.md points to): valid
 // commands reach OnCommand once and get an accepted reply; malformed,
 // oversized, unknown, retained, duplicate, wrong-table and unauthorised
 // ones are rejected with a reply naming the reason and never reach
 // OnCommand; a client the ACL does not allow (a scoreboard) cannot command
 // at all.
 func TestMosquittoCommands(t *testing.T) {
-	dir := t.TempDir()
-	passwd := filepath.Join(dir, "passwd")
-	mosquittoPasswd(t, passwd, "sabotd-T1", "d")
-	mosquittoPasswd(t, passwd, "pit", "p")
-	mosquittoPasswd(t, passwd, "scoreboard", "r")
-	acl := filepath.Join(dir, "acl")
-	if err := os.WriteFile(acl, []byte(readmeACL(t)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := newMosquitto(t, "listener %PORT% 127.0.0.1\nallow_anonymous false\npassword_file "+passwd+"\nacl_file "+acl+"\n", "")
+	pw, _ := filepath.Abs(examplePasswd)
+	acl, _ := filepath.Abs(exampleACL)
+	m := newMosquitto(t, "listener %PORT% 127.0.0.1\nallow_anonymous false\npassword_file "+pw+"\nacl_file "+acl+"\n", "")
 	m.Start()
 
 	var mu sync.Mutex
 	var accepted []Command
 	var rejected []string
 	o := testOptions("T1", t.TempDir(), m.URL)
-	o.Username, o.Password = "sabotd-T1", "d"
+	o.Username, o.Password = "T1", "example-T1-password"
 	o.Commands = true
 	o.Operators = []string{"alice", "bob"}
 	o.OnCommand = func(c Command) error {
@@ -56,7 +49,7 @@ func TestMosquittoCommands(t *testing.T) {
 		mu.Unlock()
 	}
 	pit := newSubscriber(t, m.URL, "pit-system", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
-		o.SetUsername("pit").SetPassword("p")
+		o.SetUsername("pit").SetPassword("example-pit-password")
 	})
 	send := func(c paho.Client, name, payload string, retained bool) {
 		t.Helper()
@@ -100,7 +93,7 @@ func TestMosquittoCommands(t *testing.T) {
 	}
 	// A client the ACL does not allow: the broker drops its command.
 	rogue := newSubscriber(t, m.URL, "rogue", "sabot/T1/cmd/+/reply", func(o *paho.ClientOptions) {
-		o.SetUsername("scoreboard").SetPassword("r")
+		o.SetUsername("scoreboard").SetPassword("example-scoreboard-password")
 	})
 	send(rogue.C, "ack", `{"request_id":"r11","operator":"alice"}`, false)
 	send(pit.C, "ack", `{"request_id":"r12","operator":"bob"}`, false)
@@ -161,25 +154,6 @@ func TestMosquittoCommands(t *testing.T) {
 	}
 }
 
-// readmeACL returns the Mosquitto acl_file README.md recommends: the code
-// block after the "### Broker ACLs" heading.
-func readmeACL(t testing.TB) string {
-	t.Helper()
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "### Broker ACLs")
-	if !ok {
-		t.Fatal("README.md: no Broker ACLs section")
-	}
-	_, rest, ok = strings.Cut(rest, "```\n")
-	block, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 || !strings.Contains(block, "user sabotd-T1") {
-		t.Fatalf("README.md: no ACL code block: %q", block)
-	}
-	return block
-}
 
 // lockedLog is a log destination safe for concurrent writers.
 type lockedLog struct {
