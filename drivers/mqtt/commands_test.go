@@ -154,7 +154,6 @@ func TestMosquittoCommands(t *testing.T) {
 	}
 }
 
-
 // lockedLog is a log destination safe for concurrent writers.
 type lockedLog struct {
 	mu  sync.Mutex
