@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +28,9 @@ type testPKI struct {
 	dir                                string
 	ca, serverCert, serverKey, cliCert string
 	cliKey                             string
+	// client makes another client certificate, for the common name cn,
+	// and returns its certificate and key files.
+	client func(cn string) (cert, key string)
 }
 
 func writePEM(t testing.TB, path, typ string, der []byte) {
@@ -76,6 +80,13 @@ func newTestPKI(t testing.TB) testPKI {
 	}
 	leaf(2, "broker.sabot.test", x509.ExtKeyUsageServerAuth, []string{"broker.sabot.test"}, p.serverCert, p.serverKey)
 	leaf(3, "sabotd-T1", x509.ExtKeyUsageClientAuth, nil, p.cliCert, p.cliKey)
+	serial := int64(3)
+	p.client = func(cn string) (string, string) {
+		serial++
+		cert, key := filepath.Join(dir, cn+".pem"), filepath.Join(dir, cn+".key")
+		leaf(serial, cn, x509.ExtKeyUsageClientAuth, nil, cert, key)
+		return cert, key
+	}
 	return p
 }
 
@@ -214,5 +225,85 @@ func TestOptionsErrors(t *testing.T) {
 	logTo(&b).Info("options", "mqtt", o)
 	if strings.Contains(b.String(), "hunter2") || !strings.Contains(b.String(), "(set)") {
 		t.Fatalf("log line: %s", b.String())
+	}
+}
+
+// Client certificates as the identity: a Mosquitto that requires one and
+// takes its common name as the username (use_identity_as_username), with
+// the shipped example ACL. The daemon of T1, with a certificate for "T1"
+// and no password, publishes its messages, which reach the pit; T2's
+// daemon, with a certificate for "T2", cannot publish on T1's topics; a
+// certificate for "pit" sends a command T1's daemon takes.
+func TestMosquittoClientCertificateIdentity(t *testing.T) {
+	pki := newTestPKI(t)
+	acl, _ := filepath.Abs(exampleACL)
+	m := newMosquitto(t, "listener %PORT% 127.0.0.1\ncafile "+pki.ca+"\ncertfile "+pki.serverCert+"\nkeyfile "+pki.serverKey+
+		"\nrequire_certificate true\nuse_identity_as_username true\nallow_anonymous false\nacl_file "+acl+"\n", "")
+	m.Start()
+	url := fmt.Sprintf("ssl://127.0.0.1:%d", m.Port)
+	as := func(cn string) TLSOptions {
+		cert, key := pki.client(cn)
+		return TLSOptions{CAFile: pki.ca, CertFile: cert, KeyFile: key, ServerName: "broker.sabot.test"}
+	}
+	pitTLS, err := as("pit").config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pit := newSubscriber(t, url, "pit-cert", "sabot/#", func(o *paho.ClientOptions) { o.SetTLSConfig(pitTLS) })
+
+	var cmds []string
+	var mu sync.Mutex
+	o := testOptions("T1", t.TempDir(), url)
+	o.TLS = as("T1")
+	o.Commands = true
+	o.OnCommand = func(c Command) error {
+		mu.Lock()
+		defer mu.Unlock()
+		cmds = append(cmds, c.Name+"/"+c.RequestID)
+		return nil
+	}
+	p := startPublisher(t, o)
+	events := shoeEvents(t, "T1")[:20]
+	publishEvents(t, p, events, 0)
+	want := expectedIDs(t, events)
+	if got := pit.waitIDs(t, want, 30*time.Second); len(got) < len(want) {
+		t.Fatalf("the pit got %d of T1's %d messages", len(got), len(want))
+	}
+
+	// T2's daemon, named by its certificate, writes under T1: dropped.
+	t2TLS, err := as("T2").config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID("t2-cert").SetTLSConfig(t2TLS).SetProtocolVersion(4))
+	if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("T2 by certificate: %v", tok.Error())
+	}
+	defer c.Disconnect(50)
+	c.Publish("sabot/T1/card", 1, false, `{"id":"T1/forged/0/card/1"}`).WaitTimeout(5 * time.Second)
+	c.Publish("sabot/T1/cmd/void", 1, false, `{"request_id":"forged","operator":"alice"}`).WaitTimeout(5 * time.Second)
+
+	// The pit's certificate sends a command; its reply comes back after
+	// anything T2's client got through.
+	if tok := pit.C.Publish("sabot/T1/cmd/ack", 1, false, `{"request_id":"c1","operator":"alice"}`); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	waitFor(t, "the ack's reply", 20*time.Second, func() bool {
+		for _, r := range pit.got.snapshot() {
+			if r.topic == "cmd/ack/reply" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, r := range pit.got.snapshot() {
+		if strings.Contains(string(r.payload), "forged") {
+			t.Errorf("T2's forged message reached the pit: %s %s", r.topic, r.payload)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(cmds, " ") != "ack/c1" {
+		t.Errorf("T1's daemon took %v, want only the pit's ack", cmds)
 	}
 }
