@@ -9,7 +9,9 @@ import "errors"
 //   - Deal: right, left, banker, right, left, banker.
 //   - A banker's natural (8 or 9 on two cards) ends the coup: both
 //     tableaux are compared with it. A tableau with a natural draws no
-//     card.
+//     card and has no turn: it is turned over at once, and a "stand"
+//     belongs to the next hand with a decision. When both tableaux have
+//     naturals the banker has no turn either: the coup is complete.
 //   - Otherwise the right tableau decides, then the left, then the
 //     banker. Each tableau follows TableauPunter (0–4 draw, 5 option,
 //     6–7 stand); the banker's draw is always an option (he plays one
@@ -69,10 +71,18 @@ func (p banquePlay) natural(c *Coup) bool {
 	return c.Banker.N >= 2 && twoCardTotal(&c.Banker) >= 8
 }
 
-// rule is hand i's decision, ok false once it has drawn.
+// rule is hand i's decision, ok false once it has drawn, and for a hand
+// that has no turn: a tableau with a natural (it is turned over at once
+// and takes no decision, so a "stand" or a card goes to the next hand
+// with one), and the banker when both tableaux have naturals (a natural
+// ends its side's play, as in chemin de fer, and he has no one left to
+// play against: the coup is complete after the deal).
 func (p banquePlay) rule(c *Coup, i int) (Decision, bool) {
 	h := p.hand(c, i)
 	if h.N != 2 {
+		return Decision{}, false
+	}
+	if (i < 2 && h.Natural()) || (i == 2 && c.Player.Natural() && c.Left.Natural()) {
 		return Decision{}, false
 	}
 	t := twoCardTotal(h)

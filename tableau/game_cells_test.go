@@ -265,7 +265,9 @@ func TestCellsBanque(t *testing.T) {
 		rc, lc, bc := twoCardsOf(r, "S"), twoCardsOf(l, "D"), twoCardsOf(b, "H")
 		return dealCoup(t, g, []string{rc[0], lc[0], bc[0], rc[1], lc[1], bc[1]})
 	}
-	for r := 0; r <= 9; r++ {
+	card := func(s string) tableau.Card { c, _ := tableau.ParseCard(s); return c }
+	// The right tableau's turn, on every total but a natural.
+	for r := 0; r <= 7; r++ {
 		c := deal(r, 6, 3) // left stands on 6, banker on 3 (his option)
 		name := fmt.Sprintf("banque right %d", r)
 		want := ruleOf(banqueTableauByHand[r])
@@ -274,14 +276,14 @@ func TestCellsBanque(t *testing.T) {
 			// A card goes past the right tableau, standing, to the left
 			// one (which stands) and to the banker (his option): a draw.
 			drew := c
-			card, _ := tableau.ParseCard("2C")
-			drew.Deal(card)
+			drew.Deal(card("2C"))
 			if drew.Player.N != 2 || drew.Left.N != 2 || drew.Banker.N != 3 {
 				t.Errorf("%s: a card went to right %d left %d banker %d", name, drew.Player.N, drew.Left.N, drew.Banker.N)
 			}
 		}
 	}
-	for l := 0; l <= 9; l++ {
+	// The left tableau's turn, after the right's forced stand on 7.
+	for l := 0; l <= 7; l++ {
 		c := deal(7, l, 3)
 		if _, a := c.Stand(); a != "" { // the right's 7: a forced stand passed
 			t.Fatal(a)
@@ -296,25 +298,98 @@ func TestCellsBanque(t *testing.T) {
 		name := fmt.Sprintf("banque banker %d", b)
 		checkDecision(t, name, c, tableau.PositionBanker, tableau.NeedBankerThird, ruleOf(banqueBankerByHand[b]), b, tableau.NoThirdCard)
 	}
-	// The banker's natural ends the coup, whatever the tableaux hold.
-	for b := 8; b <= 9; b++ {
-		c := deal(2, 5, b)
-		if !c.Complete() || !c.Natural() {
-			t.Errorf("banque banker natural %d: complete %v", b, c.Complete())
+
+	// A tableau with a natural has no turn: it is turned over at once, and
+	// the first decision is the next hand's.
+	for r := 8; r <= 9; r++ {
+		// Right natural, each left total that is not one: the left
+		// tableau decides first, as if it were first.
+		for l := 0; l <= 7; l++ {
+			c := deal(r, l, 3)
+			name := fmt.Sprintf("banque right natural %d, left %d", r, l)
+			checkDecision(t, name, c, tableau.PositionLeft, tableau.NeedLeftThird, ruleOf(banqueTableauByHand[l]), l, tableau.NoThirdCard)
+			// A stand there is the left's, and the next is the banker's.
+			st := c
+			if _, a := st.Stand(); a != "" && ruleOf(banqueTableauByHand[l]) != tableau.MustDraw {
+				t.Errorf("%s: stand raises %s", name, a)
+			}
+			if ruleOf(banqueTableauByHand[l]) != tableau.MustDraw {
+				bankerNext(t, name+", after the left's stand", st, 3)
+			}
 		}
-		checkBankerStands(t, fmt.Sprintf("banque banker natural %d", b), c)
+		// Left natural, each right total that is not one: the right
+		// decides, then the banker (the left is passed).
+		for rr := 0; rr <= 7; rr++ {
+			c := deal(rr, r, 4)
+			name := fmt.Sprintf("banque left natural %d, right %d", r, rr)
+			checkDecision(t, name, c, tableau.PositionRight, tableau.NeedPlayerThird, ruleOf(banqueTableauByHand[rr]), rr, tableau.NoThirdCard)
+			if ruleOf(banqueTableauByHand[rr]) != tableau.MustDraw {
+				st := c
+				st.Stand()
+				bankerNext(t, name+", after the right's stand", st, 4)
+			} else {
+				// The right's forced draw, then the banker's option.
+				dr := c
+				dr.Deal(card("2C"))
+				bankerNext(t, name+", after the right's draw", dr, 4)
+			}
+		}
+		// Both tableaux natural, the banker none: the coup is complete
+		// after the deal, with no option, and a card is surplus.
+		for l := 8; l <= 9; l++ {
+			for b := 0; b <= 7; b++ {
+				c := deal(r, l, b)
+				name := fmt.Sprintf("banque both natural %d %d, banker %d", r, l, b)
+				if _, ok := c.Decision(); ok || !c.Complete() || c.Need() != tableau.NeedNone || len(c.Options()) != 0 {
+					t.Errorf("%s: complete %v, need %s, options %v", name, c.Complete(), c.Need(), c.Options())
+				}
+				ex := c
+				if _, a := ex.Deal(card("4C")); a != tableau.AlertExtraCard {
+					t.Errorf("%s: a card after the deal raises %q, want extra-card", name, a)
+				}
+				st := c
+				if _, a := st.Stand(); a != "" || !st.Complete() {
+					t.Errorf("%s: a stand raises %q", name, a)
+				}
+				rw, lw := c.SideWinners()
+				if rw != tableau.WinnerPlayer || lw != tableau.WinnerPlayer {
+					t.Errorf("%s: side winners %v %v, want both tableaux", name, rw, lw)
+				}
+			}
+		}
 	}
-	// A tableau's natural does not: both tableaux naturals, the banker
-	// still has his option.
-	c := deal(9, 8, 4)
-	if d, ok := c.Decision(); !ok || d.Hand != tableau.PositionRight || d.Rule != tableau.MustStand {
-		t.Errorf("tableaux naturals: Decision %+v %v", d, ok)
+	// The banker's natural ends the coup, with each tableau state.
+	for b := 8; b <= 9; b++ {
+		for r := 0; r <= 9; r++ {
+			for l := 0; l <= 9; l++ {
+				c := deal(r, l, b)
+				name := fmt.Sprintf("banque banker natural %d, right %d, left %d", b, r, l)
+				if !c.Complete() || !c.Natural() || len(c.Options()) != 0 {
+					t.Errorf("%s: complete %v", name, c.Complete())
+				}
+				checkBankerStands(t, name, c)
+			}
+		}
 	}
-	if c.Need() != tableau.NeedBankerThird {
-		t.Errorf("tableaux naturals: Need %s, want banker-third (his option)", c.Need())
-	}
-	if n := c.Naturals(); n != [3]bool{true, true, false} {
+	if n := deal(9, 8, 4).Naturals(); n != [3]bool{true, true, false} {
 		t.Errorf("Naturals = %v", n)
+	}
+}
+
+// bankerNext checks that the banker's option on total b is the banque
+// coup's turn, and that a card there is his draw.
+func bankerNext(t *testing.T, name string, c tableau.Coup, b int) {
+	t.Helper()
+	if d, ok := c.Decision(); !ok || d.Hand != tableau.PositionBanker || d.Rule != tableau.Option || d.Total != b {
+		t.Errorf("%s: Decision %+v %v, want the banker's option on %d", name, d, ok, b)
+	}
+	if n := c.Need(); n != tableau.NeedBankerThird {
+		t.Errorf("%s: Need %s, want banker-third", name, n)
+	}
+	card, _ := tableau.ParseCard("2C")
+	n := c.Banker.N
+	if _, a := c.Deal(card); a != "" || c.Banker.N != n+1 {
+		t.Errorf("%s: a card went elsewhere (%q)", name, a)
 	}
 }
 

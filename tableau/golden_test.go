@@ -16,6 +16,22 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ (not the contract)")
 
+// gameOfPart is the game a file name's part names: "banque",
+// "check-chemin-de-fer", or a game followed by words ("check-banque-naturals").
+func gameOfPart(part string) (tableau.Game, bool) {
+	name := strings.TrimPrefix(part, "check-")
+	for {
+		if g, err := tableau.ParseGame(name); err == nil {
+			return g, true
+		}
+		i := strings.LastIndexByte(name, '-')
+		if i < 0 {
+			return tableau.Game{}, false
+		}
+		name = name[:i]
+	}
+}
+
 // optionsFromName derives fold options from a sample's file name: a
 // part naming a game (chemin-de-fer, banque, or check-GAME) sets it; a
 // ".decksN." part sets the decks, ".one-more." the cut rule, ".ez." /
@@ -25,7 +41,7 @@ func optionsFromName(t *testing.T, name string, toks []tableau.Token) tableau.Op
 	t.Helper()
 	opts := tableau.Options{Markers: tableau.HasMarkers(toks)}
 	for _, part := range strings.Split(filepath.Base(name), ".") {
-		if g, err := tableau.ParseGame(strings.TrimPrefix(part, "check-")); err == nil && part != "ez" && part != "super6" {
+		if g, ok := gameOfPart(part); ok && part != "ez" && part != "super6" {
 			opts.Rules.Game = g // check-chemin-de-fer.shoe, banque.*.shoe
 		}
 		if part == "free" { // chemin de fer's free banker table

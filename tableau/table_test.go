@@ -145,7 +145,7 @@ func asJSON(t *testing.T, v any) map[string]any {
 func optionsForSample(name string, toks []tableau.Token) tableau.Options {
 	opts := tableau.Options{Markers: tableau.HasMarkers(toks)}
 	for _, part := range strings.Split(filepath.Base(name), ".") {
-		if g, err := tableau.ParseGame(strings.TrimPrefix(part, "check-")); err == nil {
+		if g, ok := gameOfPart(part); ok {
 			opts.Rules.Game = g // check-chemin-de-fer.shoe, banque.*.shoe
 		}
 		if part == "free" { // chemin de fer's free banker table

@@ -46,10 +46,16 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 // name ("check-banque.shoe": banque), or "" for punto banco.
 func contractGame(shoe string) string {
 	name := strings.TrimPrefix(strings.Split(filepath.Base(shoe), ".")[0], "check-")
-	if _, ok := tableau.LookupGame(name); ok {
-		return name
+	for {
+		if _, ok := tableau.LookupGame(name); ok {
+			return name // check-banque.shoe, check-banque-naturals.shoe
+		}
+		i := strings.LastIndexByte(name, '-')
+		if i < 0 {
+			return ""
+		}
+		name = name[:i]
 	}
-	return ""
 }
 
 // TestCheckGameGoldens runs the command on the chemin de fer and banque
