@@ -550,6 +550,19 @@ func (c *MacaoCoup) Stand() MacaoMisfit {
 	return MacaoFits
 }
 
+// StandAll ends the coup at the dealer's coup button ("|"): after the
+// deal every remaining turn is an option, so every hand still to play
+// stands and the coup is complete. It reports false, changing nothing,
+// while the initial cards are still being dealt (a card is owed: the
+// caller raises missing-card) or once the coup is complete.
+func (c *MacaoCoup) StandAll() bool {
+	if c.Complete() || c.dealt < c.n*c.rules.initialCards() {
+		return false
+	}
+	c.turn, c.drawn = c.n, false
+	return true
+}
+
 // Refuse sets aside the ten or court card the hand whose turn it is has
 // just drawn; the hand keeps its turn.
 func (c *MacaoCoup) Refuse() MacaoMisfit {

@@ -225,8 +225,14 @@ func (f *MacaoFold) Refuse(out []Event) []Event {
 }
 
 // Marker folds the dealer's coup button ("|"). Ignored without markers.
+// After the deal it closes the coup: every hand whose turn is still to
+// come stands (every turn is an option), and the coup line follows. During
+// the deal, where cards are owed, it raises missing-card.
 func (f *MacaoFold) Marker(out []Event) []Event {
 	f.open()
+	if f.opts.Markers && f.inCoup() && f.coup.StandAll() {
+		out = f.emitCoup(out)
+	}
 	out, closing := f.marker(out)
 	if closing && !f.coup.Complete() {
 		out = append(out, alertEvent(f.shoe, f.coupNum, AlertMissingCard, Card{}))

@@ -36,7 +36,18 @@ func macaoArgs(name string) []string {
 // TestCheckMacaoContract: the team's Macao example through the command
 // (expected keys exact, extra keys allowed).
 func TestCheckMacaoContract(t *testing.T) {
-	shoe := "../../tableau/testdata/macao/contract/check-macao.seats2.shoe"
+	shoes, _ := filepath.Glob("../../tableau/testdata/macao/contract/*.shoe")
+	if len(shoes) < 2 {
+		t.Fatalf("%d Macao contract transcripts", len(shoes))
+	}
+	for _, shoe := range shoes {
+		t.Run(filepath.Base(shoe), func(t *testing.T) { checkMacaoContract(t, shoe) })
+	}
+}
+
+// checkMacaoContract: one Macao contract transcript (2 seats) through the
+// command against its expected lines.
+func checkMacaoContract(t *testing.T, shoe string) {
 	code, out, errs := runCheckArgs(t, "", "--game", "macao", "--seats", "2", shoe)
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
