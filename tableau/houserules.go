@@ -229,6 +229,26 @@ func (r Rules) problems(given bool) []*ErrRule {
 			bad("pair_suited_pays", "%d: below pair_pays %d (a suited pair pays at least as much as any pair; 0 for the same)", s, pair)
 		}
 	}
+	// A house rule the game does not use is refused, not ignored: chemin
+	// de fer and banque have no tie bet and no pair bets. (A given
+	// pair_pays or tie_pays at its default cannot be told from one left
+	// out, and changes nothing.)
+	if r.Game.valid() {
+		none := func(key string, v int, bet string) {
+			bad(key, "%d: %s has no %s; leave it out", v, r.Game.Name(), bet)
+		}
+		if !r.Offers(BetTie) && r.TiePays != 0 && r.TiePays != 8 {
+			none("tie_pays", r.TiePays, "tie bet")
+		}
+		if !r.Offers(BetPlayerPair) {
+			if r.PairPays != 0 && r.PairPays != 11 {
+				none("pair_pays", r.PairPays, "pair bets")
+			}
+			if r.PairSuitedPays != 0 {
+				none("pair_suited_pays", r.PairSuitedPays, "pair bets")
+			}
+		}
+	}
 	if r.Side.Offered>>len(SideBets) != 0 {
 		bad("side_bets", "invalid side-bet set %#x", uint8(r.Side.Offered))
 	}

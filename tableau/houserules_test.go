@@ -244,3 +244,37 @@ func TestRulesProblems(t *testing.T) {
 		t.Errorf("String at 5%% = %q", s)
 	}
 }
+
+// A house rule the game does not use is refused with the reason, under
+// every game without tie or pair bets; under the punto banco games it is
+// taken.
+func TestRulesUnusedByTheGame(t *testing.T) {
+	for _, name := range []string{"chemin-de-fer", "banque"} {
+		g, err := ParseGame(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			r    Rules
+			want string
+		}{
+			{Rules{Game: g, PairSuitedPays: 25}, "pair_suited_pays: 25: " + name + " has no pair bets; leave it out"},
+			{Rules{Game: g, PairPays: 12}, "pair_pays: 12: " + name + " has no pair bets; leave it out"},
+			{Rules{Game: g, TiePays: 9}, "tie_pays: 9: " + name + " has no tie bet; leave it out"},
+		} {
+			ps := tc.r.Problems()
+			if len(ps) != 1 || !strings.Contains(ps[0].Error(), tc.want) {
+				t.Errorf("%s %+v: %v, want %q", name, tc.r, ps, tc.want)
+			}
+		}
+		// The defaults, given, are no finding.
+		if ps := (Rules{Game: g, TiePays: 8, PairPays: 11}).Problems(); len(ps) != 0 {
+			t.Errorf("%s with the default pays: %v", name, ps)
+		}
+	}
+	for _, g := range []Game{GamePuntoBanco, GameEZ, GameSuper6} {
+		if ps := (Rules{Game: g, TiePays: 9, PairPays: 12, PairSuitedPays: 25}).Problems(); len(ps) != 0 {
+			t.Errorf("%s: %v", g.Name(), ps)
+		}
+	}
+}
