@@ -132,7 +132,7 @@ func parseFloorSimFlags(args []string, stderr io.Writer) (floorSimConfig, error)
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the first table's shoes (table i deals seed+i-1)")
 	fs.BoolVar(&c.jsonOut, "json", false, "print one JSON object per run instead of text")
 	fs.BoolVar(&c.keep, "keep", false, "keep the working directory")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
@@ -180,6 +180,9 @@ func runFloorSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	c, err := parseFloorSimFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, errFlagsPrinted) {
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)

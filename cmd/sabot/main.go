@@ -10,12 +10,16 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"sort"
 	"syscall"
+
+	buildversion "github.com/sabot-table/sabot/cmd/internal/version"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand's
@@ -44,8 +48,33 @@ func main() {
 	os.Exit(code)
 }
 
+// errFlagsPrinted is returned for a flag the flag package has already
+// complained about (with the usage): the caller exits 2 without saying it
+// again.
+var errFlagsPrinted = errors.New("sabot: bad flag (printed)")
+
+// parseFlags is fs.Parse(args), with errFlagsPrinted for a bad flag (the
+// flag package prints it and the usage) and flag.ErrHelp for -h.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errFlagsPrinted
+	}
+	return nil
+}
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3"
+// (.ci/package), as sabotd's.
+var version = ""
+
 // run dispatches args[0] to its subcommand.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintln(stdout, "sabot", buildversion.String(version))
+		return 0
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {

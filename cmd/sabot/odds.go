@@ -99,7 +99,7 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsConfig, error) {
 	cf := addCheminFlags(fs)
 	bf := addBanqueFlags(fs)
 	fs.BoolVar(&cfg.batch, "batch", false, "read one CARDS list per standard input line; one JSON object per line")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return cfg, err
 	}
 	set := map[string]bool{}
@@ -360,6 +360,9 @@ func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	cfg, err := parseOddsFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, errFlagsPrinted) {
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sabot odds: %v\n", err)

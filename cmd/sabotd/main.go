@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	buildversion "github.com/sabot-table/sabot/cmd/internal/version"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/journal"
@@ -30,7 +31,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 )
@@ -39,24 +39,8 @@ import (
 // otherwise the module version from the build info is used.
 var version = ""
 
-// Version returns sabotd's version string.
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " (" + s.Value[:12] + ")"
-			}
-		}
-		if v != "" {
-			return v
-		}
-	}
-	return "(devel)"
-}
+// Version returns sabotd's version string (cmd/internal/version).
+func Version() string { return buildversion.String(version) }
 
 // stopTimeout bounds a graceful stop: systemd's TimeoutStopSec is longer.
 const stopTimeout = 9 * time.Second
