@@ -167,6 +167,11 @@ func parseFloorSimFlags(args []string, stderr io.Writer) (floorSimConfig, error)
 	case c.refusal < minRefusalTimeout || c.refusal > maxRefusalTimeout:
 		return c, fmt.Errorf("floor-sim: --refusal-timeout %v out of range %v..%v", c.refusal, minRefusalTimeout, maxRefusalTimeout)
 	}
+	for _, b := range c.brokers {
+		if why := mqtt.BrokerURLProblem(b); why != "" {
+			return c, fmt.Errorf("floor-sim: --broker %q: %s", b, why)
+		}
+	}
 	if c.sabotd == "" {
 		c.sabotd = findSabotd()
 	}
@@ -464,12 +469,19 @@ const (
 // start connects (retrying in the background) and waits up to wait for
 // the first connection.
 func (f *floorConn) start(wait time.Duration) error {
+	if bad := unreachable(f.brokers, 2*time.Second); len(bad) == len(f.brokers) {
+		return fmt.Errorf("floor-sim: no --broker answers: %s", strings.Join(bad, "; "))
+	}
 	f.mu.Lock()
 	f.client = f.newClient()
 	cl := f.client
 	f.mu.Unlock()
 	if tok := cl.Connect(); !tok.WaitTimeout(wait) || tok.Error() != nil {
-		return fmt.Errorf("floor-sim: subscriber cannot connect to %s: %v", strings.Join(f.brokers, ", "), tok.Error())
+		why := "no CONNACK (a broker that takes TCP but not this MQTT client: TLS, credentials, or not MQTT)"
+		if err := tok.Error(); err != nil {
+			why = err.Error()
+		}
+		return fmt.Errorf("floor-sim: subscriber cannot connect to %s within %v: %s", strings.Join(f.brokers, ", "), wait, why)
 	}
 	return nil
 }

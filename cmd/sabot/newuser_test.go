@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sabotOut runs the built sabot with args and returns its stdout, stderr
@@ -42,5 +43,35 @@ func TestNewUserFlags(t *testing.T) {
 	_, errs, code := sabotOut(t, "floor-sim", "--help")
 	if code != 0 || strings.Contains(errs, "panic") || !strings.Contains(errs, "--broker") {
 		t.Errorf("floor-sim --help: exit %d:\n%s", code, errs)
+	}
+}
+
+// Broker URLs, through the binary: sabot floor-sim and sabot pit check
+// them as sabotd does (a URL without a port is refused, naming it);
+// floor-sim stops at once, with the dial's error, when no broker answers
+// (it waited 30 s, then printed "<nil>"); sabot pit logs a broker it
+// cannot reach and goes on retrying.
+func TestNewUserBrokerURLs(t *testing.T) {
+	sabotd := builtSabotd(t)
+	_, errs, code := sabotOut(t, "floor-sim", "--sabotd", sabotd, "--broker", "tcp://127.0.0.1")
+	if code != 2 || !strings.Contains(errs, `--broker "tcp://127.0.0.1": no port`) {
+		t.Errorf("floor-sim, no port: exit %d:\n%s", code, errs)
+	}
+	start := time.Now()
+	_, errs, code = sabotOut(t, "floor-sim", "--sabotd", sabotd, "--broker", "tcp://127.0.0.1:1", "--tables", "1")
+	if code == 0 || !strings.Contains(errs, "tcp://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused") || strings.Contains(errs, "<nil>") {
+		t.Errorf("floor-sim, refused: exit %d:\n%s", code, errs)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("floor-sim took %v to give up on a refused broker", d)
+	}
+	users := usersFile(t, "alice:pw")
+	_, errs, code = sabotOut(t, "pit", "--broker", "tcp://127.0.0.1", "--users", users)
+	if code != 2 || !strings.Contains(errs, `--broker "tcp://127.0.0.1": no port`) {
+		t.Errorf("pit, no port: exit %d:\n%s", code, errs)
+	}
+	_, log := startProc(t, "sabot pit", "pit: serving", builtSabot(t), "pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--listen", "127.0.0.1:0")
+	if l := log.String(); !strings.Contains(l, "pit: broker not answering; retrying in the background") || !strings.Contains(l, "connection refused") {
+		t.Errorf("pit did not log the broker it cannot reach:\n%s", l)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"sort"
 	"strconv"
@@ -101,14 +102,8 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 		return nil, errors.New("pit: no --broker given")
 	}
 	for _, b := range o.Brokers {
-		u, err := url.Parse(b)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("pit: --broker %q: not a broker URL (tcp://host:1883, ssl://host:8883, ws://host/mqtt)", b)
-		}
-		switch u.Scheme {
-		case "tcp", "ssl", "tls", "ws", "wss", "mqtt", "mqtts":
-		default:
-			return nil, fmt.Errorf("pit: --broker %q: scheme %q not supported (tcp, ssl, ws, wss)", b, u.Scheme)
+		if why := mqtt.BrokerURLProblem(b); why != "" {
+			return nil, fmt.Errorf("pit: --broker %q: %s", b, why)
 		}
 	}
 	if o.Logger == nil {
@@ -131,6 +126,9 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 		o.ClientID = "sabot-" + s.id
 	}
 	s.opts = o
+	if bad := unreachable(o.Brokers, 2*time.Second); len(bad) > 0 {
+		s.log.Warn("pit: broker not answering; retrying in the background", "brokers", strings.Join(bad, "; "))
+	}
 	s.client = s.newClient()
 	s.client.Connect() // retries in the background (SetConnectRetry)
 	return s, nil
@@ -213,6 +211,53 @@ func redactURL(u *url.URL) string {
 	c := *u
 	c.User = nil
 	return c.String()
+}
+
+// unreachable dials each broker's host and port (TCP, at most timeout
+// each, side by side) and returns "URL: error" for each that does not
+// answer, in order; nil when all do. It tells a refused or unroutable
+// broker at once, which the MQTT client's background retries would not
+// say (sabot pit logs it, sabot floor-sim stops on it).
+func unreachable(brokers []string, timeout time.Duration) []string {
+	out := make([]string, len(brokers))
+	var wg sync.WaitGroup
+	for i, b := range brokers {
+		u, err := url.Parse(b)
+		if err != nil {
+			out[i] = redactBroker(b) + ": " + err.Error()
+			continue
+		}
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), port), timeout)
+			if err != nil {
+				out[i] = redactURL(u) + ": " + err.Error()
+				return
+			}
+			c.Close()
+		}()
+	}
+	wg.Wait()
+	var bad []string
+	for _, o := range out {
+		if o != "" {
+			bad = append(bad, o)
+		}
+	}
+	return bad
+}
+
+// redactBroker is redactURL for a URL that may not parse.
+func redactBroker(b string) string {
+	if u, err := url.Parse(b); err == nil {
+		return redactURL(u)
+	}
+	return "(broker URL)"
 }
 
 // kick wakes the page's streams on a change of the broker link (the
