@@ -37,4 +37,3 @@ func BrokerURLProblem(s string) string {
 	}
 	return ""
 }
-
