@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +75,21 @@ func TestNewUserBrokerURLs(t *testing.T) {
 	_, log := startProc(t, "sabot pit", "pit: serving", builtSabot(t), "pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--listen", "127.0.0.1:0")
 	if l := log.String(); !strings.Contains(l, "pit: broker not answering; retrying in the background") || !strings.Contains(l, "connection refused") {
 		t.Errorf("pit did not log the broker it cannot reach:\n%s", l)
+	}
+}
+
+// The audit commands only read: sabot export, export --verify and recall
+// on a state directory that does not exist say so and create nothing.
+func TestNewUserAuditCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	for _, a := range [][]string{{"export", "--state"}, {"export", "--verify", "--state"}, {"recall", "--state"}} {
+		state := filepath.Join(dir, strings.Join(a[:len(a)-1], "-"))
+		_, errs, code := sabotOut(t, append(a, state)...)
+		if code == 0 || !strings.Contains(errs, "no such file or directory") {
+			t.Errorf("sabot %v %s: exit %d:\n%s", a, state, code, errs)
+		}
+		if _, err := os.Stat(state); !os.IsNotExist(err) {
+			t.Errorf("sabot %v made %s (%v)", a, state, err)
+		}
 	}
 }

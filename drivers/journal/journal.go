@@ -189,14 +189,15 @@ func Open(dir string, opts *Options) (*Journal, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, fmt.Errorf("journal: state directory %s: %w", dir, err)
-	}
 	path := filepath.Join(dir, FileName)
 	if o.ReadOnly {
+		// A reader (sabot export, recall) creates nothing: not even the
+		// directory.
 		if _, err := os.Stat(path); err != nil {
 			return nil, fmt.Errorf("journal: %w", err)
 		}
+	} else if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("journal: state directory %s: %w", dir, err)
 	}
 	db, err := bolt.Open(path, 0o640, &bolt.Options{Timeout: o.LockTimeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly})
 	if err != nil {
