@@ -787,6 +787,11 @@ func (d *doctor) checkState(cfg *doctorConfig) []finding {
 			"state.dir = %q has %d MiB free of %d MiB, under the %d MiB threshold (--min-free-mb): on a full disk sabotd refuses inputs until there is room",
 			dir, free/mib, total/mib, d.minFreeMB))
 	}
+	if len(out) == 0 && d.acct == nil {
+		// No such user: whether it may write there cannot be told.
+		out = append(out, warn("state", "create the user (the package's sysusers entry: sudo systemd-sysusers), then run sabot doctor again",
+			"state.dir = %q: %d MiB free; the user %s does not exist, so whether it may write in it is not known", dir, free/mib, d.user))
+	}
 	if len(out) == 0 {
 		out = append(out, ok("state", "state.dir = %q: %s may write in it, %d MiB free", dir, d.user, free/mib))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,5 +92,24 @@ func TestNewUserAuditCreatesNothing(t *testing.T) {
 		if _, err := os.Stat(state); !os.IsNotExist(err) {
 			t.Errorf("sabot %v made %s (%v)", a, state, err)
 		}
+	}
+}
+
+// sabot doctor, for a user that does not exist, does not say that user
+// may write in the state directory: it says it cannot tell.
+func TestNewUserDoctorNoSuchUser(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "sabotd.toml")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("table = \"DOC-2\"\n[shoe]\ndevice = \"/dev/null\"\n[display]\nkind = \"none\"\n[state]\ndir = %q\n", state)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, _ := sabotOut(t, "doctor", "--sabotd", builtSabotd(t), "--config", conf, "--user", "sabot-no-such-user")
+	all := out + errs
+	if strings.Contains(all, "sabot-no-such-user may write in it") || !strings.Contains(all, "the user sabot-no-such-user does not exist, so whether it may write in it is not known") {
+		t.Errorf("doctor for a missing user:\n%s", all)
 	}
 }
