@@ -136,3 +136,25 @@ func TestUdevRules(t *testing.T) {
 		}
 	}
 }
+
+// docs/install.md names every system file the package installs (the
+// unit, the udev rules, sysusers and tmpfiles, the configuration), by the
+// path nfpm gives it: a new user was not told about the GPIO/I²C/SPI rule.
+func TestInstallDocNamesPackagedFiles(t *testing.T) {
+	pkg := string(mustRead(t, filepath.Join("..", "..", "systemd", "nfpm.yaml")))
+	doc := string(mustRead(t, filepath.Join("..", "..", "docs", "install.md")))
+	n := 0
+	for _, l := range strings.Split(pkg, "\n") {
+		dst, ok := strings.CutPrefix(strings.TrimSpace(l), "dst: ")
+		if !ok || strings.HasPrefix(dst, "/usr/share/") {
+			continue // documentation and lintian's overrides
+		}
+		n++
+		if !strings.Contains(doc, dst) && !strings.Contains(doc, "`"+filepath.Base(dst)+"`") {
+			t.Errorf("docs/install.md does not name %s", dst)
+		}
+	}
+	if n < 8 {
+		t.Fatalf("%d installed files found in systemd/nfpm.yaml", n)
+	}
+}
