@@ -487,21 +487,7 @@ func (d *doctor) device(check, label, path, fix string) finding {
 	return ok(check, "%s: %s, %s: %s may read and write it", label, what, d.modeText(fi), d.user)
 }
 
-func fileKind(fi fs.FileInfo) string {
-	switch m := fi.Mode(); {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "mode " + fi.Mode().String()
-}
+func fileKind(fi fs.FileInfo) string { return hostcheck.FileKind(fi.Mode()) }
 
 // checkShoe checks [shoe] device.
 func (d *doctor) checkShoe(cfg *doctorConfig) finding {

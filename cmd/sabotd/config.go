@@ -24,6 +24,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/shoe"
@@ -593,7 +594,7 @@ func LoadConfig(path string) (Config, error) {
 	if st, err := os.Stat(path); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	} else if !st.Mode().IsRegular() {
-		return Config{}, &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file (%s)", st.Mode().Type())}
+		return Config{}, &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file: %s", hostcheck.FileKind(st.Mode()))}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -1154,7 +1155,7 @@ func (c *Config) checkFiles(bad func(key, format string, args ...any)) {
 			bad(key, "%v", err)
 			return false
 		} else if !st.Mode().IsRegular() {
-			bad(key, "%s: not a regular file (%s)", path, st.Mode().Type())
+			bad(key, "%s: not a regular file: %s", path, hostcheck.FileKind(st.Mode()))
 			return false
 		}
 		return true

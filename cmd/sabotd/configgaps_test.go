@@ -284,3 +284,15 @@ func TestConfigErrorsBounded(t *testing.T) {
 		t.Errorf("%d settings: %v, want %s", MaxConfigSettings+1, err, want)
 	}
 }
+
+// --config naming a directory: exit status 2 and an error saying it is a
+// directory (it printed the mode "d---------").
+func TestConfigIsADirectory(t *testing.T) {
+	bin := filepath.Join(binaries(t), "sabotd")
+	dir := t.TempDir()
+	out, err := exec.Command(bin, "--config", dir).CombinedOutput()
+	var x *exec.ExitError
+	if !errors.As(err, &x) || x.ExitCode() != 2 || !strings.Contains(string(out), dir+": not a regular file: a directory") || strings.Contains(string(out), "d---------") {
+		t.Errorf("sabotd --config DIR: %v\n%s", err, out)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -182,4 +183,28 @@ func DialBroker(ctx context.Context, rawURL string, timeout time.Duration) error
 		return fmt.Errorf("hostcheck: broker %s: %w", rawURL, err)
 	}
 	return c.Close()
+}
+
+// FileKind names what a file of mode m is, for errors about a path that
+// must be something else: "a regular file", "a directory", "a character
+// device", "a block device", "a FIFO", "a socket", "a symbolic link", or
+// its mode ("mode ...") for anything else.
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "mode " + m.String()
 }
