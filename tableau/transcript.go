@@ -149,6 +149,18 @@ func (e *ParseError) Located() string {
 		}
 	case e.Err != nil:
 		fmt.Fprintf(&b, "read error: %v", e.Err)
+	case !utf8.ValidString(e.Token):
+		// Name the bad bytes by value: %q would show \xff, which reads as
+		// four characters of the file.
+		i := 0
+		for i < len(e.Token) {
+			r, n := utf8.DecodeRuneInString(e.Token[i:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			i += n
+		}
+		fmt.Fprintf(&b, "unknown token %q: byte 0x%02X at its byte %d is not UTF-8 (transcripts are UTF-8 text)", strings.ToValidUTF8(e.Token, "\uFFFD"), e.Token[i], i+1)
 	default:
 		fmt.Fprintf(&b, "unknown token %q", e.Token)
 	}

@@ -90,6 +90,15 @@ func refLex(src []byte, file string) (toks []tableau.Token, errMsg string) {
 		default:
 			c, err := tableau.ParseCard(string(word))
 			if err != nil {
+				if !utf8.Valid(word) {
+					// The byte named by value (ParseError.Located).
+					i := 0
+					for r, n := utf8.DecodeRune(word); r != utf8.RuneError || n != 1; r, n = utf8.DecodeRune(word[i:]) {
+						i += n
+					}
+					return toks, fmt.Sprintf("%s:%d:%d: unknown token %q: byte 0x%02X at its byte %d is not UTF-8 (transcripts are UTF-8 text)",
+						file, start.Line, start.Col, strings.ToValidUTF8(string(word), "\uFFFD"), word[i], i+1)
+				}
 				return toks, fmt.Sprintf("%s:%d:%d: unknown token %q", file, start.Line, start.Col, word)
 			}
 			tok.Kind, tok.Card = tableau.TokCard, c

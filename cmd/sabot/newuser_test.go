@@ -113,3 +113,21 @@ func TestNewUserDoctorNoSuchUser(t *testing.T) {
 		t.Errorf("doctor for a missing user:\n%s", all)
 	}
 }
+
+// A transcript that deals nothing is refused by shoe-sim at once (it
+// waited without a word); a byte that is not UTF-8 is named by its value.
+func TestNewUserTranscripts(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.shoe")
+	os.WriteFile(empty, []byte("# nothing but a comment\n"), 0o644)
+	_, errs, code := sabotOut(t, "shoe-sim", "--transcript", empty, "--link", filepath.Join(dir, "tty"))
+	if code != 2 || !strings.Contains(errs, empty+": no token to deal") {
+		t.Errorf("shoe-sim on an empty transcript: exit %d:\n%s", code, errs)
+	}
+	bad := filepath.Join(dir, "bad.shoe")
+	os.WriteFile(bad, []byte("shoe AS \xff |\n"), 0o644)
+	_, errs, code = sabotOut(t, "check", bad)
+	if code != 2 || !strings.Contains(errs, bad+":1:9: unknown token") || !strings.Contains(errs, "byte 0xFF at its byte 1 is not UTF-8") || strings.Contains(errs, `\xff`) {
+		t.Errorf("check with a 0xFF byte: exit %d:\n%s", code, errs)
+	}
+}

@@ -182,8 +182,9 @@ func runShoeSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 			}
 			return 2
 		}
-		if toks == nil {
-			toks = []tableau.Token{}
+		if len(toks) == 0 {
+			fmt.Fprintf(stderr, "sabot shoe-sim: %s: no token to deal (an empty transcript, or comments only)\n", cfg.transcript)
+			return 2
 		}
 		cfg.opts.Tokens = toks
 	}
