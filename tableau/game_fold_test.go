@@ -280,7 +280,7 @@ func TestSnapshotMidCoupOptions(t *testing.T) {
 		{tableau.GameCheminDeFer, "shoe 2C 8D 4S | 3S 4H 3D TC stand", "8D |", 0},     // the punter's 6 stood: the 8 is the banker's
 		{tableau.GameCheminDeFer, "shoe 2C 8D 4S | 4D 2C AS KH stand", "5S |", 1},     // the punter's 5 stood
 		{tableau.GameBanque, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand", "4D 6H |", 2}, // right 5 stood
-		{tableau.GameBanque, "shoe 2C 8D 4S | 9H 5C 3D KS KH 2H stand", "5D |", 2}, // right natural 9: the stand was the left 5's; the 5D is the banker's
+		{tableau.GameBanque, "shoe 2C 8D 4S | 9H 5C 3D KS KH 2H stand", "5D |", 2},    // right natural 9: the stand was the left 5's; the 5D is the banker's
 	} {
 		cfg := tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: c.game}, Markers: true}}
 		feed := func(tb *tableau.Table, src string, seq *uint64) []tableau.Output {
