@@ -72,7 +72,8 @@ type demoRun struct {
 	mu        sync.Mutex
 	published map[string]string // id → kind of every coup/alert/void the table output
 	received  map[string]bool   // ids that came back from the broker
-	coups     int
+	coups     int // coups with a result (coup lines)
+	dead      int // coups a dealer error ended without a result (missing-card)
 	sub       paho.Client
 }
 
@@ -221,6 +222,10 @@ func (d *daemon) startDemo(ctx context.Context) error {
 		defer r.wg.Done()
 		err := s.Run(dctx, sim.Stream(ptmx))
 		if dctx.Err() != nil {
+			if d.demo.Coups > 0 {
+				// A smoke test stopped by a timeout must not pass.
+				d.stop(r.interrupted(d.demo.Coups))
+			}
 			return
 		}
 		if err != nil {
@@ -271,6 +276,9 @@ func (r *demoRun) watch(o *tableau.Output) {
 	}
 	if o.Kind == tableau.OutputCoup {
 		r.coups++
+	}
+	if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertMissingCard {
+		r.dead++
 	}
 	r.mu.Unlock()
 	if r.screen != nil {
@@ -376,10 +384,10 @@ func (r *demoRun) verify(ctx context.Context, d *daemon) error {
 				missing = append(missing, id)
 			}
 		}
-		coups, total := r.coups, len(r.published)
+		coups, total := r.dealt(), len(r.published)
 		r.mu.Unlock()
 		if len(missing) == 0 {
-			fmt.Fprintf(r.out, "demo: %d coups (%d coups, alerts and voids in all) dealt, published and received back from the broker\n", coups, total)
+			fmt.Fprintf(r.out, "demo: %s; %d coups, alerts and voids in all published and received back from the broker\n", coups, total)
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -391,6 +399,32 @@ func (r *demoRun) verify(ctx context.Context, d *daemon) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// dealt says how many coups were dealt, and how many a dealer error
+// ended without a result (their missing-card alert is published; they
+// have no coup line). Call with mu held.
+func (r *demoRun) dealt() string {
+	if r.dead == 0 {
+		return fmt.Sprintf("%d coups dealt", r.coups)
+	}
+	return fmt.Sprintf("%d coups dealt: %d with a result, %d ended by a missing card without one", r.coups+r.dead, r.coups, r.dead)
+}
+
+// interrupted is the error of a --demo-coups run stopped (SIGINT, SIGTERM)
+// before it was done: what was dealt so far and what came back; the run
+// did not check what it was asked to, so sabotd exits 1.
+func (r *demoRun) interrupted(want int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	back := 0
+	for id := range r.published {
+		if r.received[id] {
+			back++
+		}
+	}
+	return fmt.Errorf("demo: interrupted after %s of the %d asked for; %d of %d coups, alerts and voids published came back from the broker",
+		r.dealt(), want, back, len(r.published))
 }
 
 func (r *demoRun) stop() {

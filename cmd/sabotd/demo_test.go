@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +29,36 @@ func TestDemoFast(t *testing.T) {
 	for _, want := range []string{"ALERT extra-card", "ALERT missing-card", "VOID (supervisor)", "acknowledged by the supervisor (" + demoOperator + ")"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("demo with dealer errors printed no %q line", want)
+		}
+	}
+	// The summary counts the coups a missing card ended without a result
+	// among the 60 dealt (it said 58 coups).
+	dead := strings.Count(text, "ALERT missing-card")
+	want := fmt.Sprintf("demo: 60 coups dealt: %d with a result, %d ended by a missing card without one;", 60-dead, dead)
+	if !strings.Contains(text, want) {
+		t.Errorf("demo summary: want %q in:\n%s", want, text[max(0, len(text)-600):])
+	}
+}
+
+// TestDemoInterrupted: `sabotd --demo --demo-coups 200`, stopped by SIGINT
+// or SIGTERM after two coups, exits 1 saying how far it got: a smoke test
+// stopped by a timeout must not pass (it exited 0 without a word).
+func TestDemoInterrupted(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(binaries(t), "sabotd")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(bin, "--demo", "--demo-coups", "200", "--demo-rate", "fast", "--demo-seed", "5")
+		out, errs := &syncBuffer{}, &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = out, errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "two coups", 30*time.Second, func() bool { return strings.Count(out.String(), "  player ") >= 2 })
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var x *exec.ExitError
+		if !errors.As(err, &x) || x.ExitCode() != 1 || !strings.Contains(errs.String(), "demo: interrupted after") || !strings.Contains(errs.String(), "of the 200 asked for") {
+			t.Errorf("%v after two coups: %v\nstderr:\n%s", sig, err, errs.String())
 		}
 	}
 }
