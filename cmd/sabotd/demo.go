@@ -72,8 +72,8 @@ type demoRun struct {
 	mu        sync.Mutex
 	published map[string]string // id → kind of every coup/alert/void the table output
 	received  map[string]bool   // ids that came back from the broker
-	coups     int // coups with a result (coup lines)
-	dead      int // coups a dealer error ended without a result (missing-card)
+	coups     int               // coups with a result (coup lines)
+	dead      int               // coups a dealer error ended without a result (missing-card)
 	sub       paho.Client
 }
 
