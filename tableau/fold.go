@@ -430,7 +430,7 @@ func (s *shoeRun) begin() {
 func (s *shoeRun) finish(inCoup bool, out []Event) []Event {
 	switch s.phase {
 	case PhaseBurn:
-		if s.burnN > 0 { // a shoe without a single card has nothing to report
+		if s.burnN > 0 && !s.overBurn() { // a shoe without a single card has nothing to report
 			out = append(out, alertEvent(s.shoe, 0, AlertBurnCount, Card{}))
 		}
 	case PhaseCoup:
@@ -490,6 +490,13 @@ func (s *shoeRun) card(card Card, inCoup bool, out []Event) ([]Event, cardStep) 
 		if !s.markers && s.burnN == s.burnWant {
 			s.phase = PhaseBetween
 		}
+		if s.markers && s.burnN == s.burnWant+1 {
+			// The first card past the count the burn card gives makes the
+			// burn wrong for certain: raise it now, not at the "|" (a shoe
+			// that marks coups itself may send none for hundreds of cards).
+			// Stateless: a burn past its count has raised it (overBurn).
+			out = append(out, alertEvent(s.shoe, 0, AlertBurnCount, Card{}))
+		}
 		return out, stepDone
 	case PhaseCoup:
 		switch {
@@ -526,7 +533,7 @@ func (s *shoeRun) marker(out []Event) (_ []Event, closing bool) {
 	}
 	switch s.phase {
 	case PhaseBurn:
-		if s.burnN == 0 || s.burnN != s.burnWant {
+		if (s.burnN == 0 || s.burnN != s.burnWant) && !s.overBurn() {
 			out = append(out, alertEvent(s.shoe, 0, AlertBurnCount, Card{}))
 		}
 	case PhaseCoup:
@@ -535,6 +542,10 @@ func (s *shoeRun) marker(out []Event) (_ []Event, closing bool) {
 	s.phase = PhaseBetween
 	return out, closing
 }
+
+// overBurn reports whether the burn (with markers) has taken more cards
+// than its burn card gives: burn-count was raised on the first of them.
+func (s *shoeRun) overBurn() bool { return s.markers && s.burnN > s.burnWant && s.burnN > 0 }
 
 // cutCard is the cut card coming out (see Fold.Cut); the second in a
 // shoe is ignored.

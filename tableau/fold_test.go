@@ -424,3 +424,51 @@ func TestNewFoldErrors(t *testing.T) {
 		}
 	}
 }
+
+// With markers, burn-count is raised on the first card past the count the
+// burn card gives (a shoe that marks coups itself may send no "|" for
+// hundreds of cards: it was raised only at the "|"), once: not again at
+// the "|", nor at the end of the input or the next shoe. A short burn is
+// known only at its "|".
+func TestFoldBurnCountAtTheFirstCardPast(t *testing.T) {
+	for _, tail := range []string{" |", "", " shoe 2C 3C 4C |"} {
+		toks, err := tableau.ParseTranscript(strings.NewReader("shoe 5H 2C 3C 4C 5C 6C 7C 8C 9C"+tail), "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := tableau.NewFold(tableau.Options{Markers: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at []int // the card numbers after which burn-count came
+		cards := 0
+		for _, tok := range toks {
+			if tok.Kind == tableau.TokCard {
+				cards++
+			}
+			for _, e := range f.Feed(tok, nil) {
+				if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertBurnCount {
+					at = append(at, cards)
+				}
+			}
+		}
+		for _, e := range f.End(nil) {
+			if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertBurnCount {
+				at = append(at, -1)
+			}
+		}
+		// The 5 face up asks for 5 more: 6 cards; the 7th is past it.
+		if len(at) != 1 || at[0] != 7 {
+			t.Errorf("tail %q: burn-count after cards %v, want once, after the 7th", tail, at)
+		}
+	}
+	// Short: known at the "|".
+	toks, _ := tableau.ParseTranscript(strings.NewReader("shoe 5H 2C 3C |"), "t")
+	evs, err := tableau.FoldTokens(tableau.Options{Markers: true}, toks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].Alert.Code != tableau.AlertBurnCount {
+		t.Errorf("short burn: %v", evs)
+	}
+}
