@@ -75,7 +75,9 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 			}
 		}
 	}
-	if n < 10000 {
+	// (About 7,800: a 1-deck fold of an 8-deck sample raises composition
+	// once when it passes its 52 cards, no longer on every card after.)
+	if n < 7000 {
 		t.Errorf("only %d events compared", n)
 	}
 }

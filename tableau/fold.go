@@ -77,6 +77,12 @@ type Options struct {
 	// burn. Without markers, coups are delimited by the tableau alone and
 	// "|" tokens are ignored.
 	Markers bool
+	// OverrunCards is how many cards beyond what the decks hold (52 ×
+	// decks) one shoe may give before shoe-overrun is raised (once per
+	// shoe, on the card past it): a new shoe was never signalled. 0 means
+	// DefaultOverrunCards; negative or over MaxOverrunCards is an error
+	// (ErrOverrunCards).
+	OverrunCards int
 }
 
 // HasMarkers reports whether toks contain a "|": the rule `sabot check
@@ -169,6 +175,7 @@ type shoeRun struct {
 	decks   int     // validated, 1–8
 	markers bool    // Options.Markers
 	cutRule CutRule // validated
+	overrun int     // Options.OverrunCards, the default filled in
 
 	shoe  int
 	phase Phase
@@ -204,7 +211,13 @@ func NewFold(opts Options) (*Fold, error) {
 	if opts.CutRule > CutOneMore {
 		return nil, fmt.Errorf("%w: %d", ErrCutRule, uint8(opts.CutRule))
 	}
-	return &Fold{shoeRun: shoeRun{decks: opts.Decks, markers: opts.Markers, cutRule: opts.CutRule}, opts: opts, coup: NewCoup(opts.Rules.Game)}, nil
+	if opts.OverrunCards < 0 || opts.OverrunCards > MaxOverrunCards {
+		return nil, fmt.Errorf("%w: %d (want 0 for the default %d, or up to %d)", ErrOverrunCards, opts.OverrunCards, DefaultOverrunCards, MaxOverrunCards)
+	}
+	if opts.OverrunCards == 0 {
+		opts.OverrunCards = DefaultOverrunCards
+	}
+	return &Fold{shoeRun: shoeRun{decks: opts.Decks, markers: opts.Markers, cutRule: opts.CutRule, overrun: opts.OverrunCards}, opts: opts, coup: NewCoup(opts.Rules.Game)}, nil
 }
 
 // Options returns the fold's options (Decks filled in).
@@ -423,7 +436,7 @@ func (f *Fold) Void(out []Event) []Event {
 // resets its coup).
 func (s *shoeRun) begin() {
 	comp, _ := NewComposition(s.decks) // decks validated by NewFold or NewMacaoFold
-	*s = shoeRun{decks: s.decks, markers: s.markers, cutRule: s.cutRule, shoe: s.shoe + 1, phase: PhaseBurn, comp: comp, dealer: s.dealer}
+	*s = shoeRun{decks: s.decks, markers: s.markers, cutRule: s.cutRule, overrun: s.overrun, shoe: s.shoe + 1, phase: PhaseBurn, comp: comp, dealer: s.dealer}
 }
 
 // finish raises what an unfinished burn or coup (inCoup) leaves behind.
@@ -451,13 +464,31 @@ func (s *shoeRun) end(inCoup bool, out []Event) []Event {
 }
 
 // draw records card in the composition and raises composition, attributed
-// to coup number coup, if the shoe cannot contain it.
+// to coup number coup, if the shoe cannot contain it. Once the shoe has
+// given more cards than its decks hold, every card is one it cannot
+// contain: composition is raised once, on the first of them, and
+// shoe-overrun once, on the card past OverrunCards more (a shoe that never
+// ends raised composition on every card, 49,000 a month). Both are
+// derived from the cards drawn, so a restored shoe raises neither again.
 func (s *shoeRun) draw(card Card, coup int, out []Event) []Event {
-	if !s.comp.Draw(card) {
+	ok := s.comp.Draw(card)
+	holds, n := 52*s.decks, s.comp.Drawn()
+	switch {
+	case n == holds+1:
 		out = append(out, alertEvent(s.shoe, coup, AlertComposition, card))
+	case n > holds:
+	case !ok:
+		out = append(out, alertEvent(s.shoe, coup, AlertComposition, card))
+	}
+	if s.overrun > 0 && n == holds+s.overrun+1 {
+		out = append(out, alertEvent(s.shoe, coup, AlertShoeOverrun, Card{}))
 	}
 	return out
 }
+
+// PastHolds is how many cards the current shoe has given beyond what its
+// decks hold (0 while it has not).
+func (s *shoeRun) PastHolds() int { return max(0, s.comp.Drawn()-52*s.decks) }
 
 // cardStep is what is left of a card for the coup once the shoe has
 // taken its part.

@@ -57,7 +57,7 @@ func NewMacaoFold(opts MacaoOptions) (*MacaoFold, error) {
 		return nil, err
 	}
 	opts.Rules = c.Rules()
-	return &MacaoFold{shoeRun: shoeRun{decks: opts.Decks, markers: opts.Markers, cutRule: opts.CutRule}, opts: opts, coup: c}, nil
+	return &MacaoFold{shoeRun: shoeRun{decks: opts.Decks, markers: opts.Markers, cutRule: opts.CutRule, overrun: DefaultOverrunCards}, opts: opts, coup: c}, nil
 }
 
 // Options returns the fold's options (Decks and Rules.Seats filled in).

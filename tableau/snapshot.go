@@ -148,8 +148,10 @@ type tableSnap struct {
 	LastSeq      uint64         `json:"last_seq"`
 	PrevShoe     int            `json:"prev_shoe"`
 	PrevID       string         `json:"prev_id"`
-	Overrun      bool           `json:"overrun,omitempty"`        // shoe-overrun raised in this shoe
-	Dropped      ResultsSummary `json:"results_dropped,omitzero"` // results dropped past MaxShoeResults
+	// Overrun is read and ignored: older versions saved whether the table
+	// had raised shoe-overrun; the fold now derives it from the cards drawn.
+	Overrun bool           `json:"overrun,omitempty"`
+	Dropped ResultsSummary `json:"results_dropped,omitzero"` // results dropped past MaxShoeResults
 
 	// Dealers (dealer.go): the dealer signed in (Fold.dealer), the
 	// shift's start and counts. Omitted when empty, so snapshots of
@@ -184,8 +186,8 @@ func (t *Table) Snapshot() ([]byte, error) {
 		ShownGame: t.lastCoup.game != Game{}, ShownLeft: toSnapHand(t.lastCoup.Left),
 		ShownTurn: int(t.lastCoup.turn), ShownDead: t.lastCoup.dead, ShownOptions: t.lastCoup.opts.Slice(),
 		LastVoided: t.lastVoided, LastSeq: t.lastSeq, PrevShoe: t.prevShoe, PrevID: t.prevID,
-		Overrun: t.overrun, Dropped: t.dropped,
-		Dealer: f.dealer, Shift: t.shift,
+		Dropped: t.dropped,
+		Dealer:  f.dealer, Shift: t.shift,
 	}
 	if !t.shiftStart.IsZero() {
 		st := t.shiftStart.UTC()
@@ -329,7 +331,7 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		return nil, bad("%d results (%d dropped), %d UIDs: more than a shoe keeps", len(s.Results), s.Dropped.Coups, len(s.UIDs))
 	}
 	t.results = append(t.results[:0], s.Results...)
-	t.overrun, t.dropped = s.Overrun, s.Dropped
+	t.dropped = s.Dropped
 	if s.ShownGame {
 		t.lastCoup = NewCoup(f.opts.Rules.Game)
 	}

@@ -14,7 +14,7 @@ import (
 func TestSnapshotCoversEveryField(t *testing.T) {
 	saved := map[string][]string{
 		"Table": {"fold", "shoeID", "curShoe", "inShoe", "uids", "counts", "prevCounts", "latched", "offline", "betsOpen",
-			"gate", "results", "lastCoup", "lastVoided", "lastSeq", "prevShoe", "prevID", "overrun", "dropped",
+			"gate", "results", "lastCoup", "lastVoided", "lastSeq", "prevShoe", "prevID", "dropped",
 			"shiftStart", "shift", "shiftOthers"},
 		"Fold": {"shoe", "phase", "comp", "burnN", "burnWant", "coupNum", "coup", "voided", "cut", "lastCoup", "dealer"},
 	}
@@ -23,8 +23,9 @@ func TestSnapshotCoversEveryField(t *testing.T) {
 		// reused buffer. adv, advAt, advValid: the live advantage cache,
 		// recomputed by View when invalid.
 		"Table": {"cfg", "scratch", "extra", "adv", "advAt", "advValid"},
-		// decks, markers, cutRule: the shoe procedure's copy of opts.
-		"Fold": {"opts", "decks", "markers", "cutRule"},
+		// decks, markers, cutRule, overrun: the shoe procedure's copy of
+		// opts.
+		"Fold": {"opts", "decks", "markers", "cutRule", "overrun"},
 	}
 	for name, typ := range map[string]reflect.Type{"Table": reflect.TypeFor[Table](), "Fold": reflect.TypeFor[Fold]()} {
 		for _, f := range fieldNames(typ) {

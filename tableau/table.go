@@ -177,7 +177,7 @@ type TableConfig struct {
 	// sees a late-shoe edge building up inside a coup.
 	AdvantageThreshold AdvantageThreshold
 	// OverrunCards is how many cards beyond what the decks hold (52 ×
-	// decks) one shoe may give before the table raises shoe-overrun (once
+	// decks) one shoe may give before its fold raises shoe-overrun (once
 	// per shoe): a new shoe was never signalled (a Bee-Tek shoe sends no
 	// new-shoe event; the key was never pressed). 0 means
 	// DefaultOverrunCards; negative is an error (ErrOverrunCards).
@@ -396,7 +396,7 @@ type CoupResult struct {
 // Table yields the same coups, alerts and voids; the Table adds the
 // daemon's own alerts (duplicate-card, card-mismatch, unreadable-card,
 // shoe-alarm, shoe-sequence, shoe-offline/online, early-draw, advantage,
-// outbox-backlog, shoe-overrun),
+// outbox-backlog),
 // latches alerts until acknowledged, applies the misdeal policy, tracks the
 // gate and gives every output a stable ID. It does no I/O.
 //
@@ -421,12 +421,10 @@ type Table struct {
 	// the one before it that had outputs, per kind, for their ids (nextN).
 	counts, prevCounts coupCounts
 	latched            []LatchedAlert // one entry per code, ≤ MaxLatched
-	// overrun: shoe-overrun was raised in this shoe.
-	overrun  bool
-	offline  bool
-	betsOpen bool
-	gate     bool
-	results  []CoupResult // the shoe's newest MaxShoeResults results
+	offline            bool
+	betsOpen           bool
+	gate               bool
+	results            []CoupResult // the shoe's newest MaxShoeResults results
 	// dropped sums up the shoe's results dropped from results (beyond
 	// MaxShoeResults).
 	dropped  ResultsSummary
@@ -480,6 +478,9 @@ const MaxShoeUIDs = 2 * 52 * MaxDecks
 // ErrRules for an advantage check on a game not dealt by the punto banco
 // tableau, ErrOverrunCards for a bad OverrunCards.
 func NewTable(cfg TableConfig) (*Table, error) {
+	if cfg.Fold.OverrunCards == 0 {
+		cfg.Fold.OverrunCards = cfg.OverrunCards // the fold raises shoe-overrun
+	}
 	f, err := NewFold(cfg.Fold)
 	if err != nil {
 		return nil, err
@@ -550,7 +551,6 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		play := t.place(before, card)
 		out = append(out, t.output(OutputCard, seq, at, play.coup, func(o *Output) { o.Card = play.CardPlay }))
 		extra = t.cardAlerts(card, play, extra)
-		extra = t.overrunAlert(play, extra)
 	case InputButton:
 		evs = t.fold.Marker(evs)
 	case InputCut:
@@ -658,7 +658,6 @@ func (t *Table) beginShoeIfNew(seq uint64, at time.Time) {
 		t.curShoe = t.fold.Shoe()
 		t.shoeID = shoeIDFor(seq, at)
 		t.inShoe = 0
-		t.overrun = false
 		clear(t.uids)
 		t.results, t.dropped = t.results[:0], ResultsSummary{}
 		t.lastCoup, t.lastVoided = Coup{}, false
@@ -741,19 +740,6 @@ func (t *Table) cardAlerts(card Card, p placed, extra []Output) []Output {
 	return extra
 }
 
-// overrunAlert raises shoe-overrun, once per shoe, on the card that takes
-// the shoe past 52 × decks + OverrunCards cards.
-func (t *Table) overrunAlert(p placed, extra []Output) []Output {
-	holds := 52 * t.fold.Options().Decks
-	if t.overrun || t.inShoe <= holds+t.cfg.OverrunCards {
-		return extra
-	}
-	t.overrun = true
-	return append(extra, t.daemonAlertAt(p.coup, AlertShoeOverrun, Card{},
-		fmt.Sprintf("%d cards drawn in this shoe, %d decks hold %d: no new shoe was signalled (shoe key, MQTT shoe command or the shoe); the table carries on",
-			t.inShoe, t.fold.Options().Decks, holds)))
-}
-
 // currentCoup is the coup number an alert without a card belongs to: the
 // current coup, 0 during the burn.
 func (t *Table) currentCoup() int {
@@ -800,6 +786,8 @@ func alertText(a AlertEvent) string {
 		return fmt.Sprintf("coup %d closed before the tableau was complete: no result", a.Coup)
 	case AlertComposition:
 		return fmt.Sprintf("%s cannot come from this shoe (more than the decks hold)", a.Card)
+	case AlertShoeOverrun:
+		return "more cards drawn in this shoe than its decks hold and the overrun allowance: no new shoe was signalled (shoe key, MQTT shoe command or the shoe); the table carries on"
 	case AlertAfterCut:
 		return fmt.Sprintf("coup %d started after the shoe's last coup (cut card)", a.Coup)
 	case AlertIncompleteCoup:
@@ -867,7 +855,13 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 	switch ev.Kind {
 	case EventAlert:
 		a := ev.Alert
-		return t.emitAlert(a, a.Code.Info(alertText(a)), seq, at, out)
+		text := alertText(a)
+		if a.Code == AlertShoeOverrun {
+			holds := 52 * t.fold.Options().Decks
+			text = fmt.Sprintf("%d cards drawn in this shoe, %d decks hold %d: no new shoe was signalled (shoe key, MQTT shoe command or the shoe); the table carries on",
+				holds+t.fold.PastHolds(), t.fold.Options().Decks, holds)
+		}
+		return t.emitAlert(a, a.Code.Info(text), seq, at, out)
 	case EventCoup:
 		c := ev.Coup
 		// The results feed the scoreboard roads: coups with one winner

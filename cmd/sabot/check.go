@@ -111,6 +111,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
 	params := addGameParamFlags(fs)
 	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
+	overrun := fs.Int("overrun-cards", tableau.DefaultOverrunCards, "cards beyond 52 × decks one shoe may give before shoe-overrun (sabotd's [shoe] overrun_cards)")
 	house := addHouseFlags(fs)
 	fs.StringVar(&cfg.markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
 	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD`, a fraction of the stake 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%), or off", func(s string) error {
@@ -161,6 +162,11 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", *decks, tableau.MaxDecks))
 	}
 	cfg.opts.Decks = *decks
+	if *overrun < 1 || *overrun > tableau.MaxOverrunCards {
+		errs = append(errs, fmt.Errorf("--overrun-cards %d: want 1 to %d", *overrun, tableau.MaxOverrunCards))
+	} else {
+		cfg.opts.OverrunCards = *overrun
+	}
 	cfg.opts.Rules = tableau.Rules{Game: g}
 	if cfg.advantage.On() && !g.PuntoBancoDeal() {
 		errs = append(errs, fmt.Errorf("--advantage: the odds are punto banco's; not with --game %s", g.Name()))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -369,5 +370,33 @@ func TestCheckFlagsAfterFile(t *testing.T) {
 	code, _, errs := runCheckArgs(t, "", "--", "--decks")
 	if code != 2 || !strings.Contains(errs, "--decks") {
 		t.Errorf("-- --decks: exit %d stderr %q", code, errs)
+	}
+}
+
+// A shoe that never ends, through sabot check as through the daemon's
+// table: composition once, on the first card past what the decks hold (it
+// was raised on every card after it), and shoe-overrun once, on the card
+// past --overrun-cards more (only the daemon raised it).
+func TestCheckShoeOverrun(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("shoe")
+	ranks := "A23456789TJQK"
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, " %c%c", ranks[(i*5)%13], "SHDC"[(i/13)%4])
+	}
+	b.WriteString("\n")
+	path := filepath.Join(t.TempDir(), "endless.shoe")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runCheckArgs(t, "", "--decks", "1", "--overrun-cards", "5", "--markers", "off", path)
+	counts := map[string]int{}
+	for _, l := range jsonLines(t, out) {
+		if l["type"] == "alert" {
+			counts[l["code"].(string)]++
+		}
+	}
+	if counts["composition"] != 1 || counts["shoe-overrun"] != 1 {
+		t.Errorf("alerts %v, want one composition and one shoe-overrun\n%s", counts, out)
 	}
 }
