@@ -412,6 +412,15 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 			d.log.Info("republished outputs of journal records after the last published mark", "messages", len(republish))
 		}
 	}
+	// The retained topics this game does not publish are cleared (a table
+	// switched from punto banco to banque left the old roads retained).
+	if c, ok := d.builder.(interface{ Cleared() []mqtt.Message }); ok {
+		if cl := c.Cleared(); len(cl) > 0 {
+			if err := p.Publish(ctx, cl...); err != nil {
+				d.log.Warn("mqtt: retained topics of other games not cleared", "err", err)
+			}
+		}
+	}
 	// Not ctx: the publisher must keep delivering while Close flushes it
 	// (its own Close stops it).
 	p.Start(context.WithoutCancel(ctx))

@@ -582,6 +582,19 @@ func foldDealers(s tableau.ShiftView, k int) tableau.ShiftView {
 	return s
 }
 
+// Cleared returns the messages that clear (an empty retained publish,
+// MQTT 3.1.1 section 3.3.1.3) the table's retained topics its game does
+// not publish: TopicRoads for banque. A table switched from punto banco to
+// banque would otherwise leave the broker's last roads of the old game
+// for every new subscriber. The daemon sends them at every start; nil when
+// the game publishes every retained topic.
+func (b *Builder) Cleared() []Message {
+	if b.rules.Game == tableau.GameBanque {
+		return []Message{{Topic: TopicRoads, Retained: true}}
+	}
+	return nil
+}
+
 // RoadsPayload is published, retained, on TopicRoads after every coup and
 // void and at a new shoe: the envelope plus exactly the object `sabot roads`
 // prints for the current shoe (display.Roads, from display.ViewRoads): bead
