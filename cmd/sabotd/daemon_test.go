@@ -46,6 +46,9 @@ func newReceived() *received {
 
 // handle takes one message; dup is its DUP flag.
 func (r *received) handle(topic string, payload []byte, dup bool) error {
+	if len(payload) == 0 && strings.HasSuffix(topic, "/roads") {
+		return nil // a cleared retained topic (a banque table clears the roads)
+	}
 	var m map[string]any
 	if err := json.Unmarshal(payload, &m); err != nil {
 		return err

@@ -224,7 +224,13 @@ func sampleTranscripts(t *testing.T) []string {
 	if len(files) < 8 {
 		t.Fatalf("found %d sample transcripts", len(files))
 	}
-	return files
+	// And the contract's worked examples (the Macao ones are sabot
+	// check's only: no daemon deals Macao).
+	contract, _ := filepath.Glob("../../tableau/testdata/contract/*.shoe")
+	if len(contract) < 9 {
+		t.Fatalf("found %d contract transcripts", len(contract))
+	}
+	return append(files, contract...)
 }
 
 // sampleGame returns the game a sample transcript's name gives
@@ -232,8 +238,17 @@ func sampleTranscripts(t *testing.T) []string {
 // punto banco family (dealt by the punto banco tableau).
 func sampleGame(name string) string {
 	for _, part := range strings.Split(filepath.Base(name), ".") {
-		if g, err := tableau.ParseGame(part); err == nil && g.HasOptions() {
-			return g.Name()
+		// "banque", "check-chemin-de-fer", "check-banque-naturals".
+		part = strings.TrimPrefix(part, "check-")
+		for {
+			if g, err := tableau.ParseGame(part); err == nil && g.HasOptions() {
+				return g.Name()
+			}
+			i := strings.LastIndexByte(part, '-')
+			if i < 0 {
+				break
+			}
+			part = part[:i]
 		}
 	}
 	return ""
