@@ -132,6 +132,8 @@ func exportJournal(j *journal.Journal, w io.Writer) error {
 			return fmt.Errorf("%s: table options: %w", j.Path(), err)
 		}
 	}
+	// The export follows the shoe, to say where the journal stops.
+	f, ferr := tableau.NewFold(opts)
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# sabot export of %s (%d events)\n", j.Path(), j.Last())
 	fmt.Fprintf(bw, "# check with: sabot check %s\n", checkFlags(opts))
@@ -172,6 +174,9 @@ func exportJournal(j *journal.Journal, w io.Writer) error {
 		if tok.Kind == tableau.TokShoe {
 			endLine()
 		}
+		if ferr == nil {
+			f.Feed(tok, nil)
+		}
 		bw.WriteString(sep)
 		bw.WriteString(tok.String())
 		sep = " "
@@ -185,5 +190,12 @@ func exportJournal(j *journal.Journal, w io.Writer) error {
 		return err
 	}
 	endLine()
+	if ferr == nil && f.Phase() == tableau.PhaseCoup && !f.Voided() && f.Coup().Need() != tableau.NeedNone {
+		// The daemon raised nothing here: it resumes the coup where it
+		// stopped. sabot check, at this file's end, reports the coup
+		// incomplete.
+		fmt.Fprintf(bw, "# the journal ends while coup %d of shoe %d is still being dealt: sabotd resumes it where it stopped (sabot check reports incomplete-coup at the end of this file)\n",
+			f.CoupNumber(), f.Shoe())
+	}
 	return bw.Flush()
 }

@@ -125,3 +125,27 @@ func TestExportErrors(t *testing.T) {
 		t.Fatalf("missing journal: exit %d, %q", code, errb.String())
 	}
 }
+
+// A journal that stops mid-coup is exported with a comment saying so: the
+// daemon raised nothing there (it resumes the coup), while sabot check, at
+// the file's end, reports incomplete-coup. A journal that stops between
+// coups has no such comment.
+func TestExportEndsMidCoup(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want bool
+	}{
+		{"shoe 2C 8D 4S |\n9S 3H KD 5C 7H |\n4H 5D", true},
+		{"shoe 2C 8D 4S |\n9S 3H KD 5C 7H |\n", false},
+	} {
+		dir := journalFrom(t, tc.src, tableau.Options{Decks: 8, Markers: true})
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"export", "--state", dir}, nil, &out, &errb); code != 0 {
+			t.Fatalf("export exit %d: %s", code, errb.String())
+		}
+		said := strings.Contains(out.String(), "# the journal ends while coup 2 of shoe 1 is still being dealt: sabotd resumes it where it stopped")
+		if said != tc.want {
+			t.Errorf("%q: comment %v, want %v:\n%s", tc.src, said, tc.want, out.String())
+		}
+	}
+}
