@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -56,4 +57,31 @@ func TestBanqueClearsOldRoads(t *testing.T) {
 	if roads.Load() != 0 {
 		t.Error("the old game's retained roads are still on the broker")
 	}
+}
+
+// The retained status carries the shoe in progress: after a new shoe its
+// shoe_id is that shoe's, with no change of the shoe's link (it said ""
+// until the link next changed).
+func TestStatusFollowsTheShoe(t *testing.T) {
+	t.Parallel()
+	ptmx, tty, err := openPTY(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	conf := fmt.Sprintf("table = \"T-ST\"\n[shoe]\ndevice = %q\nprotocol = \"lines\"\n[mqtt]\nembedded_addr = \"127.0.0.1:0\"\n[display]\nkind = \"none\"\n[state]\ndir = %q\n",
+		tty.Name(), t.TempDir())
+	m, _ := bootDaemon(t, conf)
+	waitShoeOnline(t, m)
+	r := newReceived()
+	subscribe(t, ownURL(m.d.broker), "sabot/T-ST", r)
+	for _, tok := range strings.Fields("shoe 2C 8D 4S | 9S 3H KD 5C 7H |") {
+		fmt.Fprintf(ptmx, "%s\r\n", tok)
+	}
+	waitFor(t, "the coup", 10*time.Second, func() bool { return len(r.kind("coup")) == 1 })
+	shoe := r.kind("coup")[0]["shoe_id"]
+	waitFor(t, "a status with the shoe", 10*time.Second, func() bool {
+		st := r.kind("status")
+		return len(st) > 0 && st[len(st)-1]["shoe_id"] == shoe && shoe != ""
+	})
 }

@@ -333,8 +333,14 @@ func (d *daemon) afterApply(in tableau.Input, outs []tableau.Output, view tablea
 	}
 	d.metrics.latchedAlerts.Set(float64(view.AlertCount))
 	d.mu.Lock()
+	newShoe := d.view.ShoeID != view.ShoeID
 	d.view = view
 	d.mu.Unlock()
+	if newShoe {
+		// The retained status carries the shoe in progress: it said ""
+		// (or the last shoe) until the shoe's link next changed.
+		d.pushShoe()
+	}
 	d.boardNote(outs, view)
 }
 
