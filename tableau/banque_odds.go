@@ -15,8 +15,9 @@ import (
 //
 // The coup: right, left, banker, right, left, banker. A banker natural
 // ends the coup (no third card). Otherwise a tableau with a natural draws
-// no card, the right tableau then the left draw or stand, and the banker
-// draws or stands by his table. Each tableau is settled against the
+// no card and has no turn, the right tableau then the left draw or stand,
+// and the banker draws or stands by his table, unless both tableaux have
+// naturals: then he has no one left to play against and stands. Each tableau is settled against the
 // banker's final hand on its own (the higher total wins, equal totals
 // push); a tableau's natural is compared like any total (a banker who
 // draws to 9 beats a natural 8), as the game is specified in issue 14.
@@ -263,7 +264,9 @@ func AnalyzeBanque(rc *RankCounts, g *BanqueGame) (BanqueOdds, error) {
 			if A == 0 {
 				continue
 			}
-			if !g.Banker.Draw[bt][rs][ls] {
+			// Both tableaux natural: the banker has no one left to play
+			// against and stands (the coup is complete after the deal).
+			if (rs == BanqueNatural && ls == BanqueNatural) || !g.Banker.Draw[bt][rs][ls] {
 				hist[bt] += A * (Nk - 2)
 				continue
 			}

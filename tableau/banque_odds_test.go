@@ -97,7 +97,8 @@ func refBanque(rc RankCounts, g *BanqueGame) (right, left [3]uint64, nat uint64)
 			i++
 		}
 		bf := bt
-		if g.Banker.Draw[bt][rs][ls] {
+		// Both tableaux natural: the banker has no turn (issue 22).
+		if g.Banker.Draw[bt][rs][ls] && (rs != BanqueNatural || ls != BanqueNatural) {
 			if i >= len(extra) {
 				more(cards, w)
 				return
