@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -51,19 +52,19 @@ func TestFrameTurns(t *testing.T) {
 		at   time.Duration
 		want string
 	}{
-		{0, "r  5"}, {TurnPeriod - 1, "r  5"}, {TurnPeriod, "L  3"}, {2 * TurnPeriod, "b  7"},
-		{2*TurnPeriod + BlinkPeriod/2, "b   "}, // the banker's 7 blinks: dark in the second half
-		{3 * TurnPeriod, "r  5"},
+		{0, "r  5"}, {segment.TurnPeriod - 1, "r  5"}, {segment.TurnPeriod, "L  3"}, {2 * segment.TurnPeriod, "b  7"},
+		{2*segment.TurnPeriod + segment.BlinkPeriod/2, "b   "}, // the banker's 7 blinks: dark in the second half
+		{3 * segment.TurnPeriod, "r  5"},
 	} {
 		if got := f.At(c.at).String(); got != c.want {
 			t.Errorf("At(%v) = %q, want %q", c.at, got, c.want)
 		}
 	}
-	if TurnPeriod%(BlinkPeriod/2) != 0 {
-		t.Errorf("TurnPeriod %v is not a whole number of half blink periods", TurnPeriod)
+	if segment.TurnPeriod%(segment.BlinkPeriod/2) != 0 {
+		t.Errorf("TurnPeriod %v is not a whole number of half blink periods", segment.TurnPeriod)
 	}
 	g := f
-	g.Turns = [][]Digit{f.Turns[0]}
+	g.Turns = [][]segment.Digit{f.Turns[0]}
 	if f.Equal(g) || !f.Equal(Compose(s, l, 7)) {
 		t.Error("Equal ignores the turns")
 	}

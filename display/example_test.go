@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -23,9 +24,9 @@ func ExampleCompose() {
 		Banker:  []tableau.Card{card("4D"), card("5C")},
 		Waiting: display.HandPlayer,
 	}
-	f := display.Compose(s, display.Layout4, display.DefaultBrightness)
+	f := display.Compose(s, display.Layout4, segment.DefaultBrightness)
 	fmt.Println(f)
-	fmt.Printf("%q\n", f.At(display.BlinkPeriod/2).String())
+	fmt.Printf("%q\n", f.At(segment.BlinkPeriod/2).String())
 
 	s = display.TableState{
 		Player:  []tableau.Card{card("4H"), card("5S")},
@@ -33,10 +34,10 @@ func ExampleCompose() {
 		Result:  display.ResultPlayer,
 		Natural: true,
 	}
-	fmt.Println(display.Compose(s, display.Layout8, display.DefaultBrightness))
+	fmt.Println(display.Compose(s, display.Layout8, segment.DefaultBrightness))
 
 	s = display.TableState{Alert: "extra-card"}
-	fmt.Println(display.Compose(s, display.Layout4, display.DefaultBrightness))
+	fmt.Println(display.Compose(s, display.Layout4, segment.DefaultBrightness))
 	// Output:
 	// [5]  9
 	// "   9"
@@ -46,7 +47,7 @@ func ExampleCompose() {
 
 func ExampleGlyph() {
 	for _, r := range "8Pb-" {
-		s, _ := display.Glyph(r)
+		s, _ := segment.Glyph(r)
 		fmt.Printf("%c %#02x %s\n", r, uint8(s), s)
 	}
 	// Output:

@@ -3,6 +3,7 @@ package display
 import (
 	"testing"
 
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -31,11 +32,11 @@ func FuzzCompose(f *testing.F) {
 			t.Fatalf("width %d, want %d", len(fr.Digits), l.Width)
 		}
 		for i, d := range fr.Digits {
-			if _, ok := Glyph(d.Char); !ok && d.Char != 0 {
+			if _, ok := segment.Glyph(d.Char); !ok && d.Char != 0 {
 				t.Fatalf("digit %d shows %q, not in the glyph table", i, d.Char)
 			}
 		}
-		if fr.Brightness < 0 || fr.Brightness > MaxBrightness {
+		if fr.Brightness < 0 || fr.Brightness > segment.MaxBrightness {
 			t.Fatalf("brightness %d", fr.Brightness)
 		}
 	})

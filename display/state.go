@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -153,8 +154,8 @@ func Total(cards []tableau.Card) int {
 //
 // LastCoup lights the decimal point of the winner digit in the burn and
 // coup frames.
-func Compose(s TableState, l Layout, b int) Frame {
-	f := Blank(l.Width, b)
+func Compose(s TableState, l Layout, b int) segment.Frame {
+	f := segment.Blank(l.Width, b)
 	if l.Width <= 0 {
 		return f
 	}
@@ -238,7 +239,7 @@ func Compose(s TableState, l Layout, b int) Frame {
 //     (Frame.Turns): "r  5", "L  3", "b  7"; once complete a tableau's page
 //     has its result at digit 2: "r P5", "L b3". LastCoup lights the point
 //     of digit 1 (the colon of clock modules) on every page.
-func composeBanque(f *Frame, s *TableState) {
+func composeBanque(f *segment.Frame, s *TableState) {
 	type hand struct {
 		label  rune
 		cards  []tableau.Card
@@ -248,7 +249,7 @@ func composeBanque(f *Frame, s *TableState) {
 	hands := [3]hand{{'r', s.Player, s.RightResult, HandPlayer}, {'L', s.Left, s.LeftResult, HandLeft}, {'b', s.Banker, ResultNone, HandBanker}}
 	resultChar := map[Result]rune{ResultPlayer: 'P', ResultBanker: 'b', ResultTie: 't'}
 	n := len(f.Digits)
-	put := func(d []Digit, i int, c rune, blinking bool) {
+	put := func(d []segment.Digit, i int, c rune, blinking bool) {
 		if i >= 0 && i < len(d) {
 			d[i].Char, d[i].Blink = c, blinking
 		}
@@ -277,12 +278,12 @@ func composeBanque(f *Frame, s *TableState) {
 		}
 		f.Digits[n-1].DP = f.Digits[n-1].DP || s.LastCoup
 	default:
-		var pages [][]Digit
+		var pages [][]segment.Digit
 		for _, h := range hands {
 			if len(h.cards) == 0 {
 				continue
 			}
-			p := make([]Digit, n)
+			p := make([]segment.Digit, n)
 			put(p, 0, h.label, false)
 			put(p, 3, rune('0'+Total(h.cards)), s.Waiting == h.wait)
 			if c, ok := resultChar[h.result]; ok {
@@ -302,14 +303,14 @@ func composeBanque(f *Frame, s *TableState) {
 	}
 }
 
-func blink(d []Digit, i int) {
+func blink(d []segment.Digit, i int) {
 	if i >= 0 && i < len(d) {
 		d[i].Blink = true
 	}
 }
 
 // writeText writes text from digit 0; characters past the end are dropped.
-func writeText(d []Digit, text string) {
+func writeText(d []segment.Digit, text string) {
 	i := 0
 	for _, r := range text {
 		if i >= len(d) {

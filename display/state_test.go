@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -81,7 +82,7 @@ func TestCompose(t *testing.T) {
 func TestComposeSegments(t *testing.T) {
 	s := TableState{Player: cards(t, "4H 5S"), Banker: cards(t, "3D 3C"), Result: ResultPlayer, Natural: true, LastCoup: true}
 	f := Compose(s, Layout4, 15)
-	want := []Segments{0x6F, 0x73 | 0x80, 0x54, 0x7D}
+	want := []segment.Segments{0x6F, 0x73 | 0x80, 0x54, 0x7D}
 	got := f.Segments(true)
 	for i := range want {
 		if got[i] != want[i] {
@@ -94,8 +95,8 @@ func TestComposeSegments(t *testing.T) {
 }
 
 func TestBrightnessClamped(t *testing.T) {
-	if b := Compose(TableState{}, Layout4, 99).Brightness; b != MaxBrightness {
-		t.Errorf("brightness 99 → %d, want %d", b, MaxBrightness)
+	if b := Compose(TableState{}, Layout4, 99).Brightness; b != segment.MaxBrightness {
+		t.Errorf("brightness 99 → %d, want %d", b, segment.MaxBrightness)
 	}
 	if b := Compose(TableState{}, Layout4, -3).Brightness; b != 0 {
 		t.Errorf("brightness -3 → %d, want 0", b)
@@ -113,10 +114,10 @@ func TestBlinkPhases(t *testing.T) {
 		want string
 	}{
 		{0, "5  9"},
-		{BlinkPeriod/2 - 1, "5  9"},
-		{BlinkPeriod / 2, "   9"},
-		{BlinkPeriod - 1, "   9"},
-		{BlinkPeriod, "5  9"},
+		{segment.BlinkPeriod/2 - 1, "5  9"},
+		{segment.BlinkPeriod / 2, "   9"},
+		{segment.BlinkPeriod - 1, "   9"},
+		{segment.BlinkPeriod, "5  9"},
 		{-time.Second, "5  9"},
 	}
 	for _, c := range cases {

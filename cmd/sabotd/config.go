@@ -22,7 +22,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/ledchip"
@@ -530,7 +530,7 @@ func DefaultConfig() Config {
 		CutRule:      "last-coup",
 		Shoe:         ShoeConfig{Protocol: "sabot", Markers: "auto", DataBits: 8, Parity: "none", StopBits: "1", RS485: shoe.RS485Off},
 		MQTT:         MQTTConfig{TopicPrefix: "sabot", EmbeddedAddr: "127.0.0.1:1883", RefusalTimeout: mqtt.DefaultRefusalTimeout.String()},
-		Display:      board.DisplayConfig{Kind: "none", Brightness: display.DefaultBrightness},
+		Display:      board.DisplayConfig{Kind: "none", Brightness: segment.DefaultBrightness},
 		GPIO:         board.GPIOConfig{Backend: board.BackendGPIO, DebounceMS: 30},
 		State:        StateConfig{Dir: "/var/lib/sabot", RetainDays: 90, ArchiveMaxMB: 1024, ClockWait: "90s", ClockSyncedFile: DefaultClockSyncedFile},
 		HTTP:         HTTPConfig{Addr: "127.0.0.1:0", Recall: "loopback"},

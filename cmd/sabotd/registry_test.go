@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/shoe"
 )
@@ -32,21 +32,21 @@ type testChip struct {
 	mu       sync.Mutex
 	settings ledchip.Settings
 	fake     bool
-	frames   []display.Frame
+	frames   []segment.Frame
 }
 
-func (c *testChip) Render(f display.Frame) error {
+func (c *testChip) Render(f segment.Frame) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.frames = append(c.frames, f)
 	return nil
 }
 
-func (c *testChip) lastFrame() (display.Frame, int) {
+func (c *testChip) lastFrame() (segment.Frame, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.frames) == 0 {
-		return display.Frame{}, 0
+		return segment.Frame{}, 0
 	}
 	return c.frames[len(c.frames)-1], len(c.frames)
 }
@@ -88,7 +88,7 @@ func init() {
 			}
 			return nil
 		},
-		Open: func(s ledchip.Settings, bus ledchip.Bus) (display.Renderer, error) {
+		Open: func(s ledchip.Settings, bus ledchip.Bus) (segment.Renderer, error) {
 			c := &testChip{settings: s, fake: bus.Fake()}
 			if !bus.Fake() {
 				if _, err := bus.Pin("wire"); err != nil {

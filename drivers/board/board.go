@@ -48,6 +48,7 @@ import (
 	"periph.io/x/host/v3"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/terminal"
 )
@@ -110,7 +111,7 @@ type Options struct {
 type Board struct {
 	// Display shows frames; nil when no display is configured. Prefer
 	// Scheduler.SetFrame, which animates blinking.
-	Display display.Renderer
+	Display segment.Renderer
 	// Layout is the display.Layout for the display's width.
 	Layout display.Layout
 	// Brightness is the configured display brightness.
@@ -221,7 +222,7 @@ func (b *Board) OutputOn(name string) bool {
 // Open checks the configuration (Check: every problem, joined), resolves
 // every configured pin and device and returns the board. Zero values take
 // their defaults: backend "gpio", display kind "none", brightness
-// display.DefaultBrightness. Errors name the config key: a bad value, a
+// segment.DefaultBrightness. Errors name the config key: a bad value, a
 // pin name that gpioreg does not know (after host.Init), a device that
 // cannot be opened. On error everything opened so far is closed.
 func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
@@ -239,7 +240,7 @@ func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
 		o.Terminal = os.Stdout
 	}
 	if d.Brightness == 0 {
-		d.Brightness = display.DefaultBrightness
+		d.Brightness = segment.DefaultBrightness
 	}
 	settings, cerrs := Check(g, d)
 	if len(cerrs) > 0 {
@@ -422,7 +423,7 @@ func (b *Board) open(g GPIOConfig, d DisplayConfig, s ledchip.Settings, o Option
 func (b *Board) openDisplay(d DisplayConfig, s ledchip.Settings, o Options, pins pinSource) error {
 	b.Brightness = d.Brightness
 	digits := d.Digits
-	var r display.Renderer
+	var r segment.Renderer
 	switch d.Kind {
 	case KindNone, "":
 		return nil

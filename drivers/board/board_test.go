@@ -16,6 +16,7 @@ import (
 	"periph.io/x/conn/v3/spi"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -215,7 +216,7 @@ func TestFakeBoard(t *testing.T) {
 		t.Errorf("buzzer %v, want beep:3", p)
 	}
 	// The alert flashes: after half a blink period the digits are dark.
-	fc.Advance(display.BlinkPeriod / 2)
+	fc.Advance(segment.BlinkPeriod / 2)
 	if _, _, err := b.Scheduler.Update(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/terminal"
 )
@@ -51,8 +52,8 @@ type DisplayConfig struct {
 	// Kind is a chip registered in drivers/ledchip ("tm1637", "max7219",
 	// "ht16k33"), "terminal", or "none" ("" means none).
 	Kind string `toml:"kind"`
-	// Brightness is 1–15 (display.MaxBrightness); Open takes 0 as
-	// display.DefaultBrightness.
+	// Brightness is 1–15 (segment.MaxBrightness); Open takes 0 as
+	// segment.DefaultBrightness.
 	Brightness int `toml:"brightness"`
 	// Digits is the display's width; 0: the chip's usual (its
 	// registration says; the terminal: 8).
@@ -134,8 +135,8 @@ func Check(g GPIOConfig, d DisplayConfig) (ledchip.Settings, []*ConfigError) {
 			bad("gpio.alert_buzzer", "%v", err)
 		}
 	}
-	if d.Brightness < 1 || d.Brightness > display.MaxBrightness {
-		bad("display.brightness", "%d: must be 1–%d", d.Brightness, display.MaxBrightness)
+	if d.Brightness < 1 || d.Brightness > segment.MaxBrightness {
+		bad("display.brightness", "%d: must be 1–%d", d.Brightness, segment.MaxBrightness)
 	}
 	if d.Digits < 0 || d.Digits > 64 {
 		bad("display.digits", "%d: not a display width", d.Digits)

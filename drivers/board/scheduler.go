@@ -12,7 +12,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"periph.io/x/conn/v3/gpio"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 )
 
 // Output is one switched output: a lamp, a tower light segment or a buzzer
@@ -49,10 +49,10 @@ type Scheduler struct {
 	outs    map[string]*outState
 	order   []string
 	wake    chan struct{}
-	disp    display.Renderer
-	frame   display.Frame
+	disp    segment.Renderer
+	frame   segment.Frame
 	fsince  time.Time
-	shown   display.Frame
+	shown   segment.Frame
 	hasShow bool
 	lastErr string
 	observe func([]LampState)
@@ -111,7 +111,7 @@ func (s *Scheduler) AddOutput(o Output) error {
 
 // SetDisplay makes the scheduler render frames (SetFrame) on r, animating
 // blinking digits.
-func (s *Scheduler) SetDisplay(r display.Renderer) {
+func (s *Scheduler) SetDisplay(r segment.Renderer) {
 	s.mu.Lock()
 	s.disp = r
 	s.hasShow = false
@@ -143,7 +143,7 @@ func (s *Scheduler) Set(name string, p Pattern) error {
 // SetFrame shows f on the display (if any) from now, blinking digits lit
 // first. A frame equal to the current one changes nothing (its blink keeps
 // its phase). Errors are the renderer's.
-func (s *Scheduler) SetFrame(f display.Frame) error {
+func (s *Scheduler) SetFrame(f segment.Frame) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.hasFrame() && s.frame.Equal(f) {
@@ -158,7 +158,7 @@ func (s *Scheduler) SetFrame(f display.Frame) error {
 func (s *Scheduler) hasFrame() bool { return s.frame.Digits != nil }
 
 // Frame returns the frame set last (with its blink flags).
-func (s *Scheduler) Frame() display.Frame {
+func (s *Scheduler) Frame() segment.Frame {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.frame
@@ -224,7 +224,7 @@ func (s *Scheduler) update() (next time.Time, ok bool, err error) {
 		}
 		if s.frame.Blinking() {
 			el := now.Sub(s.fsince)
-			h := display.BlinkPeriod / 2
+			h := segment.BlinkPeriod / 2
 			consider(s.fsince.Add((el/h + 1) * h))
 		}
 	}
@@ -335,7 +335,7 @@ func (s *Scheduler) Halt() error {
 		}
 	}
 	if s.disp != nil && s.hasFrame() {
-		if err := s.disp.Render(display.Blank(len(s.frame.Digits), s.frame.Brightness)); err != nil {
+		if err := s.disp.Render(segment.Blank(len(s.frame.Digits), s.frame.Brightness)); err != nil {
 			errs = append(errs, err)
 		}
 		s.hasShow = false

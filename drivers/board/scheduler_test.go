@@ -16,7 +16,7 @@ import (
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/gpio/gpiotest"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/tm1637"
 	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 )
@@ -155,16 +155,16 @@ func TestSchedulerBlinksDisplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SetDisplay(dev)
-	f := display.Blank(4, 15)
-	f.Digits[0] = display.Digit{Char: '5', Blink: true}
-	f.Digits[3] = display.Digit{Char: '9'}
+	f := segment.Blank(4, 15)
+	f.Digits[0] = segment.Digit{Char: '5', Blink: true}
+	f.Digits[3] = segment.Digit{Char: '9'}
 	if err := s.SetFrame(f); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for i := 0; i < 4; i++ {
 		got = append(got, bus.Text(4))
-		fc.Advance(display.BlinkPeriod / 2)
+		fc.Advance(segment.BlinkPeriod / 2)
 		if _, _, err := s.Update(); err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestSchedulerBlinksDisplay(t *testing.T) {
 	if n := len(bus.Transfers()); n != 0 {
 		t.Errorf("same frame re-sent: %d transfers", n)
 	}
-	steady := display.Blank(4, 15)
+	steady := segment.Blank(4, 15)
 	steady.Digits[3].Char = '7'
 	if err := s.SetFrame(steady); err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ type flakyDisplay struct {
 	last  atomic.Value
 }
 
-func (d *flakyDisplay) Render(f display.Frame) error {
+func (d *flakyDisplay) Render(f segment.Frame) error {
 	d.calls.Add(1)
 	if d.fail.Load() {
 		return errors.New("display unplugged")
@@ -217,7 +217,7 @@ func TestSchedulerRetriesDisplay(t *testing.T) {
 	d := &flakyDisplay{}
 	d.fail.Store(true)
 	s.SetDisplay(d)
-	f := display.Blank(4, 5)
+	f := segment.Blank(4, 5)
 	f.Digits[0].Char = '8'
 	if err := s.SetFrame(f); err == nil {
 		t.Fatal("SetFrame on a failing display returned nil")

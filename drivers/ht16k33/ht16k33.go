@@ -29,7 +29,7 @@ import (
 
 	"periph.io/x/conn/v3/i2c"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 )
 
 // Commands, from the HT16K33 datasheet.
@@ -64,14 +64,14 @@ func (l Layout) Digits() int {
 	return 4
 }
 
-// Brightness maps a frame brightness (0..display.MaxBrightness) to the
+// Brightness maps a frame brightness (0..segment.MaxBrightness) to the
 // dimming command's 0..15 (one to one, clamped).
 func Brightness(b int) byte {
 	if b < 0 {
 		return 0
 	}
-	if b > display.MaxBrightness {
-		return display.MaxBrightness
+	if b > segment.MaxBrightness {
+		return segment.MaxBrightness
 	}
 	return byte(b)
 }
@@ -79,7 +79,7 @@ func Brightness(b int) byte {
 // EncodeRAM returns the RAM write that shows f: the address byte 0x00 and
 // the 16 RAM bytes. Blinking digits are encoded lit; digits past the
 // frame's end are blank. Error: a frame wider than the layout.
-func EncodeRAM(f display.Frame, l Layout) ([]byte, error) {
+func EncodeRAM(f segment.Frame, l Layout) ([]byte, error) {
 	if len(f.Digits) > l.Digits() {
 		return nil, fmt.Errorf("ht16k33: frame has %d digits, the layout holds %d", len(f.Digits), l.Digits())
 	}
@@ -93,7 +93,7 @@ func EncodeRAM(f display.Frame, l Layout) ([]byte, error) {
 		}
 		b[1+2*row] = byte(s)
 	}
-	if l == LayoutBackpack4 && len(segs) > 1 && segs[1]&display.SegDP != 0 {
+	if l == LayoutBackpack4 && len(segs) > 1 && segs[1]&segment.SegDP != 0 {
 		b[1+2*2] = 0x02 // colon
 	}
 	return b, nil
@@ -102,7 +102,7 @@ func EncodeRAM(f display.Frame, l Layout) ([]byte, error) {
 // Encode returns every I²C write that shows f, in order: oscillator on,
 // display on (no blink), dimming, then the RAM write. Sending the setup
 // each time recovers a backpack that was power-cycled.
-func Encode(f display.Frame, l Layout) ([][]byte, error) {
+func Encode(f segment.Frame, l Layout) ([][]byte, error) {
 	ram, err := EncodeRAM(f, l)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ type Opts struct {
 	Layout Layout
 }
 
-// Dev is one HT16K33 backpack. It implements display.Renderer; its methods
+// Dev is one HT16K33 backpack. It implements segment.Renderer; its methods
 // are safe for concurrent use.
 type Dev struct {
 	mu     sync.Mutex
@@ -152,7 +152,7 @@ func (d *Dev) Digits() int { return d.layout.Digits() }
 
 // Render shows f. Errors: a frame too wide, or the bus error (a missing
 // backpack shows as the bus's no-ACK error), naming the chip.
-func (d *Dev) Render(f display.Frame) error {
+func (d *Dev) Render(f segment.Frame) error {
 	writes, err := Encode(f, d.layout)
 	if err != nil {
 		return err
@@ -176,4 +176,4 @@ func (d *Dev) send(writes [][]byte) error {
 	return nil
 }
 
-var _ display.Renderer = (*Dev)(nil)
+var _ segment.Renderer = (*Dev)(nil)

@@ -11,6 +11,7 @@ import (
 	"periph.io/x/conn/v3/i2c/i2ctest"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ht16k33"
 )
 
@@ -46,7 +47,7 @@ func TestGoldenBackpack4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Render(display.TextFrame("9P.n6", 12)); err != nil {
+	if err := d.Render(segment.TextFrame("9P.n6", 12)); err != nil {
 		t.Fatal(err)
 	}
 	if want := readGolden(t, "backpack4.golden", 0x70); !reflect.DeepEqual(rec.Ops, want) {
@@ -81,11 +82,11 @@ func TestErrors(t *testing.T) {
 	}
 	pb := &i2ctest.Playback{DontPanic: true} // no device answers
 	d, _ := ht16k33.New(pb, nil)
-	err := d.Render(display.TextFrame("1", 3))
+	err := d.Render(segment.TextFrame("1", 3))
 	if err == nil || !strings.HasPrefix(err.Error(), "ht16k33: HT16K33(playback@0x70): write 0x21") {
 		t.Errorf("error %v", err)
 	}
-	if err := d.Render(display.TextFrame("12345", 3)); err == nil || !strings.Contains(err.Error(), "5 digits") {
+	if err := d.Render(segment.TextFrame("12345", 3)); err == nil || !strings.Contains(err.Error(), "5 digits") {
 		t.Errorf("5 digits on backpack: %v", err)
 	}
 	if d.Digits() != 4 {
@@ -96,7 +97,7 @@ func TestErrors(t *testing.T) {
 // Only digit 1's decimal point lights the colon; other dps stay with their
 // digits.
 func TestColonOnlyFromDigit1(t *testing.T) {
-	ram, err := ht16k33.EncodeRAM(display.TextFrame("1.23.4", 1), ht16k33.LayoutBackpack4)
+	ram, err := ht16k33.EncodeRAM(segment.TextFrame("1.23.4", 1), ht16k33.LayoutBackpack4)
 	if err != nil {
 		t.Fatal(err)
 	}

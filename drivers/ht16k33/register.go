@@ -3,7 +3,7 @@ package ht16k33
 import (
 	"fmt"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 )
 
@@ -31,7 +31,7 @@ func init() {
 			}
 			return errs
 		},
-		Open: func(s ledchip.Settings, bus ledchip.Bus) (display.Renderer, error) {
+		Open: func(s ledchip.Settings, bus ledchip.Bus) (segment.Renderer, error) {
 			b, err := bus.I2C("i2c")
 			if err != nil {
 				return nil, err

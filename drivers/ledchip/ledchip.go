@@ -28,7 +28,7 @@ import (
 	"periph.io/x/conn/v3/i2c"
 	"periph.io/x/conn/v3/spi"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 )
 
 // Kind is the type of an option's value.
@@ -82,7 +82,7 @@ type Settings struct {
 	// Digits is the display width: the configured one, or the chip's
 	// default for these options.
 	Digits int
-	// Brightness is 1–15 (display.MaxBrightness).
+	// Brightness is 1–15 (segment.MaxBrightness).
 	Brightness int
 	// Values holds every option of the chip by key: int, string or []int.
 	Values map[string]any
@@ -137,7 +137,7 @@ type Chip struct {
 	// naming its key); Digits is resolved when it is called.
 	Check func(s Settings) []*OptionError
 	// Open returns the chip's renderer on the hardware bus gives.
-	Open func(s Settings, bus Bus) (display.Renderer, error)
+	Open func(s Settings, bus Bus) (segment.Renderer, error)
 }
 
 // OptionError is an option value a chip cannot use. Key is the option's

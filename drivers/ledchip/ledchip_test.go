@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 )
 
 func testChip(name string, opts ...Option) Chip {
-	return Chip{Name: name, Options: opts, Open: func(Settings, Bus) (display.Renderer, error) { return nil, nil }}
+	return Chip{Name: name, Options: opts, Open: func(Settings, Bus) (segment.Renderer, error) { return nil, nil }}
 }
 
 func TestRegisterRefusesMistakes(t *testing.T) {

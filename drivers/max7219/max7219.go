@@ -25,7 +25,7 @@ import (
 	"periph.io/x/conn/v3/physic"
 	"periph.io/x/conn/v3/spi"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 )
 
 // Registers, from the MAX7219 datasheet (table 2).
@@ -48,12 +48,12 @@ const DefaultSpeed = 1 * physic.MegaHertz
 
 // SegmentByte converts display segments (bit0 = a ... bit6 = g, bit7 = dp)
 // to the MAX7219's no-decode bit order: dp,a,b,c,d,e,f,g from bit7 to bit0.
-func SegmentByte(s display.Segments) byte {
+func SegmentByte(s segment.Segments) byte {
 	var b byte
-	if s&display.SegDP != 0 {
+	if s&segment.SegDP != 0 {
 		b |= 0x80
 	}
-	for i, seg := range []display.Segments{display.SegA, display.SegB, display.SegC, display.SegD, display.SegE, display.SegF, display.SegG} {
+	for i, seg := range []segment.Segments{segment.SegA, segment.SegB, segment.SegC, segment.SegD, segment.SegE, segment.SegF, segment.SegG} {
 		if s&seg != 0 {
 			b |= 0x40 >> i
 		}
@@ -61,14 +61,14 @@ func SegmentByte(s display.Segments) byte {
 	return b
 }
 
-// Brightness maps a frame brightness (0..display.MaxBrightness) to the
+// Brightness maps a frame brightness (0..segment.MaxBrightness) to the
 // intensity register, 0x00..0x0F (one to one, clamped).
 func Brightness(b int) byte {
 	if b < 0 {
 		return 0
 	}
-	if b > display.MaxBrightness {
-		return display.MaxBrightness
+	if b > segment.MaxBrightness {
+		return segment.MaxBrightness
 	}
 	return byte(b)
 }
@@ -80,7 +80,7 @@ func Brightness(b int) byte {
 // also recovers chips that lost their configuration through a supply
 // glitch. Digits past the frame's end are blank; blinking digits are shown
 // lit. Errors: chips < 1, or a frame wider than 8×chips.
-func Encode(f display.Frame, chips int) ([][]byte, error) {
+func Encode(f segment.Frame, chips int) ([][]byte, error) {
 	if chips < 1 {
 		return nil, fmt.Errorf("max7219: %d chips, want at least 1", chips)
 	}
@@ -125,7 +125,7 @@ type Opts struct {
 }
 
 // Dev is a cascade of MAX7219 chips on one SPI chip select. It implements
-// display.Renderer; its methods are safe for concurrent use.
+// segment.Renderer; its methods are safe for concurrent use.
 type Dev struct {
 	mu    sync.Mutex
 	c     conn.Conn
@@ -169,7 +169,7 @@ func (d *Dev) Digits() int { return d.chips * DigitsPerChip }
 
 // Render shows f (see Encode for the transfers). Errors: a frame too wide,
 // or the SPI transfer's error naming the register.
-func (d *Dev) Render(f display.Frame) error {
+func (d *Dev) Render(f segment.Frame) error {
 	tx, err := Encode(f, d.chips)
 	if err != nil {
 		return err
@@ -198,4 +198,4 @@ func (d *Dev) send(tx [][]byte) error {
 	return nil
 }
 
-var _ display.Renderer = (*Dev)(nil)
+var _ segment.Renderer = (*Dev)(nil)

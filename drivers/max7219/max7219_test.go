@@ -12,7 +12,7 @@ import (
 	"periph.io/x/conn/v3/conntest"
 	"periph.io/x/conn/v3/spi/spitest"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/max7219"
 )
 
@@ -58,12 +58,12 @@ func TestSegmentByte(t *testing.T) {
 		'8': 0x7F, '9': 0x7B, 'P': 0x67, 'b': 0x1F, 't': 0x0F, 'E': 0x4F, 'r': 0x05, 'n': 0x15, 'L': 0x0E, // L: d, e, f (t without g)
 		'-': 0x01, ' ': 0x00,
 	}
-	for _, r := range display.Glyphs() {
-		s, _ := display.Glyph(r)
+	for _, r := range segment.Glyphs() {
+		s, _ := segment.Glyph(r)
 		if got := max7219.SegmentByte(s); got != want[r] {
 			t.Errorf("%q: %#02x, want %#02x", r, got, want[r])
 		}
-		if got := max7219.SegmentByte(s | display.SegDP); got != want[r]|0x80 {
+		if got := max7219.SegmentByte(s | segment.SegDP); got != want[r]|0x80 {
 			t.Errorf("%q with dp: %#02x, want %#02x", r, got, want[r]|0x80)
 		}
 	}
@@ -75,7 +75,7 @@ func TestGoldenOneChip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := display.TextFrame("P9 P.n b6", 10)
+	f := segment.TextFrame("P9 P.n b6", 10)
 	if err := d.Render(f); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestGoldenTwoChips(t *testing.T) {
 	if d.Digits() != 16 {
 		t.Errorf("Digits = %d", d.Digits())
 	}
-	if err := d.Render(display.TextFrame("0123456789Pbt-Er", 15)); err != nil {
+	if err := d.Render(segment.TextFrame("0123456789Pbt-Er", 15)); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ops(rec.Ops), readGolden(t, "two-chips.golden"); !reflect.DeepEqual(got, want) {
@@ -118,13 +118,13 @@ func TestGoldenTwoChips(t *testing.T) {
 func TestFrameWidth(t *testing.T) {
 	rec := &conntest.Record{}
 	d, _ := max7219.New(rec, nil)
-	if err := d.Render(display.TextFrame("123456789", 1)); err == nil {
+	if err := d.Render(segment.TextFrame("123456789", 1)); err == nil {
 		t.Error("9 digits accepted on one chip")
 	}
 	if len(rec.Ops) != 0 {
 		t.Errorf("sent %d transfers for a refused frame", len(rec.Ops))
 	}
-	if err := d.Render(display.TextFrame("1", 1)); err != nil {
+	if err := d.Render(segment.TextFrame("1", 1)); err != nil {
 		t.Fatal(err)
 	}
 	got := ops(rec.Ops)
@@ -145,7 +145,7 @@ func TestErrors(t *testing.T) {
 		t.Error("-1 chips accepted")
 	}
 	d, _ := max7219.New(&failConn{}, nil)
-	err := d.Render(display.TextFrame("1", 1))
+	err := d.Render(segment.TextFrame("1", 1))
 	if err == nil || !strings.HasPrefix(err.Error(), "max7219: ") || !strings.Contains(err.Error(), "register 0x0f") {
 		t.Errorf("error %v", err)
 	}
@@ -153,7 +153,7 @@ func TestErrors(t *testing.T) {
 
 func BenchmarkRender(b *testing.B) {
 	d, _ := max7219.New(&conntest.Discard{}, &max7219.Opts{Chips: 2})
-	f := display.TextFrame("0123456789Pbt-Er", 15)
+	f := segment.TextFrame("0123456789Pbt-Er", 15)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := d.Render(f); err != nil {

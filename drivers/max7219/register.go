@@ -3,7 +3,7 @@ package max7219
 import (
 	"fmt"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 )
 
@@ -32,7 +32,7 @@ func init() {
 			}
 			return errs
 		},
-		Open: func(s ledchip.Settings, bus ledchip.Bus) (display.Renderer, error) {
+		Open: func(s ledchip.Settings, bus ledchip.Bus) (segment.Renderer, error) {
 			port, err := bus.SPI("spi")
 			if err != nil {
 				return nil, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -55,7 +56,7 @@ func startRoads() *display.Roads {
 
 // goldenAlert is the screen's status under an unacknowledged extra-card
 // alert with every lamp flashing (the state whose lamp line used to wrap).
-func goldenAlert(roads *display.Roads) (display.Frame, Status) {
+func goldenAlert(roads *display.Roads) (segment.Frame, Status) {
 	f := display.Compose(display.TableState{Alert: "extra-card"}, display.Layout8, 15)
 	st := Status{
 		Lamps: []Lamp{{Name: "alarm", On: true, Pattern: "fast-blink"}, {Name: "red", On: true, Pattern: "fast-blink"},
@@ -67,7 +68,7 @@ func goldenAlert(roads *display.Roads) (display.Frame, Status) {
 	return f, st
 }
 
-func goldenCoup(roads *display.Roads) (display.Frame, Status) {
+func goldenCoup(roads *display.Roads) (segment.Frame, Status) {
 	s := display.TableState{Coup: 62, Player: cards(4, 5), Banker: cards(3, 10), Result: display.ResultPlayer, Natural: true}
 	f := display.Compose(s, display.Layout8, 7)
 	line, _ := CoupLine(s)
@@ -95,16 +96,16 @@ func TestDrawGolden(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		cols, rows int
-		state      func(*display.Roads) (display.Frame, Status)
+		state      func(*display.Roads) (segment.Frame, Status)
 	}{
 		{"coup-100x30", 100, 30, goldenCoup},
-		{"start-80x24", 80, 24, func(*display.Roads) (display.Frame, Status) { return goldenCoup(startRoads()) }},
+		{"start-80x24", 80, 24, func(*display.Roads) (segment.Frame, Status) { return goldenCoup(startRoads()) }},
 		{"coup-80x24", 80, 24, goldenCoup},
 		{"coup-60x24", 60, 24, goldenCoup},
 		{"alert-80x24", 80, 24, goldenAlert},
 		{"alert-60x24", 60, 24, goldenAlert},
 		{"alert-80x20", 80, 20, goldenAlert},
-		{"coup4-80x24", 80, 24, func(r *display.Roads) (display.Frame, Status) {
+		{"coup4-80x24", 80, 24, func(r *display.Roads) (segment.Frame, Status) {
 			_, st := goldenCoup(r)
 			s := display.TableState{Coup: 62, Player: cards(4, 5), Banker: cards(3, 10), Result: display.ResultPlayer, Natural: true}
 			return display.Compose(s, display.Layout4, 7), st

@@ -31,6 +31,7 @@ import (
 	"sync"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -72,39 +73,39 @@ type Status struct {
 
 // digitRows is the ASCII art of one digit: 7 rows of 8 columns (7 for the
 // segments, 1 for the decimal point), or of 6 columns when narrow.
-func digitRows(s display.Segments, narrow bool) [7]string {
+func digitRows(s segment.Segments, narrow bool) [7]string {
 	bar := "#####"
 	mid := "     "
 	if narrow {
 		bar, mid = "###", "   "
 	}
-	on := func(seg display.Segments, t string) string {
+	on := func(seg segment.Segments, t string) string {
 		if s&seg != 0 {
 			return t
 		}
 		return strings.Repeat(" ", len(t))
 	}
-	side := func(l, r display.Segments) string {
+	side := func(l, r segment.Segments) string {
 		return on(l, "#") + mid + on(r, "#") + " "
 	}
 	dp := " "
-	if s&display.SegDP != 0 {
+	if s&segment.SegDP != 0 {
 		dp = "o"
 	}
 	return [7]string{
-		" " + on(display.SegA, bar) + "  ",
-		side(display.SegF, display.SegB),
-		side(display.SegF, display.SegB),
-		" " + on(display.SegG, bar) + "  ",
-		side(display.SegE, display.SegC),
-		side(display.SegE, display.SegC),
-		" " + on(display.SegD, bar) + " " + dp,
+		" " + on(segment.SegA, bar) + "  ",
+		side(segment.SegF, segment.SegB),
+		side(segment.SegF, segment.SegB),
+		" " + on(segment.SegG, bar) + "  ",
+		side(segment.SegE, segment.SegC),
+		side(segment.SegE, segment.SegC),
+		" " + on(segment.SegD, bar) + " " + dp,
 	}
 }
 
 // Lines returns the screen for frame f and status st on an 80×24
 // terminal; see Draw.
-func Lines(f display.Frame, st Status) []string {
+func Lines(f segment.Frame, st Status) []string {
 	return Draw(f, st, DefaultColumns, DefaultRows)
 }
 
@@ -112,7 +113,7 @@ func Lines(f display.Frame, st Status) []string {
 // columns and rows rows (0: DefaultColumns, DefaultRows), one string per
 // line, without escapes and without trailing blanks, none longer than
 // cols. Blinking digits are drawn lit (pass f.At(elapsed) to animate).
-func Draw(f display.Frame, st Status, cols, rows int) []string {
+func Draw(f segment.Frame, st Status, cols, rows int) []string {
 	if cols <= 0 {
 		cols = DefaultColumns
 	}
@@ -120,7 +121,7 @@ func Draw(f display.Frame, st Status, cols, rows int) []string {
 		rows = DefaultRows
 	}
 	lines := make([]string, 0, RoadsRows)
-	lines = append(lines, fmt.Sprintf("Sabot table display  (brightness %d/%d)", f.Brightness, display.MaxBrightness))
+	lines = append(lines, fmt.Sprintf("Sabot table display  (brightness %d/%d)", f.Brightness, segment.MaxBrightness))
 	segs := f.Segments(true)
 	if len(segs) > MaxDigits {
 		segs = segs[:MaxDigits]
@@ -336,11 +337,11 @@ const (
 )
 
 // Screen is a terminal display writing to w. It implements
-// display.Renderer. Methods are safe for concurrent use.
+// segment.Renderer. Methods are safe for concurrent use.
 type Screen struct {
 	mu         sync.Mutex
 	w          io.Writer
-	frame      display.Frame
+	frame      segment.Frame
 	status     Status
 	cols, rows int // 0: the defaults
 	started    bool
@@ -353,7 +354,7 @@ func New(w io.Writer) *Screen {
 }
 
 // Render shows f (blinking digits lit) and redraws. Errors are the writer's.
-func (s *Screen) Render(f display.Frame) error {
+func (s *Screen) Render(f segment.Frame) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.frame = f
@@ -417,7 +418,7 @@ func (s *Screen) draw() error {
 	return nil
 }
 
-var _ display.Renderer = (*Screen)(nil)
+var _ segment.Renderer = (*Screen)(nil)
 
 // CoupLine describes a finished coup for the last-coup line, e.g.
 // "#12 player 9 banker 8: player wins (natural)", or "#12 voided"; ok is

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -19,7 +20,7 @@ func cardsOf(t *testing.T, ranks ...int) []tableau.Card {
 }
 
 func TestLinesNatural(t *testing.T) {
-	f := display.TextFrame("9P.n6", 7)
+	f := segment.TextFrame("9P.n6", 7)
 	st := Status{
 		Lamps:    []Lamp{{Name: "alarm_lamp", On: true, Pattern: "fast-blink"}, {Name: "tower_green", Pattern: "steady"}},
 		LastCoup: "#12 player 9 banker 6, player wins (natural)",
@@ -44,7 +45,7 @@ func TestLinesNatural(t *testing.T) {
 }
 
 func TestLinesEightDigitsFit(t *testing.T) {
-	f := display.TextFrame("Err   E1", 15)
+	f := segment.TextFrame("Err   E1", 15)
 	lines := Lines(f, Status{Message: "E1 extra-card: 6H drawn, banker stands on 7"})
 	want := []string{
 		"Sabot table display  (brightness 15/15)",
@@ -72,7 +73,7 @@ func TestLinesEightDigitsFit(t *testing.T) {
 	if len(lines) > 24 {
 		t.Errorf("%d lines do not fit 24", len(lines))
 	}
-	for i, l := range Lines(display.TextFrame("88888888.", 15), Status{}) {
+	for i, l := range Lines(segment.TextFrame("88888888.", 15), Status{}) {
 		if len(l) > 80 {
 			t.Errorf("line %d is %d columns", i, len(l))
 		}
@@ -95,13 +96,13 @@ func TestLampLineOneLine(t *testing.T) {
 		{60, "Lamps: [#] alarm [#] red [ ] amber [ ] green [#] buzzer"},
 		{40, "Lamps: [#] alarm [#] red [ ] amber [..."},
 	} {
-		lines := Draw(display.Blank(4, 1), Status{Lamps: lamps}, c.cols, 24)
+		lines := Draw(segment.Blank(4, 1), Status{Lamps: lamps}, c.cols, 24)
 		if len(lines) != 13 || lines[10] != c.want || lines[11] != "Last coup: -" {
 			t.Errorf("%d columns: lamp line %q, then %q (%d lines), want %q", c.cols, lines[10], lines[11], len(lines), c.want)
 		}
 	}
 	many := append(lamps, Lamp{Name: "spare_lamp_one", Pattern: "slow-blink"}, Lamp{Name: "spare_lamp_two"})
-	if l := Draw(display.Blank(4, 1), Status{Lamps: many}, 80, 24)[10]; l != "Lamps: [#] alarm [#] red [ ] amber [ ] green [#] buzzer [ ] spare_lamp_one [..." {
+	if l := Draw(segment.Blank(4, 1), Status{Lamps: many}, 80, 24)[10]; l != "Lamps: [#] alarm [#] red [ ] amber [ ] green [#] buzzer [ ] spare_lamp_one [..." {
 		t.Errorf("8 lamps: %q", l)
 	}
 }
@@ -109,7 +110,7 @@ func TestLampLineOneLine(t *testing.T) {
 func TestScreenRedrawsInPlace(t *testing.T) {
 	var buf bytes.Buffer
 	s := New(&buf)
-	if err := s.Render(display.TextFrame("----", 3)); err != nil {
+	if err := s.Render(segment.TextFrame("----", 3)); err != nil {
 		t.Fatal(err)
 	}
 	first := buf.String()
@@ -141,7 +142,7 @@ func TestScreenRedrawsInPlace(t *testing.T) {
 }
 
 func BenchmarkLines(b *testing.B) {
-	f := display.TextFrame("P9 P.n b6", 15)
+	f := segment.TextFrame("P9 P.n b6", 15)
 	st := Status{Lamps: []Lamp{{Name: "alarm_lamp"}, {Name: "tower_green", On: true}}, LastCoup: "#12"}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -193,7 +194,7 @@ func TestScreenSizeAndRoads(t *testing.T) {
 	if err := s.SetSize(60, 24); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Render(display.TextFrame("P9 Pn b3", 7)); err != nil {
+	if err := s.Render(segment.TextFrame("P9 Pn b3", 7)); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(buf.String(), "Big road") {

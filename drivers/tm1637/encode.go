@@ -3,7 +3,7 @@ package tm1637
 import (
 	"fmt"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 )
 
 // Command bytes, from the TM1637 datasheet.
@@ -24,14 +24,14 @@ const (
 // MaxGrids is the number of digit positions (grids) the chip drives.
 const MaxGrids = 6
 
-// Brightness maps a frame brightness (0..display.MaxBrightness) to the
+// Brightness maps a frame brightness (0..segment.MaxBrightness) to the
 // chip's eight pulse-width steps: b/2, clamped to 0..7.
 func Brightness(b int) byte {
 	if b < 0 {
 		b = 0
 	}
-	if b > display.MaxBrightness {
-		b = display.MaxBrightness
+	if b > segment.MaxBrightness {
+		b = segment.MaxBrightness
 	}
 	return byte(b / 2)
 }
@@ -47,7 +47,7 @@ func Brightness(b int) byte {
 //
 // Errors: more than MaxGrids digits, or an order entry out of 0..5 or
 // repeated.
-func Encode(f display.Frame, order []int) ([][]byte, error) {
+func Encode(f segment.Frame, order []int) ([][]byte, error) {
 	segs := f.Segments(true)
 	if len(segs) > MaxGrids {
 		return nil, fmt.Errorf("tm1637: frame has %d digits, the chip drives at most %d", len(segs), MaxGrids)

@@ -8,6 +8,7 @@ import (
 	"periph.io/x/conn/v3/gpio/gpioreg"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/tm1637"
 	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 	"github.com/sabot-table/sabot/tableau"
@@ -43,7 +44,7 @@ func Example() {
 	player := []tableau.Card{{Rank: tableau.Rank4}, {Rank: tableau.Rank5}}
 	banker := []tableau.Card{{Rank: tableau.Rank3}, {Rank: tableau.Rank3}}
 	s := display.TableState{Player: player, Banker: banker, Result: display.ResultPlayer, Natural: true}
-	if err := dev.Render(display.Compose(s, display.Layout4, display.MaxBrightness)); err != nil {
+	if err := dev.Render(display.Compose(s, display.Layout4, segment.MaxBrightness)); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(dev)

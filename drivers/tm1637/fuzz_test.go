@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/tm1637"
 	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 )
@@ -16,12 +16,12 @@ func FuzzRenderRoundTrip(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3}, uint8(7))
 	f.Add([]byte{0xff, 0x80, 0x11, 0x22, 0x33, 0x44}, uint8(15))
 	f.Add([]byte{9}, uint8(0))
-	glyphs := display.Glyphs()
+	glyphs := segment.Glyphs()
 	f.Fuzz(func(t *testing.T, digits []byte, brightness uint8) {
 		if len(digits) == 0 || len(digits) > tm1637.MaxGrids {
 			return
 		}
-		fr := display.Blank(len(digits), int(brightness))
+		fr := segment.Blank(len(digits), int(brightness))
 		for i, b := range digits {
 			fr.Digits[i].Char = glyphs[int(b&0x7f)%len(glyphs)]
 			fr.Digits[i].DP = b&0x80 != 0
@@ -40,7 +40,7 @@ func FuzzRenderRoundTrip(f *testing.F) {
 		want := fr.Segments(true)
 		ram := bus.RAM()
 		for i := range want {
-			if display.Segments(ram[i]) != want[i] {
+			if segment.Segments(ram[i]) != want[i] {
 				t.Fatalf("grid %d = %#02x, want %#02x", i, ram[i], uint8(want[i]))
 			}
 		}

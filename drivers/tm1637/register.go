@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 )
@@ -26,7 +26,7 @@ func init() {
 			if o := s.Ints("order"); len(o) > 0 {
 				if len(o) != s.Digits {
 					errs = append(errs, &ledchip.OptionError{Key: "order", Msg: fmt.Sprintf("%d entries for %d digits", len(o), s.Digits)})
-				} else if _, err := Encode(display.Blank(s.Digits, 0), o); err != nil {
+				} else if _, err := Encode(segment.Blank(s.Digits, 0), o); err != nil {
 					errs = append(errs, &ledchip.OptionError{Key: "order", Msg: fmt.Sprintf("%v: want each grid 0..%d once", o, MaxGrids-1)})
 				}
 			}
@@ -35,7 +35,7 @@ func init() {
 			}
 			return errs
 		},
-		Open: func(s ledchip.Settings, bus ledchip.Bus) (display.Renderer, error) {
+		Open: func(s ledchip.Settings, bus ledchip.Bus) (segment.Renderer, error) {
 			opts := &Opts{Digits: s.Digits, Order: s.Ints("order"), HalfBit: time.Duration(s.Int("half_bit_us")) * time.Microsecond}
 			if bus.Fake() {
 				// No chip to answer on fake pins: an emulated one decodes

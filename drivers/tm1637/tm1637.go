@@ -21,7 +21,7 @@ import (
 
 	"periph.io/x/conn/v3/gpio"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 )
 
 // DefaultHalfBit is the default time the bus is held after each level
@@ -51,7 +51,7 @@ type Opts struct {
 	Delay func(d time.Duration)
 }
 
-// Dev is one TM1637 on a CLK/DIO pin pair. It implements display.Renderer.
+// Dev is one TM1637 on a CLK/DIO pin pair. It implements segment.Renderer.
 // Its methods are safe for concurrent use.
 type Dev struct {
 	mu    sync.Mutex
@@ -82,7 +82,7 @@ func New(clk gpio.PinOut, dio gpio.PinIO, opts *Opts) (*Dev, error) {
 		if len(o.Order) != o.Digits {
 			return nil, fmt.Errorf("tm1637: digit order has %d entries for %d digits", len(o.Order), o.Digits)
 		}
-		if _, err := Encode(display.Blank(o.Digits, 0), o.Order); err != nil {
+		if _, err := Encode(segment.Blank(o.Digits, 0), o.Order); err != nil {
 			return nil, err
 		}
 	}
@@ -121,12 +121,12 @@ func (d *Dev) Digits() int { return d.opts.Digits }
 // padded blank on the right). Blinking digits are shown lit. Errors: a
 // frame too wide, a missing ACK (wraps ErrNoAck, names the byte), or a pin
 // error.
-func (d *Dev) Render(f display.Frame) error {
+func (d *Dev) Render(f segment.Frame) error {
 	if len(f.Digits) > d.opts.Digits {
 		return fmt.Errorf("tm1637: frame has %d digits, %s has %d", len(f.Digits), d, d.opts.Digits)
 	}
 	if len(f.Digits) < d.opts.Digits {
-		g := display.Blank(d.opts.Digits, f.Brightness)
+		g := segment.Blank(d.opts.Digits, f.Brightness)
 		copy(g.Digits, f.Digits)
 		f = g
 	}
@@ -254,4 +254,4 @@ func (d *Dev) writeByte(c byte) (ack bool, err error) {
 	return ack, nil
 }
 
-var _ display.Renderer = (*Dev)(nil)
+var _ segment.Renderer = (*Dev)(nil)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/tm1637"
 	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 	"github.com/sabot-table/sabot/tableau"
@@ -27,7 +28,7 @@ func newDev(t *testing.T, o tm1637.Opts) (*tm1637.Dev, *tm1637test.Bus) {
 }
 
 func TestEncode(t *testing.T) {
-	f := display.TextFrame("9Pn7", 15)
+	f := segment.TextFrame("9Pn7", 15)
 	f.Digits[1].DP = true
 	got, err := tm1637.Encode(f, nil)
 	if err != nil {
@@ -38,7 +39,7 @@ func TestEncode(t *testing.T) {
 		t.Errorf("Encode = % x, want % x", got, want)
 	}
 	// 6-digit module wired 2,1,0,5,4,3.
-	got, err = tm1637.Encode(display.TextFrame("123456", 0), []int{2, 1, 0, 5, 4, 3})
+	got, err = tm1637.Encode(segment.TextFrame("123456", 0), []int{2, 1, 0, 5, 4, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +47,13 @@ func TestEncode(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Encode 6-digit = % x, want % x", got, want)
 	}
-	if _, err := tm1637.Encode(display.TextFrame("1234567", 0), nil); err == nil {
+	if _, err := tm1637.Encode(segment.TextFrame("1234567", 0), nil); err == nil {
 		t.Error("7 digits accepted")
 	}
-	if _, err := tm1637.Encode(display.TextFrame("12", 0), []int{1, 1}); err == nil {
+	if _, err := tm1637.Encode(segment.TextFrame("12", 0), []int{1, 1}); err == nil {
 		t.Error("repeated grid accepted")
 	}
-	if _, err := tm1637.Encode(display.TextFrame("12", 0), []int{0, 6}); err == nil {
+	if _, err := tm1637.Encode(segment.TextFrame("12", 0), []int{0, 6}); err == nil {
 		t.Error("grid 6 accepted")
 	}
 }
@@ -89,7 +90,7 @@ func TestRenderOnTheWire(t *testing.T) {
 		t.Errorf("shown %q, want 9P.n6", got)
 	}
 	segs := bus.Shown(4)
-	wantSegs := []display.Segments{0x6F, 0xF3, 0x54, 0x7D}
+	wantSegs := []segment.Segments{0x6F, 0xF3, 0x54, 0x7D}
 	if !reflect.DeepEqual(segs, wantSegs) {
 		t.Errorf("segments % x, want % x", segs, wantSegs)
 	}
@@ -109,7 +110,7 @@ func TestRenderOnTheWire(t *testing.T) {
 func TestWaveform(t *testing.T) {
 	d, bus := newDev(t, tm1637.Opts{})
 	bus.Reset()
-	if err := d.Render(display.TextFrame("8888", 15)); err != nil {
+	if err := d.Render(segment.TextFrame("8888", 15)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -133,7 +134,7 @@ func TestWaveform(t *testing.T) {
 func TestMissingAck(t *testing.T) {
 	d, bus := newDev(t, tm1637.Opts{})
 	bus.SetNoAck(true)
-	err := d.Render(display.TextFrame("1234", 7))
+	err := d.Render(segment.TextFrame("1234", 7))
 	if !errors.Is(err, tm1637.ErrNoAck) {
 		t.Fatalf("Render without chip: %v, want ErrNoAck", err)
 	}
@@ -148,7 +149,7 @@ func TestMissingAck(t *testing.T) {
 		t.Errorf("protocol errors: %v", errs)
 	}
 	bus.SetNoAck(false)
-	if err := d.Render(display.TextFrame("1234", 7)); err != nil {
+	if err := d.Render(segment.TextFrame("1234", 7)); err != nil {
 		t.Fatalf("after chip came back: %v", err)
 	}
 	if got := bus.Text(4); got != "1234" {
@@ -158,13 +159,13 @@ func TestMissingAck(t *testing.T) {
 
 func TestShortFramePaddedAndWideRejected(t *testing.T) {
 	d, bus := newDev(t, tm1637.Opts{Digits: 6, Order: []int{2, 1, 0, 5, 4, 3}})
-	if err := d.Render(display.TextFrame("12", 0)); err != nil {
+	if err := d.Render(segment.TextFrame("12", 0)); err != nil {
 		t.Fatal(err)
 	}
 	if got := bus.Text(6); got != " 21   " {
 		t.Errorf("grids %q, want \" 21   \" (digit 0 on grid 2, digit 1 on grid 1)", got)
 	}
-	if err := d.Render(display.TextFrame("1234567", 0)); err == nil {
+	if err := d.Render(segment.TextFrame("1234567", 0)); err == nil {
 		t.Error("7-digit frame accepted on 6 digits")
 	}
 }
@@ -189,7 +190,7 @@ func TestDelayUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Render(display.TextFrame("1234", 7)); err != nil {
+	if err := d.Render(segment.TextFrame("1234", 7)); err != nil {
 		t.Fatal(err)
 	}
 	if n == 0 || total != time.Duration(n)*3*time.Microsecond {
@@ -200,7 +201,7 @@ func TestDelayUsed(t *testing.T) {
 func BenchmarkRender(b *testing.B) {
 	bus := tm1637test.NewBus()
 	d, _ := tm1637.New(bus.CLK, bus.DIO, &tm1637.Opts{Delay: noDelay})
-	f := display.TextFrame("9Pn7", 15)
+	f := segment.TextFrame("9Pn7", 15)
 	b.ReportAllocs()
 	for b.Loop() {
 		bus.Reset()

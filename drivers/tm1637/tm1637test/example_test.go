@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/tm1637"
 	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 )
@@ -27,7 +28,7 @@ func Example() {
 	fmt.Printf("shown %q\n", bus.Text(4))
 
 	bus.SetNoAck(true) // unplug the module
-	fmt.Println(dev.Render(display.Blank(4, 4)))
+	fmt.Println(dev.Render(segment.Blank(4, 4)))
 	// Output:
 	// 40 acks [true]
 	// c0 7c 50 00 07 acks [true true true true true]

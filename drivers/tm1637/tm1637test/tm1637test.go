@@ -14,7 +14,7 @@ import (
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/gpio/gpiotest"
 
-	"github.com/sabot-table/sabot/display"
+	"github.com/sabot-table/sabot/display/segment"
 )
 
 // Change is one level change on the bus, as the master made it.
@@ -329,15 +329,15 @@ func (b *Bus) RAM() [6]byte {
 
 // Shown returns the segments of the first n grids as the dealer sees them:
 // all blank while the display is off.
-func (b *Bus) Shown(n int) []display.Segments {
+func (b *Bus) Shown(n int) []segment.Segments {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]display.Segments, n)
+	out := make([]segment.Segments, n)
 	if !b.on {
 		return out
 	}
 	for i := 0; i < n && i < len(b.ram); i++ {
-		out[i] = display.Segments(b.ram[i])
+		out[i] = segment.Segments(b.ram[i])
 	}
 	return out
 }
@@ -349,7 +349,7 @@ func (b *Bus) Text(n int) string {
 	var s []rune
 	for _, seg := range b.Shown(n) {
 		s = append(s, seg.Char())
-		if seg&display.SegDP != 0 {
+		if seg&segment.SegDP != 0 {
 			s = append(s, '.')
 		}
 	}

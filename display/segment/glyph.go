@@ -1,4 +1,4 @@
-package display
+package segment
 
 // Segments is the pattern of one 7-segment digit, one bit per segment:
 //

@@ -1,4 +1,4 @@
-package display
+package segment
 
 import (
 	"strings"
