@@ -447,7 +447,7 @@ func (b *Board) openDisplay(d DisplayConfig, s ledchip.Settings, o Options, pins
 		chip, _ := ledchip.Lookup(d.Kind) // Check found it
 		digits = s.Digits
 		bus := &chipBus{b: b, o: o, pins: pins, s: s, chip: chip.Name}
-		dev, err := chip.Open(s, bus)
+		dev, err := chip.OpenOn(s, bus)
 		if err != nil {
 			return fmt.Errorf("board: config key %q: %s: %w", o.KeyPrefix+"display.kind", chip.Name, err)
 		}

@@ -185,6 +185,45 @@ func Register(c Chip) {
 	chips[c.Name] = c
 }
 
+// Emulator opens a chip's emulation on the board's fake backend, for a
+// chip driven on bare pins that nothing on fake pins would answer (the
+// TM1637's ACK): it reports the emulation with bus.SetFake, for tests to
+// read what the chip shows. The chip's test fake registers it (package
+// tm1637test) and the daemon's fake backend (drivers/board) imports that
+// fake, so that no chip driver links its own fake.
+type Emulator func(s Settings, bus Bus) (segment.Renderer, error)
+
+var emulators = map[string]Emulator{}
+
+// RegisterEmulator makes e the emulation of the chip name on a fake
+// backend (OpenOn). It panics (a programming error) on an empty name, a
+// nil e or a second emulator for one chip.
+func RegisterEmulator(name string, e Emulator) {
+	mu.Lock()
+	defer mu.Unlock()
+	if name == "" || e == nil {
+		panic("ledchip: RegisterEmulator needs a chip name and an emulator")
+	}
+	if _, dup := emulators[name]; dup {
+		panic("ledchip: emulator of " + name + " registered twice")
+	}
+	emulators[name] = e
+}
+
+// OpenOn opens the chip on bus: its registered Emulator when bus is the
+// fake backend and the chip has one, else its Open.
+func (c Chip) OpenOn(s Settings, bus Bus) (segment.Renderer, error) {
+	if bus.Fake() {
+		mu.Lock()
+		e, ok := emulators[c.Name]
+		mu.Unlock()
+		if ok {
+			return e(s, bus)
+		}
+	}
+	return c.Open(s, bus)
+}
+
 // Lookup returns the registered chip of that name.
 func Lookup(name string) (Chip, bool) {
 	mu.Lock()

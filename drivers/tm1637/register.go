@@ -6,7 +6,6 @@ import (
 
 	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ledchip"
-	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
 )
 
 // The chip's registration: display.kind = "tm1637" and its [display] keys.
@@ -35,16 +34,10 @@ func init() {
 			}
 			return errs
 		},
+		// On the fake backend no chip answers on the pins: package
+		// tm1637test registers an emulated one (ledchip.RegisterEmulator).
 		Open: func(s ledchip.Settings, bus ledchip.Bus) (segment.Renderer, error) {
-			opts := &Opts{Digits: s.Digits, Order: s.Ints("order"), HalfBit: time.Duration(s.Int("half_bit_us")) * time.Microsecond}
-			if bus.Fake() {
-				// No chip to answer on fake pins: an emulated one decodes
-				// the bus instead, and the test reads its display RAM.
-				fake := tm1637test.NewBusNamed(s.String("clk"), s.String("dio"))
-				bus.SetFake(fake)
-				opts.Delay = func(time.Duration) {}
-				return New(fake.CLK, fake.DIO, opts)
-			}
+			opts := OptsFrom(s)
 			clk, err := bus.Pin("clk")
 			if err != nil {
 				return nil, err
@@ -56,4 +49,10 @@ func init() {
 			return New(clk, dio, opts)
 		},
 	})
+}
+
+// OptsFrom is the driver's options from the chip's [display] settings
+// (digits, order, half_bit_us).
+func OptsFrom(s ledchip.Settings) *Opts {
+	return &Opts{Digits: s.Digits, Order: s.Ints("order"), HalfBit: time.Duration(s.Int("half_bit_us")) * time.Microsecond}
 }
