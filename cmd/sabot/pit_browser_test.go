@@ -27,6 +27,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/chromium"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
@@ -364,7 +365,7 @@ func TestPitBrowserNATS(t *testing.T) {
 // TestPitBrowserEmbedded: the same on one embedded broker (the demo's).
 func TestPitBrowserEmbedded(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
-	b, err := mqtt.StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
@@ -88,7 +88,7 @@ func runPitAsync(t *testing.T, args ...string) (*syncWriter, func() int) {
 // With a certificate the console serves HTTPS: the session cookie is
 // Secure and __Host- named, and HSTS is set; it says nothing of plain HTTP.
 func TestPitHTTPS(t *testing.T) {
-	b, err := mqtt.StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestPitHTTPS(t *testing.T) {
 
 // Plain HTTP off loopback works, with a warning; on loopback, none.
 func TestPitPlainHTTPWarning(t *testing.T) {
-	b, err := mqtt.StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
@@ -25,7 +25,7 @@ import (
 func TestPitLoginLimitBinary(t *testing.T) {
 	t.Parallel()
 	sabot := builtSabot(t)
-	b, err := mqtt.StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

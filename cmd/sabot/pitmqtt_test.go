@@ -13,6 +13,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 )
 
@@ -49,13 +50,13 @@ func pahoPublish(t *testing.T, c paho.Client, topic string, retained bool, paylo
 // again from it), and publishes the ack command with the operator, whose
 // reply reaches the tile.
 func TestPitSubscriberFailoverAndAck(t *testing.T) {
-	a, err := mqtt.StartEmbeddedBroker("", nil)
+	a, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var closeA sync.Once
 	defer closeA.Do(func() { a.Close() })
-	b, err := mqtt.StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

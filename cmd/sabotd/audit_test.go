@@ -18,6 +18,7 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -67,7 +68,7 @@ func eventSchema(t *testing.T) *jsonschema.Schema {
 // names.
 func TestAuditEvents(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
-	b, err := mqtt.StartEmbeddedBroker("127.0.0.1:0", nil)
+	b, err := embedded.StartOpen("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

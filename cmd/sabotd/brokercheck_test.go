@@ -11,7 +11,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/hostcheck"
-	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
@@ -48,7 +48,7 @@ func TestShippedConfigStarts(t *testing.T) {
 	if m.d.cfg.MQTT.Commands {
 		t.Error("systemd/sabotd.toml turns commands on")
 	}
-	for _, who := range []struct{ user, pass string }{{"", ""}, {"pit", "pit"}, {mqtt.EmbeddedOwnUser, "guess"}} {
+	for _, who := range []struct{ user, pass string }{{"", ""}, {"pit", "pit"}, {embedded.OwnUser, "guess"}} {
 		o := paho.NewClientOptions().AddBroker(m.d.broker.URL()).SetClientID("stranger").SetProtocolVersion(4).
 			SetAutoReconnect(false).SetConnectTimeout(5 * time.Second)
 		if who.user != "" {

@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
+
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/sdnotify"
 	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
@@ -36,7 +38,7 @@ type daemon struct {
 	rules   tableau.Rules
 	http    *httpServer
 	web     *boardWeb // the board page (board.go); nil with [http] addr "off"
-	broker  *mqtt.EmbeddedBroker
+	broker  *embedded.Broker
 	pub     *mqtt.Publisher
 	// undeliverable counts outbox-dropped events being journaled
 	// (onUndeliverable): at most maxUndeliverableEvents at once.
@@ -343,7 +345,7 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 		// The broker logs at warning level every client that goes away;
 		// keep its errors only.
 		blog := slog.New(errorsOnly{d.log.Handler()}).With("component", "broker")
-		b, err := mqtt.StartEmbedded(mqtt.EmbeddedOptions{Addr: d.cfg.MQTT.EmbeddedAddr, Logger: blog,
+		b, err := embedded.Start(embedded.Options{Addr: d.cfg.MQTT.EmbeddedAddr, Logger: blog,
 			PasswordFile: d.cfg.MQTT.EmbeddedPasswordFile, ACLFile: d.cfg.MQTT.EmbeddedACLFile,
 			AllowAnonymous: d.cfg.MQTT.EmbeddedAllowAnonymous})
 		if err != nil {

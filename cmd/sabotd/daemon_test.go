@@ -18,8 +18,9 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
 	"github.com/sabot-table/sabot/drivers/journal"
-	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -100,7 +101,7 @@ func (r *received) events() []map[string]any {
 // ownURL is the URL of an in-process daemon's embedded broker with the
 // credentials of the daemon's own clients, which may read and write
 // everything (for subscribe).
-func ownURL(b *mqtt.EmbeddedBroker) string {
+func ownURL(b *embedded.Broker) string {
 	u, _ := neturl.Parse(b.URL())
 	user, pass := b.Credentials()
 	if user != "" {
@@ -428,7 +429,7 @@ dir = %q
 // `sabot check` says for the whole transcript.
 func TestDaemonRestartMidCoup(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
-	b, err := mqtt.StartEmbeddedBroker("127.0.0.1:0", nil)
+	b, err := embedded.StartOpen("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -130,7 +132,7 @@ dir = %q
 
 	// The broker comes back.
 	r := newReceived()
-	b, err := mqtt.StartEmbeddedBroker(addr, nil)
+	b, err := embedded.StartOpen(addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +296,7 @@ func TestRestartWithOversizedState(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err := mqtt.StartEmbeddedBroker("127.0.0.1:0", nil)
+	b, err := embedded.StartOpen("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

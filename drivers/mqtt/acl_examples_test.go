@@ -12,6 +12,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 )
@@ -27,7 +28,7 @@ var (
 // TestExampleACLEmbedded: the example files on the embedded broker.
 func TestExampleACLEmbedded(t *testing.T) {
 	t.Parallel()
-	b, err := StartEmbedded(EmbeddedOptions{PasswordFile: examplePasswd, ACLFile: exampleACL})
+	b, err := embedded.Start(embedded.Options{PasswordFile: examplePasswd, ACLFile: exampleACL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 )
 
 // BenchmarkPublish measures an event accepted → journaled in the outbox
@@ -25,7 +27,7 @@ func BenchmarkPublish(b *testing.B) {
 	run := func(b *testing.B, withBroker, parallel bool) {
 		var brokers []string
 		if withBroker {
-			br, err := StartEmbeddedBroker("", nil)
+			br, err := embedded.StartOpen("", nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 )
 
 // Wildcard subscriptions racing retained publishes and retained wills on
@@ -17,7 +19,7 @@ import (
 // until the broker serialised the two (retainGuard).
 func TestEmbeddedBrokerRetainWhileSubscribing(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
-	b, err := StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 )
 
 func TestEmbeddedBrokerFullShoe(t *testing.T) {
 	t.Parallel() // latency-bound: .ci/test runs such tests side by side
-	b, err := StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func lastStatus(t testing.TB, msgs []received) string {
 }
 
 func TestEmbeddedBrokerLoopbackOnly(t *testing.T) {
-	if _, err := StartEmbeddedBroker("0.0.0.0:0", nil); err == nil || !strings.Contains(err.Error(), "loopback") {
+	if _, err := embedded.StartOpen("0.0.0.0:0", nil); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -133,7 +135,7 @@ func TestEmbeddedBrokerLoopbackOnly(t *testing.T) {
 func TestEmbeddedBrokerCloseWhileConnecting(t *testing.T) {
 	connect := []byte{0x10, 13, 0, 4, 'M', 'Q', 'T', 'T', 4, 2, 0, 30, 0, 1, 'c'} // MQTT 3.1.1 CONNECT, id "c"
 	for i := range 100 {
-		b, err := StartEmbeddedBroker("", nil)
+		b, err := embedded.StartOpen("", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

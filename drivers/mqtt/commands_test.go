@@ -12,6 +12,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 )
 
 // Commands against a Mosquitto with the shipped example password file and
@@ -177,7 +179,7 @@ func (l *lockedLog) count(sub string) int {
 // no goroutine is started per command (before, each overflowing command
 // started one that waited for the outbox with no deadline).
 func TestCommandFloodStartsNoGoroutines(t *testing.T) {
-	b, err := StartEmbeddedBroker("127.0.0.1:0", nil)
+	b, err := embedded.StartOpen("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +264,7 @@ func TestCommandFloodStartsNoGoroutines(t *testing.T) {
 // its live delivery (the daemon asks the broker), and a command sent
 // without retain after it is taken.
 func TestEmbeddedRetainedCommandLive(t *testing.T) {
-	b, err := StartEmbedded(EmbeddedOptions{})
+	b, err := embedded.Start(embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -18,7 +19,7 @@ import (
 // the broker's acknowledgements.
 func Example() {
 	ctx := context.Background()
-	broker, err := mqtt.StartEmbeddedBroker("", nil) // no broker configured: loopback
+	broker, err := embedded.StartOpen("", nil) // no broker configured: loopback
 	if err != nil {
 		log.Fatal(err)
 	}

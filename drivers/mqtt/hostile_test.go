@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 )
 
 // commandRig is a publisher taking commands on an embedded broker, with a
@@ -22,7 +24,7 @@ type commandRig struct {
 
 func newCommandRig(t *testing.T) *commandRig {
 	t.Helper()
-	b, err := StartEmbeddedBroker("127.0.0.1:0", nil)
+	b, err := embedded.StartOpen("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func TestCommandRefusalsAreRateBounded(t *testing.T) {
 // version could leave) is dropped with a report, and what follows it is
 // delivered; before, it was sent at every connection for ever.
 func TestUndeliverableOutboxMessageDropped(t *testing.T) {
-	b, err := StartEmbeddedBroker("127.0.0.1:0", nil)
+	b, err := embedded.StartOpen("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

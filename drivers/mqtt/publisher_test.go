@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 )
 
 // At 80% of the backlog limit the publisher reports it to OnBacklog (and
@@ -76,7 +78,7 @@ func TestBacklogAlertAndLimit(t *testing.T) {
 	p.Close(ctx)
 
 	// A restart with a broker delivers the backlog and clears the alert.
-	b, err := StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

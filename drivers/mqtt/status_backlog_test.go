@@ -8,6 +8,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 )
 
 // An online status carries the outbox backlog when it was built: the
@@ -15,7 +17,7 @@ import (
 // of the connection that then sends them; once they are acknowledged a
 // status has none (the key is left out); a last will never has one.
 func TestStatusBacklog(t *testing.T) {
-	b, err := StartEmbeddedBroker("", nil)
+	b, err := embedded.StartOpen("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mqtt
+package embedded
 
 import (
 	"fmt"
@@ -14,6 +14,29 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
+
+// The shipped example files (docs/brokers); the passwords are
+// example-<user>-password.
+var (
+	examplePasswd = filepath.Join("..", "..", "..", "docs", "brokers", "mosquitto.passwd")
+	exampleACL    = filepath.Join("..", "..", "..", "docs", "brokers", "mosquitto.acl")
+)
+
+// exampleClient connects user (password example-<user>-password; "" is
+// anonymous) or returns the connection's error.
+func exampleClient(url, user, id string, _ func()) (paho.Client, error) {
+	o := paho.NewClientOptions().AddBroker(url).SetClientID(id).SetCleanSession(true).
+		SetAutoReconnect(false).SetConnectRetry(false).SetConnectTimeout(5 * time.Second).SetProtocolVersion(4)
+	if user != "" {
+		o.SetUsername(user).SetPassword("example-" + user + "-password")
+	}
+	c := paho.NewClient(o)
+	tok := c.Connect()
+	if !tok.WaitTimeout(10 * time.Second) {
+		return nil, fmt.Errorf("connect %s: no answer", user)
+	}
+	return c, tok.Error()
+}
 
 // The hashes of testdata/mosquitto-made.passwd were made by Mosquitto
 // 2.0.11's mosquitto_passwd: alice's with its default ($7$, PBKDF2-SHA512,
@@ -80,7 +103,7 @@ func TestPasswordFileErrors(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "passwd")
 			os.WriteFile(f, []byte(tc.text), 0o600)
 			_, err := LoadPasswordFile(f)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "mqtt: password file "+f) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "embedded: password file "+f) {
 				t.Errorf("error %v, want one naming %s and %q", err, f, tc.want)
 			}
 		})
@@ -200,7 +223,7 @@ func TestACLFileErrors(t *testing.T) {
 		f := filepath.Join(t.TempDir(), "acl")
 		os.WriteFile(f, []byte(tc.text), 0o600)
 		_, err := LoadACLFile(f)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "mqtt: acl file "+f) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "embedded: acl file "+f) {
 			t.Errorf("%q: error %v, want one naming %s and %q", tc.text, err, f, tc.want)
 		}
 	}
@@ -241,13 +264,13 @@ func TestFiltersMeet(t *testing.T) {
 // rate are refused unchecked.
 func TestEmbeddedAuth(t *testing.T) {
 	t.Parallel()
-	b, err := StartEmbedded(EmbeddedOptions{PasswordFile: examplePasswd, ACLFile: exampleACL})
+	b, err := Start(Options{PasswordFile: examplePasswd, ACLFile: exampleACL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
 	user, pass := b.Credentials()
-	if user != EmbeddedOwnUser || len(pass) < 32 {
+	if user != OwnUser || len(pass) < 32 {
 		t.Fatalf("credentials %q %q", user, pass)
 	}
 	own := func(id string, lost func()) paho.Client {
@@ -316,7 +339,7 @@ func TestEmbeddedAuth(t *testing.T) {
 	own("own-after-guesses", nil).Disconnect(50)
 
 	// Anonymous clients allowed, without an ACL: they read, do not write.
-	a, err := StartEmbedded(EmbeddedOptions{AllowAnonymous: true})
+	a, err := Start(Options{AllowAnonymous: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,13 +358,13 @@ func TestEmbeddedAuth(t *testing.T) {
 	}
 
 	// Addresses.
-	if _, err := StartEmbedded(EmbeddedOptions{Addr: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "password file is needed") {
+	if _, err := Start(Options{Addr: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "password file is needed") {
 		t.Errorf("non-loopback without a password file: %v", err)
 	}
-	if _, err := StartEmbedded(EmbeddedOptions{Addr: "0.0.0.0:0", Open: true}); err == nil {
+	if _, err := Start(Options{Addr: "0.0.0.0:0", Open: true}); err == nil {
 		t.Error("an open broker on a non-loopback address started")
 	}
-	if w, err := StartEmbedded(EmbeddedOptions{Addr: "0.0.0.0:0", PasswordFile: examplePasswd, ACLFile: exampleACL}); err != nil {
+	if w, err := Start(Options{Addr: "0.0.0.0:0", PasswordFile: examplePasswd, ACLFile: exampleACL}); err != nil {
 		t.Errorf("non-loopback with a password file: %v", err)
 	} else {
 		w.Close()

@@ -1,4 +1,4 @@
-package mqtt
+package embedded
 
 import (
 	"bytes"
@@ -19,44 +19,44 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// EmbeddedBroker is an in-process MQTT broker (mochi-mqtt) for when no
+// Broker is an in-process MQTT broker (mochi-mqtt) for when no
 // broker is configured and for --demo, so the product works out of the
 // box. It lets in the daemon's own clients (Credentials), a Mosquitto
 // password file's users and, if allowed, anonymous clients, and gives each
-// what a Mosquitto ACL file says (EmbeddedOptions).
-type EmbeddedBroker struct {
+// what a Mosquitto ACL file says (Options).
+type Broker struct {
 	srv  *mochi.Server
 	ln   *loopbackListener
 	addr string
 	auth *embeddedAuth
 }
 
-// StartEmbeddedBroker starts a broker open to every client on addr, which
+// StartOpen starts a broker open to every client on addr, which
 // must be a loopback address ("" means "127.0.0.1:0": a free port): any
 // local program may connect, publish and subscribe. It is for tests and
-// examples; the daemon starts its broker with StartEmbedded.
-func StartEmbeddedBroker(addr string, logger *slog.Logger) (*EmbeddedBroker, error) {
-	return StartEmbedded(EmbeddedOptions{Addr: addr, Logger: logger, Open: true})
+// examples; the daemon starts its broker with Start.
+func StartOpen(addr string, logger *slog.Logger) (*Broker, error) {
+	return Start(Options{Addr: addr, Logger: logger, Open: true})
 }
 
-// StartEmbedded starts a broker as o says. Errors: an address that does
+// Start starts a broker as o says. Errors: an address that does
 // not parse, or is not loopback without o.PasswordFile; a password or ACL
 // file that cannot be read or has a bad line (file:line, LoadPasswordFile,
 // LoadACLFile); Open with files or anonymous access; a port in use.
-func StartEmbedded(o EmbeddedOptions) (*EmbeddedBroker, error) {
+func Start(o Options) (*Broker, error) {
 	addr := o.Addr
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("mqtt: embedded broker address %q: %w", addr, err)
+		return nil, fmt.Errorf("embedded: embedded broker address %q: %w", addr, err)
 	}
 	if o.Open && (o.PasswordFile != "" || o.ACLFile != "" || o.AllowAnonymous) {
-		return nil, errors.New("mqtt: embedded broker: Open takes no password file, ACL file or anonymous access")
+		return nil, errors.New("embedded: embedded broker: Open takes no password file, ACL file or anonymous access")
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && (o.Open || o.PasswordFile == "") {
-		return nil, fmt.Errorf("mqtt: embedded broker address %q: not loopback, so a password file is needed (embedded_password_file)", addr)
+		return nil, fmt.Errorf("embedded: embedded broker address %q: not loopback, so a password file is needed (embedded_password_file)", addr)
 	}
 	logger := o.Logger
 	if logger == nil {
@@ -80,65 +80,65 @@ func StartEmbedded(o EmbeddedOptions) (*EmbeddedBroker, error) {
 		}
 	}
 	caps := mochi.NewDefaultServerCapabilities()
-	caps.MaximumPacketSize = EmbeddedMaxPacket
-	caps.MaximumClients = EmbeddedMaxClients
+	caps.MaximumPacketSize = MaxPacket
+	caps.MaximumClients = MaxClients
 	srv := mochi.New(&mochi.Options{InlineClient: false, Logger: logger, Capabilities: caps})
 	a.srv = srv
 	if err := srv.AddHook(a, nil); err != nil {
-		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+		return nil, fmt.Errorf("embedded: embedded broker: %w", err)
 	}
-	if err := srv.AddHook(&retainLimit{srv: srv, max: EmbeddedMaxRetained, log: logger, lim: rate.NewLimiter(1, 1)}, nil); err != nil {
-		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+	if err := srv.AddHook(&retainLimit{srv: srv, max: MaxRetained, log: logger, lim: rate.NewLimiter(1, 1)}, nil); err != nil {
+		return nil, fmt.Errorf("embedded: embedded broker: %w", err)
 	}
 	// Last, so that no hook after it can refuse a packet it has locked for.
 	guard := &retainGuard{aliasMax: srv.Options.Capabilities.TopicAliasMaximum, held: map[*mochi.Client]int{}}
 	if err := srv.AddHook(guard, nil); err != nil {
-		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+		return nil, fmt.Errorf("embedded: embedded broker: %w", err)
 	}
 	l := &loopbackListener{id: "sabot-embedded", address: addr, conns: make(map[net.Conn]struct{})}
 	if err := srv.AddListener(l); err != nil {
-		return nil, fmt.Errorf("mqtt: embedded broker listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("embedded: embedded broker listen on %s: %w", addr, err)
 	}
 	if err := srv.Serve(); err != nil {
 		srv.Close()
-		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+		return nil, fmt.Errorf("embedded: embedded broker: %w", err)
 	}
-	return &EmbeddedBroker{srv: srv, ln: l, addr: l.Address(), auth: a}, nil
+	return &Broker{srv: srv, ln: l, addr: l.Address(), auth: a}, nil
 }
 
-// Credentials are the username (EmbeddedOwnUser) and password of the
+// Credentials are the username (OwnUser) and password of the
 // daemon's own clients, which may read and write every topic; the
 // password is drawn at random when the broker starts and is never
-// written anywhere. An open broker (StartEmbeddedBroker) gives "", "".
-func (b *EmbeddedBroker) Credentials() (username, password string) {
+// written anywhere. An open broker (StartOpen) gives "", "".
+func (b *Broker) Credentials() (username, password string) {
 	if b.auth.open {
 		return "", ""
 	}
-	return EmbeddedOwnUser, string(b.auth.ownPass)
+	return OwnUser, string(b.auth.ownPass)
 }
 
 // LoginsRefused is how many logins the broker has refused: all of them,
 // and those refused unchecked because failures came faster than
 // authFailRate a second.
-func (b *EmbeddedBroker) LoginsRefused() (all, unchecked uint64) {
+func (b *Broker) LoginsRefused() (all, unchecked uint64) {
 	return b.auth.failed.Load(), b.auth.refused.Load()
 }
 
 // Addr returns the host:port the broker listens on.
-func (b *EmbeddedBroker) Addr() string { return b.addr }
+func (b *Broker) Addr() string { return b.addr }
 
 // URL returns the broker URL, "tcp://host:port", for Options.Brokers.
-func (b *EmbeddedBroker) URL() string { return "tcp://" + b.addr }
+func (b *Broker) URL() string { return "tcp://" + b.addr }
 
 // Close stops the broker and disconnects its clients. It first stops the
 // listener, disconnects every client and waits until the broker has let go
 // of each connection, and only then closes the broker: mochi-mqtt v2.7.9's
 // Server.Close races (go test -race) with a connection being established
 // or served at the same time (upstream issue 541).
-func (b *EmbeddedBroker) Close() error {
+func (b *Broker) Close() error {
 	b.ln.shutdown()
 	if err := b.srv.Close(); err != nil {
-		return fmt.Errorf("mqtt: embedded broker: %w", err)
+		return fmt.Errorf("embedded: embedded broker: %w", err)
 	}
 	return nil
 }
@@ -240,18 +240,18 @@ func (l *loopbackListener) Close(closeClients listeners.CloseFn) {
 	closeClients(l.id)
 }
 
-// Limits of the embedded broker. A packet over EmbeddedMaxPacket bytes
+// Limits of the embedded broker. A packet over MaxPacket bytes
 // (fixed header included) is refused before it is read, and its client
 // disconnected: three retained 64 MiB messages took sabotd from 17.5 to
 // 478 MB, past the unit's MemoryMax=128M. Sabot's largest message is
-// under 17 KiB (roads). At most EmbeddedMaxClients clients are connected
-// at once, and at most EmbeddedMaxRetained topics hold a retained message
+// under 17 KiB (roads). At most MaxClients clients are connected
+// at once, and at most MaxRetained topics hold a retained message
 // (one of at most a packet's size each: 16 MiB in all); past it a new
 // topic's retained message is delivered but not kept.
 const (
-	EmbeddedMaxPacket   = 64 << 10
-	EmbeddedMaxClients  = 64
-	EmbeddedMaxRetained = 256
+	MaxPacket   = 64 << 10
+	MaxClients  = 64
+	MaxRetained = 256
 )
 
 // retainLimit keeps the embedded broker's retained messages to max topics.
@@ -282,7 +282,7 @@ func (h *retainLimit) OnPublish(cl *mochi.Client, pk packets.Packet) (packets.Pa
 	}
 	pk.FixedHeader.Retain = false
 	if h.lim.Allow() {
-		h.log.Warn("mqtt: embedded broker: retained messages at their limit; delivered, not kept", "client", cl.ID, "limit", h.max)
+		h.log.Warn("embedded: embedded broker: retained messages at their limit; delivered, not kept", "client", cl.ID, "limit", h.max)
 	}
 	return pk, nil
 }
@@ -296,7 +296,7 @@ const (
 )
 
 // errSlowClient ends a client that does not read what the broker sends it.
-var errSlowClient = errors.New("mqtt: embedded broker: client does not read what it is sent; disconnected")
+var errSlowClient = errors.New("embedded: embedded broker: client does not read what it is sent; disconnected")
 
 // queuedConn is a broker connection whose Write never waits on the client:
 // what is written waits in a queue of at most max bytes, sent by a

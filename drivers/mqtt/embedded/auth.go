@@ -1,4 +1,4 @@
-package mqtt
+package embedded
 
 // Authentication and access control of the embedded broker, in Mosquitto's
 // file formats (mosquitto.conf(5) password_file and acl_file), so that one
@@ -34,11 +34,11 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// EmbeddedOwnUser is the username of the daemon's own clients on the
+// OwnUser is the username of the daemon's own clients on the
 // embedded broker (its publisher, the demo's check). Their password is
-// drawn at random when the broker starts (EmbeddedBroker.Credentials);
+// drawn at random when the broker starts (Broker.Credentials);
 // a password file may not name this user.
-const EmbeddedOwnUser = "sabotd"
+const OwnUser = "sabotd"
 
 // Bounds of the embedded broker's files: a password or ACL file over
 // maxAuthFile bytes is refused, as is a line over maxAuthLine bytes, and
@@ -52,7 +52,7 @@ const (
 
 // Failed logins to the embedded broker are checked at most
 // authFailRate a second (bursts of authFailBurst); past it a login is
-// refused unchecked and counted (EmbeddedBroker.LoginsRefused). Every
+// refused unchecked and counted (Broker.LoginsRefused). Every
 // client of the embedded broker may come from loopback, so the bound is
 // the broker's, not an address's: at most 20 guesses a second, for ever.
 const (
@@ -171,7 +171,7 @@ func readAuthLines(path string, line func(n int, text string) error) error {
 // as mosquitto_passwd writes them; "#" comments). It returns the users
 // and their hashes; an error names the file and line (a malformed line,
 // a hash type other than $6$ or $7$, a user named twice or named
-// EmbeddedOwnUser).
+// OwnUser).
 func LoadPasswordFile(path string) (map[string]mosqHash, error) {
 	users := map[string]mosqHash{}
 	err := readAuthLines(path, func(_ int, t string) error {
@@ -180,8 +180,8 @@ func LoadPasswordFile(path string) (map[string]mosqHash, error) {
 			return errors.New(`want "username:hash"`)
 		}
 		user, hash := t[:i], t[i+1:]
-		if user == EmbeddedOwnUser {
-			return fmt.Errorf("user %q is the daemon's own (mqtt.EmbeddedOwnUser): pick another name", user)
+		if user == OwnUser {
+			return fmt.Errorf("user %q is the daemon's own (embedded.OwnUser): pick another name", user)
 		}
 		if _, dup := users[user]; dup {
 			return fmt.Errorf("user %q named twice", user)
@@ -194,7 +194,7 @@ func LoadPasswordFile(path string) (map[string]mosqHash, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("mqtt: password file %w", err)
+		return nil, fmt.Errorf("embedded: password file %w", err)
 	}
 	return users, nil
 }
@@ -279,7 +279,7 @@ func LoadACLFile(path string) (*ACL, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("mqtt: acl file %w", err)
+		return nil, fmt.Errorf("embedded: acl file %w", err)
 	}
 	return a, nil
 }
@@ -452,8 +452,8 @@ func filterCovers(filter, sub string) bool {
 	return len(s) == len(f)
 }
 
-// EmbeddedOptions configures StartEmbedded.
-type EmbeddedOptions struct {
+// Options configures Start.
+type Options struct {
 	// Addr is where to listen, host:port ("" is "127.0.0.1:0", a free
 	// port). An address that is not loopback needs PasswordFile.
 	Addr string
@@ -504,7 +504,7 @@ func (h *embeddedAuth) Provides(b byte) bool {
 	return b == mochi.OnConnectAuthenticate || b == mochi.OnACLCheck
 }
 
-// OnConnectAuthenticate lets in the daemon's own clients (EmbeddedOwnUser
+// OnConnectAuthenticate lets in the daemon's own clients (OwnUser
 // and the broker's password), a password file's users with their
 // passwords, and anonymous clients if allowed; past the failure rate, no
 // one but the daemon's own clients.
@@ -529,7 +529,7 @@ func (h *embeddedAuth) OnConnectAuthenticate(cl *mochi.Client, pk packets.Packet
 
 // login checks a user's password (anonymous: user "").
 func (h *embeddedAuth) login(user string, password []byte, cl *mochi.Client) bool {
-	if user == EmbeddedOwnUser {
+	if user == OwnUser {
 		if subtle.ConstantTimeCompare(password, h.ownPass) == 1 {
 			return true
 		}
@@ -562,7 +562,7 @@ func (h *embeddedAuth) login(user string, password []byte, cl *mochi.Client) boo
 func (h *embeddedAuth) fail(cl *mochi.Client, user, why string) bool {
 	h.failed.Add(1)
 	if h.logLim.Allow() {
-		h.log.Warn("mqtt: embedded broker: login refused", "user", user, "client", cl.ID, "remote", cl.Net.Remote, "reason", why)
+		h.log.Warn("embedded: embedded broker: login refused", "user", user, "client", cl.ID, "remote", cl.Net.Remote, "reason", why)
 	}
 	return false
 }
@@ -576,7 +576,7 @@ func (h *embeddedAuth) OnACLCheck(cl *mochi.Client, topic string, write bool) bo
 		return true
 	}
 	user := string(cl.Properties.Username)
-	if user == EmbeddedOwnUser {
+	if user == OwnUser {
 		return true // authenticated as such, or not connected
 	}
 	if h.acl == nil {

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDeps pins what the sabot program links that it must not: an MQTT
+// broker server (it is a client of the table's broker: the embedded broker
+// is sabotd's, in drivers/mqtt/embedded). (It still links drivers/board,
+// for doctor's device lists, and with it periph's host drivers and the
+// fake backend's TM1637 emulation: issue 23 moves doctor onto the config
+// package.)
+func TestDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list reported %d packages: the check did not run", len(deps))
+	}
+	for _, d := range deps {
+		switch {
+		case strings.HasPrefix(d, "github.com/mochi-mqtt/"), d == "github.com/sabot-table/sabot/drivers/mqtt/embedded":
+			t.Errorf("sabot links %s, an MQTT broker server", d)
+		}
+	}
+}
