@@ -170,7 +170,11 @@ type GameParam struct {
 // GameInfo is a game's registry entry: its name, a one-line summary, the
 // decks it is dealt from by default, its parameters, and its builder.
 type GameInfo struct {
-	Name         string
+	Name string
+	// Title is the game's usual name, for displays and boards: "Punto
+	// Banco", "Super 6", "EZ Baccarat", "Chemin de fer", "Baccarat
+	// banque", "Macao", "Victoria".
+	Title        string
 	Summary      string
 	DefaultDecks int
 	Params       []GameParam
@@ -213,6 +217,15 @@ func LookupGame(name string) (GameInfo, bool) {
 		}
 	}
 	return GameInfo{}, false
+}
+
+// GameTitle is the usual name of the game registered as name (GameInfo's
+// Title), or name itself for one not registered.
+func GameTitle(name string) string {
+	if g, ok := LookupGame(name); ok && g.Title != "" {
+		return g.Title
+	}
+	return name
 }
 
 // ParseGame returns the game named s (case-insensitive) with its default
@@ -353,11 +366,13 @@ func init() {
 			"super6":      "Super 6: no commission, a banker win on 6 pays 1:2",
 			"ez":          "EZ Baccarat: no commission, a banker Dragon 7 pushes; Dragon 7 and Panda 8 bets",
 		}[g.Name()]
-		registerGame(GameInfo{Name: g.Name(), Summary: summary, DefaultDecks: DefaultDecks,
+		title := map[string]string{"punto-banco": "Punto Banco", "super6": "Super 6", "ez": "EZ Baccarat"}[g.Name()]
+		registerGame(GameInfo{Name: g.Name(), Title: title, Summary: summary, DefaultDecks: DefaultDecks,
 			build: func([]string) (Game, error) { return g, nil }})
 	}
 	registerGame(GameInfo{
 		Name:         "chemin-de-fer",
+		Title:        "Chemin de fer",
 		Summary:      "chemin de fer: punter against banker, the punter's 5 and some banker cells are options; the bank's win pays less the commission",
 		DefaultDecks: 6,
 		Params: []GameParam{

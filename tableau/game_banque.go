@@ -35,6 +35,7 @@ var GameBanque = Game{banqueGame{}}
 func init() {
 	registerGame(GameInfo{
 		Name:         "banque",
+		Title:        "Baccarat banque",
 		Summary:      "baccarat banque: a banker against two tableaux, right and left, each settled on its own",
 		DefaultDecks: 3,
 		build:        func([]string) (Game, error) { return GameBanque, nil },

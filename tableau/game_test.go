@@ -93,3 +93,21 @@ func TestNewGameParams(t *testing.T) {
 		t.Errorf("chemin de fer with a fixed punter's 5 still has the banker's options")
 	}
 }
+
+// Every registered game has its usual name, the one place the boards and
+// the pit console take it from (they each had a switch of their own).
+func TestGameTitles(t *testing.T) {
+	want := map[string]string{"punto-banco": "Punto Banco", "super6": "Super 6", "ez": "EZ Baccarat",
+		"chemin-de-fer": "Chemin de fer", "banque": "Baccarat banque", "macao": "Macao", "victoria": "Victoria"}
+	for _, n := range tableau.GameNames() {
+		if got := tableau.GameTitle(n); got != want[n] {
+			t.Errorf("GameTitle(%q) = %q, want %q", n, got, want[n])
+		}
+	}
+	if len(tableau.GameNames()) != len(want) {
+		t.Errorf("games %v: a new game needs its title here", tableau.GameNames())
+	}
+	if got := tableau.GameTitle("no-such-game"); got != "no-such-game" {
+		t.Errorf("an unregistered name: %q", got)
+	}
+}

@@ -81,6 +81,7 @@ func buildMacao(victoria bool, p []string) (Game, error) {
 func init() {
 	registerGame(GameInfo{
 		Name:         "macao",
+		Title:        "Macao",
 		Summary:      "Macao (sabot check only): each seat and the banker get one card, then draw until they stand; naturals pay 3:1 and 2:1",
 		DefaultDecks: DefaultMacaoDecks,
 		Params:       macaoParams,
@@ -88,6 +89,7 @@ func init() {
 	})
 	registerGame(GameInfo{
 		Name:         "victoria",
+		Title:        "Victoria",
 		Summary:      "Victoria (sabot check only): Macao with two initial cards a hand; a natural of a pair pays 1:1",
 		DefaultDecks: DefaultMacaoDecks,
 		Params:       macaoParams,

@@ -463,22 +463,8 @@ func gameOf(game string, rules json.RawMessage) string {
 }
 
 // gameName is a rule profile's usual name ("punto-banco" → "Punto
-// Banco"); other names are kept.
-func gameName(profile string) string {
-	switch profile {
-	case "punto-banco":
-		return "Punto Banco"
-	case "super6":
-		return "Super 6"
-	case "ez":
-		return "EZ Baccarat"
-	case "chemin-de-fer":
-		return "Chemin de fer"
-	case "banque":
-		return "Baccarat banque"
-	}
-	return profile
-}
+// Banco", tableau.GameTitle); other names are kept.
+func gameName(profile string) string { return tableau.GameTitle(profile) }
 
 // pitState is the state payload as the console reads it, with the dealer
 // newer daemons add.

@@ -382,17 +382,10 @@ func gameName(cfg Config) string {
 	if cfg.Board.Game != "" {
 		return cfg.Board.Game
 	}
-	switch cfg.Game {
-	case "super6":
-		return "Super 6"
-	case "ez":
-		return "EZ Baccarat"
-	case "chemin-de-fer":
-		return "Chemin de fer"
-	case "banque":
-		return "Baccarat banque"
+	if cfg.Game == "" {
+		return tableau.GameTitle("punto-banco")
 	}
-	return "Punto Banco"
+	return tableau.GameTitle(cfg.Game)
 }
 
 // boardWeb is the daemon's board page: the hub and the recent alerts.
