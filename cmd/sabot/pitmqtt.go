@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
 	"sort"
 	"strconv"
@@ -24,6 +23,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 )
 
@@ -213,33 +213,21 @@ func redactURL(u *url.URL) string {
 	return c.String()
 }
 
-// unreachable dials each broker's host and port (TCP, at most timeout
+// unreachable dials each broker (hostcheck.DialBroker, at most timeout
 // each, side by side) and returns "URL: error" for each that does not
-// answer, in order; nil when all do. It tells a refused or unroutable
-// broker at once, which the MQTT client's background retries would not
-// say (sabot pit logs it, sabot floor-sim stops on it).
+// answer, in order, passwords redacted; nil when all do. It tells a
+// refused or unroutable broker at once, which the MQTT client's background
+// retries would not say (sabot pit logs it, sabot floor-sim stops on it).
 func unreachable(brokers []string, timeout time.Duration) []string {
 	out := make([]string, len(brokers))
 	var wg sync.WaitGroup
 	for i, b := range brokers {
-		u, err := url.Parse(b)
-		if err != nil {
-			out[i] = redactBroker(b) + ": " + err.Error()
-			continue
-		}
-		port := u.Port()
-		if port == "" {
-			port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), port), timeout)
-			if err != nil {
-				out[i] = redactURL(u) + ": " + err.Error()
-				return
+			if err := hostcheck.DialBroker(context.Background(), b, timeout); err != nil {
+				out[i] = strings.TrimPrefix(err.Error(), "hostcheck: broker ")
 			}
-			c.Close()
 		}()
 	}
 	wg.Wait()
@@ -250,14 +238,6 @@ func unreachable(brokers []string, timeout time.Duration) []string {
 		}
 	}
 	return bad
-}
-
-// redactBroker is redactURL for a URL that may not parse.
-func redactBroker(b string) string {
-	if u, err := url.Parse(b); err == nil {
-		return redactURL(u)
-	}
-	return "(broker URL)"
 }
 
 // kick wakes the page's streams on a change of the broker link (the

@@ -150,10 +150,10 @@ func clockState(tx unix.Timex) ClockState {
 func BrokerAddr(rawURL string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return "", fmt.Errorf("hostcheck: broker %q: %w", rawURL, err)
+		return "", fmt.Errorf("hostcheck: broker %q: %w", "(a URL that does not parse)", err)
 	}
 	if u.Hostname() == "" {
-		return "", fmt.Errorf("hostcheck: broker %q: no host", rawURL)
+		return "", fmt.Errorf("hostcheck: broker %q: no host", u.Redacted())
 	}
 	port := u.Port()
 	if port == "" {
@@ -163,7 +163,7 @@ func BrokerAddr(rawURL string) (string, error) {
 		case "wss":
 			port = "443"
 		default:
-			return "", fmt.Errorf("hostcheck: broker %q: no port", rawURL)
+			return "", fmt.Errorf("hostcheck: broker %q: no port", u.Redacted())
 		}
 	}
 	return net.JoinHostPort(u.Hostname(), port), nil
@@ -171,7 +171,8 @@ func BrokerAddr(rawURL string) (string, error) {
 
 // DialBroker opens and closes a TCP connection to the broker at rawURL
 // within timeout: it tells whether something listens there, not whether
-// it speaks MQTT or accepts the credentials.
+// it speaks MQTT or accepts the credentials. Its errors name the URL with
+// any password redacted.
 func DialBroker(ctx context.Context, rawURL string, timeout time.Duration) error {
 	addr, err := BrokerAddr(rawURL)
 	if err != nil {
@@ -180,7 +181,8 @@ func DialBroker(ctx context.Context, rawURL string, timeout time.Duration) error
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("hostcheck: broker %s: %w", rawURL, err)
+		u, _ := url.Parse(rawURL) // BrokerAddr parsed it
+		return fmt.Errorf("hostcheck: broker %s: %w", u.Redacted(), err)
 	}
 	return c.Close()
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +126,16 @@ func TestDialBroker(t *testing.T) {
 	}
 	if _, err := BrokerAddr("tcp://b.lan"); err == nil {
 		t.Error("tcp URL without a port: no error")
+	}
+}
+
+// A broker URL's password never appears in DialBroker's errors (sabot pit
+// and floor-sim print them).
+func TestDialBrokerRedactsPassword(t *testing.T) {
+	for _, u := range []string{"tcp://pit:s3cret@127.0.0.1:1", "tcp://pit:s3cret@127.0.0.1", "tcp://pit:s3cret@:1883"} {
+		err := DialBroker(context.Background(), u, time.Second)
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1") && !strings.Contains(err.Error(), "no host") {
+			t.Errorf("%s: %v", u, err)
+		}
 	}
 }
