@@ -16,6 +16,13 @@ import (
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 )
 
+// The shipped example files (docs/brokers; drivers/mqtt/embedded's tests
+// check them on every broker). The passwords are example-<user>-password.
+var (
+	examplePasswd = filepath.Join("..", "..", "docs", "brokers", "mosquitto.passwd")
+	exampleACL    = filepath.Join("..", "..", "docs", "brokers", "mosquitto.acl")
+)
+
 // Commands against a Mosquitto with the shipped example password file and
 // ACL (docs/brokers, which drivers/mqtt/README.md points to): valid
 // commands reach OnCommand once and get an accepted reply; malformed,

@@ -15,29 +15,6 @@ import (
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
 
-// The shipped example files (docs/brokers); the passwords are
-// example-<user>-password.
-var (
-	examplePasswd = filepath.Join("..", "..", "..", "docs", "brokers", "mosquitto.passwd")
-	exampleACL    = filepath.Join("..", "..", "..", "docs", "brokers", "mosquitto.acl")
-)
-
-// exampleClient connects user (password example-<user>-password; "" is
-// anonymous) or returns the connection's error.
-func exampleClient(url, user, id string, _ func()) (paho.Client, error) {
-	o := paho.NewClientOptions().AddBroker(url).SetClientID(id).SetCleanSession(true).
-		SetAutoReconnect(false).SetConnectRetry(false).SetConnectTimeout(5 * time.Second).SetProtocolVersion(4)
-	if user != "" {
-		o.SetUsername(user).SetPassword("example-" + user + "-password")
-	}
-	c := paho.NewClient(o)
-	tok := c.Connect()
-	if !tok.WaitTimeout(10 * time.Second) {
-		return nil, fmt.Errorf("connect %s: no answer", user)
-	}
-	return c, tok.Error()
-}
-
 // The hashes of testdata/mosquitto-made.passwd were made by Mosquitto
 // 2.0.11's mosquitto_passwd: alice's with its default ($7$, PBKDF2-SHA512,
 // 101 iterations), bob's with -H sha512 ($6$). Both check, and nothing

@@ -1,4 +1,4 @@
-package mqtt
+package embedded
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 )
@@ -21,14 +20,14 @@ import (
 // ACL for tables T1 and T2, the pit console and a scoreboard. The
 // passwords are example-<user>-password.
 var (
-	examplePasswd = filepath.Join("..", "..", "docs", "brokers", "mosquitto.passwd")
-	exampleACL    = filepath.Join("..", "..", "docs", "brokers", "mosquitto.acl")
+	examplePasswd = filepath.Join("..", "..", "..", "docs", "brokers", "mosquitto.passwd")
+	exampleACL    = filepath.Join("..", "..", "..", "docs", "brokers", "mosquitto.acl")
 )
 
 // TestExampleACLEmbedded: the example files on the embedded broker.
 func TestExampleACLEmbedded(t *testing.T) {
 	t.Parallel()
-	b, err := embedded.Start(embedded.Options{PasswordFile: examplePasswd, ACLFile: exampleACL})
+	b, err := Start(Options{PasswordFile: examplePasswd, ACLFile: exampleACL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +55,7 @@ func TestExampleACLMosquitto(t *testing.T) {
 // cluster with JetStream, as on a floor).
 func TestExampleNATSAccounts(t *testing.T) {
 	t.Parallel()
-	conf, err := os.ReadFile(filepath.Join("..", "..", "docs", "brokers", "nats-accounts.conf"))
+	conf, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "brokers", "nats-accounts.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}
