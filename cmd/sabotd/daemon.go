@@ -416,11 +416,9 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 	}
 	// The retained topics this game does not publish are cleared (a table
 	// switched from punto banco to banque left the old roads retained).
-	if c, ok := d.builder.(interface{ Cleared() []mqtt.Message }); ok {
-		if cl := c.Cleared(); len(cl) > 0 {
-			if err := p.Publish(ctx, cl...); err != nil {
-				d.log.Warn("mqtt: retained topics of other games not cleared", "err", err)
-			}
+	if cl := d.builder.Cleared(); len(cl) > 0 {
+		if err := p.Publish(ctx, cl...); err != nil {
+			d.log.Warn("mqtt: retained topics of other games not cleared", "err", err)
 		}
 	}
 	// Not ctx: the publisher must keep delivering while Close flushes it

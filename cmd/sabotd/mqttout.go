@@ -16,6 +16,7 @@ type messageBuilder interface {
 	Output(o tableau.Output) (mqtt.Message, bool, error)
 	State(v tableau.TableView, seq uint64, t time.Time) (mqtt.Message, error)
 	Roads(outs []tableau.Output, v tableau.TableView, seq uint64, t time.Time) (mqtt.Message, bool, error)
+	Cleared() []mqtt.Message
 }
 
 // encodeError is one message that could not be built: id is the output's
