@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,18 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/floor"
 	"github.com/sabot-table/sabot/drivers/testenv"
-	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// TestFloorTokensEndAtTheCoup checks floorTokens against `sabot check`:
+// TestFloorTokensEndAtTheCoup checks floor.Tokens against `sabot check`:
 // the transcript it keeps checks to exactly the coups asked for, with the
 // cards it counted.
 func TestFloorTokensEndAtTheCoup(t *testing.T) {
 	for _, tc := range []struct{ decks, coups int }{{8, 1}, {8, 30}, {8, 200}, {1, 20}, {6, 90}} {
-		toks, cards, err := floorTokens(7, tc.decks, tc.coups)
+		toks, cards, err := floor.Tokens(7, tc.decks, tc.coups)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +76,7 @@ func TestFloorSimMosquitto(t *testing.T) {
 	reportFloorDelivery(t, rep)
 	wantCards := 0
 	for i := range 3 {
-		_, cards, err := floorTokens(1+uint64(i), 8, 6)
+		_, cards, err := floor.Tokens(1+uint64(i), 8, 6)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +134,7 @@ func TestFloorSimNATS(t *testing.T) {
 // reportFloorDelivery reports a floor's delivery for .ci/stress: its cards
 // and coups, lost, duplicated, and the longest card → subscriber latency
 // (cards of the start-up burst aside, as in the report).
-func reportFloorDelivery(t *testing.T, rep FloorReport) {
+func reportFloorDelivery(t *testing.T, rep floor.Report) {
 	t.Helper()
 	testenv.ReportDelivery(t, "", testenv.Delivery{Expected: rep.CardsExpected + rep.CoupsExpected, Lost: rep.Lost,
 		Duplicated: rep.Duplicates, Worst: time.Duration(rep.LatencyMax * float64(time.Millisecond))})
@@ -146,20 +145,20 @@ func reportFloorDelivery(t *testing.T, rep FloorReport) {
 // (its pseudo-terminal closed) exactly one shoe-offline per table.
 // runFloorJSON runs floor-sim with args (which ask for --json), fails the
 // test on any exit status but 0, and returns the report it printed.
-func runFloorJSON(t *testing.T, ctx context.Context, args []string) FloorReport {
+func runFloorJSON(t *testing.T, ctx context.Context, args []string) floor.Report {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if code := run(ctx, args, nil, &out, &errb); code != 0 {
 		t.Fatalf("floor-sim %q: exit %d\nstdout: %s\nstderr: %s", args, code, out.String(), errb.String())
 	}
-	var rep FloorReport
+	var rep floor.Report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	return rep
 }
 
-func checkLinkAlerts(t *testing.T, rep FloorReport, tables int) {
+func checkLinkAlerts(t *testing.T, rep floor.Report, tables int) {
 	t.Helper()
 	if n := rep.AlertCodes["shoe-online"] + rep.AlertCodes["shoe-offline"]; n != 0 {
 		t.Errorf("link alerts while dealing: %v, want none", rep.AlertCodes)
@@ -201,12 +200,12 @@ func TestFloorSimRunsAreFresh(t *testing.T) {
 // start-up does: every shoe speaks from its daemon's start, so no daemon
 // raises a link alert. (The shoes used to start only once every daemon
 // had: at 200 tables and more, half the tables raised shoe-offline and
-// shoe-online during the dealing.) Not parallel: it sets floorStartGap.
+// shoe-online during the dealing.) Not parallel: it sets floor.StartGap.
 func TestFloorSimShoesStartWithDaemons(t *testing.T) {
 	bin := builtSabotd(t)
 	mq := testenv.StartMosquitto(t)
-	floorStartGap = 2 * time.Second
-	defer func() { floorStartGap = 0 }()
+	floor.StartGap = 2 * time.Second
+	defer func() { floor.StartGap = 0 }()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	args := []string{"floor-sim", "--broker", mq.URL, "--tables", "3", "--coups", "2", "--sabotd", bin, "--json", "--dir", t.TempDir(), "--p99-max", "1h"}
@@ -302,98 +301,4 @@ func TestFloorMeasure(t *testing.T) {
 		args = append(args, "--broker", cl.Node(i).URL(), "--broker-pid", strconv.Itoa(cl.Node(i).Pid()))
 	}
 	measure("3-node NATS cluster", args)
-}
-
-// The floor's subscriber leaves a broker that refuses one of its
-// subscriptions for longer than the refusal bound: with brokers [A, B]
-// and A refusing the card filter for ever, it ends up receiving the cards
-// published on B. Before, it subscribed once on A, ignored the refusal and
-// never received a card. A SUBSCRIBE that A leaves unanswered counts as
-// refused (before, the subscriber waited 60 s for A's answer).
-func TestFloorSubscriberFailoverOnRefusal(t *testing.T) {
-	t.Run("refused", func(t *testing.T) { floorFailoverOnRefusal(t, false) })
-	t.Run("unanswered", func(t *testing.T) { floorFailoverOnRefusal(t, true) })
-}
-
-// floorFailoverOnRefusal: A refuses the card filter for ever, or (silent)
-// leaves it unanswered.
-func floorFailoverOnRefusal(t *testing.T, silent bool) {
-	ha := mochihook.RefuseSubscribe("sabot/+/card", 1<<30)
-	if silent {
-		ha = mochihook.RefuseSubscribe("sabot/+/card", 0)
-		ha.HoldSubscribe(true)
-	}
-	a := mochihook.Serve(t, ha)
-	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
-	sub := newFloorSub()
-	topics := map[string]byte{"sabot/+/card": 1, "sabot/+/coup": 1}
-	fc := &floorConn{brokers: []string{a, b}, clientID: "floor-test", topics: topics, refusal: time.Second, sub: sub}
-	if err := fc.start(10 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	defer fc.close()
-	if !silent {
-		pitWait(t, "A asked for the card filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
-	}
-	refused := time.Now()
-	pb := pahoClient(t, b, "table")
-	// A card reaches the subscriber only once it has subscribed on B:
-	// publish (each with a new id) until one does.
-	deadline := time.Now().Add(fc.refusal + 20*time.Second)
-	for n := 1; ; n++ {
-		pahoPublish(t, pb, "sabot/T1/card", false, []byte(fmt.Sprintf(`{"id":"T1/s/0/card/%d","time":%q}`, n, time.Now().UTC().Format(time.RFC3339Nano))))
-		time.Sleep(100 * time.Millisecond)
-		sub.mu.Lock()
-		got := sub.cards["T1"]
-		sub.mu.Unlock()
-		if got > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no card published on B reached the subscriber")
-		}
-	}
-	t.Logf("receiving from B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), fc.refusal)
-	if silent && ha.Asked() != 0 {
-		t.Errorf("A answered %d subscriptions to the card filter while holding them", ha.Asked())
-	}
-}
-
-// fakeMsg is a received MQTT message for floorSub.handle.
-type fakeMsg struct {
-	topic   string
-	payload string
-}
-
-func (m fakeMsg) Duplicate() bool   { return false }
-func (m fakeMsg) Qos() byte         { return 1 }
-func (m fakeMsg) Retained() bool    { return false }
-func (m fakeMsg) Topic() string     { return m.topic }
-func (m fakeMsg) MessageID() uint16 { return 0 }
-func (m fakeMsg) Payload() []byte   { return []byte(m.payload) }
-func (m fakeMsg) Ack()              {}
-
-// The floor subscriber tells gaps from the messages' own sequences: a
-// card's in_shoe within its shoe, the coup numbers of a shoe (a void
-// fills its number); a copy of an id counts once, as a duplicate.
-func TestFloorSubGaps(t *testing.T) {
-	s := newFloorSub()
-	msg := func(kind, id, shoe string, coup, inShoe int) {
-		s.handle(nil, fakeMsg{"sabot/T1/" + kind, fmt.Sprintf(`{"id":%q,"time":"2026-12-01T10:00:00Z","shoe_id":%q,"coup":%d,"in_shoe":%d}`,
-			id, shoe, coup, inShoe)})
-	}
-	for _, n := range []int{1, 2, 4, 7} { // cards 3, 5 and 6 of shoe A never came
-		msg("card", fmt.Sprintf("T1/A/1/card/%d", n), "A", 1, n)
-	}
-	msg("card", "T1/A/1/card/2", "A", 1, 2) // a copy
-	msg("coup", "T1/A/1/coup/1", "A", 1, 0)
-	msg("void", "T1/A/2/void/1", "A", 2, 0)
-	msg("coup", "T1/A/4/coup/1", "A", 4, 0) // coup 3 never came
-	msg("card", "T1/B/0/card/1", "B", 0, 1) // the next shoe starts at 1
-	if g := s.gaps(); g != 4 {
-		t.Errorf("gaps %d, want 4 (cards 3, 5, 6 and coup 3)", g)
-	}
-	if s.dups != 1 || s.cards["T1"] != 5 || s.coups["T1"] != 2 {
-		t.Errorf("duplicates %d, cards %d, coups %d; want 1, 5, 2", s.dups, s.cards["T1"], s.coups["T1"])
-	}
 }

@@ -1,23 +1,16 @@
 package main
 
-// sabot pit: the pit console (docs/pit.md).
+// sabot pit: the pit console (docs/pit.md), served by cmd/internal/pit.
 
 import (
-	"bufio"
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
-	"net/url"
-	"os"
 	"strings"
-	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/pit"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 )
 
@@ -54,92 +47,6 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-// maxPitBoards bounds the board file's lines (one a table).
-const maxPitBoards = 10000
-
-// boardURLs returns the board page of each table: the --boards file's
-// entry, else the --board-url template with {table} replaced, else "".
-func boardURLs(file, template string) (func(string) string, error) {
-	boards := map[string]string{}
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, fmt.Errorf("pit: --boards: %w", err)
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		line := 0
-		for sc.Scan() {
-			line++
-			text := strings.TrimSpace(sc.Text())
-			if text == "" || strings.HasPrefix(text, "#") {
-				continue
-			}
-			fields := strings.Fields(text)
-			if len(fields) != 2 {
-				return nil, fmt.Errorf("pit: --boards %s line %d: want \"TABLE URL\"", file, line)
-			}
-			if !validTableName(fields[0]) {
-				return nil, fmt.Errorf("pit: --boards %s line %d: %q is not a table name", file, line, fields[0])
-			}
-			if err := checkBoardURL(fields[1]); err != nil {
-				return nil, fmt.Errorf("pit: --boards %s line %d column %d: %w", file, line, strings.Index(sc.Text(), fields[1])+1, err)
-			}
-			if _, dup := boards[fields[0]]; dup {
-				return nil, fmt.Errorf("pit: --boards %s line %d: table %s given twice", file, line, fields[0])
-			}
-			if len(boards) >= maxPitBoards {
-				return nil, fmt.Errorf("pit: --boards %s line %d: more than %d tables", file, line, maxPitBoards)
-			}
-			boards[fields[0]] = fields[1]
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("pit: --boards %s line %d: %w", file, line+1, err)
-		}
-	}
-	if template != "" {
-		if !strings.Contains(template, "{table}") {
-			return nil, fmt.Errorf("pit: --board-url %q: has no {table}", template)
-		}
-		if err := checkBoardURL(strings.ReplaceAll(template, "{table}", "T1")); err != nil {
-			return nil, fmt.Errorf("pit: --board-url: %w", err)
-		}
-	}
-	return func(table string) string {
-		if u, ok := boards[table]; ok {
-			return u
-		}
-		if template != "" {
-			return strings.ReplaceAll(template, "{table}", url.PathEscape(table))
-		}
-		return ""
-	}, nil
-}
-
-func checkBoardURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return fmt.Errorf("board URL %q: %w", s, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("board URL %q: want http://host[:port]/ or https://…", s)
-	}
-	return nil
-}
-
-// isLoopback reports whether a listen address only listens on loopback.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -160,11 +67,11 @@ func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	mqttCert := fs.String("mqtt-tls-cert", "", "PEM client certificate for the broker")
 	mqttKey := fs.String("mqtt-tls-key", "", "PEM client key for the broker")
 	mqttName := fs.String("mqtt-tls-server-name", "", "name in the broker's certificate")
-	maxTables := fs.Int("max-tables", defaultPitTables, "most tables tracked (messages of more are dropped and counted)")
+	maxTables := fs.Int("max-tables", pit.DefaultMaxTables, "most tables tracked (messages of more are dropped and counted)")
 	refusal := fs.Duration("refusal-timeout", mqtt.DefaultRefusalTimeout, "a broker refusing the console's subscriptions this long is left for the next --broker (one broker is never left)")
-	ttl := fs.Duration("session-ttl", defaultPitSessionTTL, "how long a login lasts")
+	ttl := fs.Duration("session-ttl", pit.DefaultSessionTTL, "how long a login lasts")
 	hashPw := fs.Bool("hash-password", false, "read a password from standard input, print its bcrypt hash, exit")
-	cost := fs.Int("cost", pitHashCost, "bcrypt cost for --hash-password")
+	cost := fs.Int("cost", pit.DefaultHashCost, "bcrypt cost for --hash-password")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -176,7 +83,7 @@ func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return 2
 	}
 	if *hashPw {
-		h, err := hashPassword(stdin, *cost)
+		h, err := pit.HashPassword(stdin, *cost)
 		if err != nil {
 			fmt.Fprintln(stderr, "sabot", err)
 			return 2
@@ -184,106 +91,18 @@ func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintln(stdout, h)
 		return 0
 	}
-	fail := func(err error) int { fmt.Fprintln(stderr, "sabot", err); return 2 }
-	if len(brokers) == 0 {
-		return fail(errors.New("pit: give at least one --broker"))
-	}
-	if *usersFile == "" {
-		return fail(errors.New("pit: give --users FILE (users and bcrypt hashes; see --hash-password)"))
-	}
-	if (*tlsCert == "") != (*tlsKey == "") {
-		return fail(errors.New("pit: --tls-cert and --tls-key go together"))
-	}
-	if *maxTables < 1 || *maxTables > 100000 {
-		return fail(fmt.Errorf("pit: --max-tables %d: between 1 and 100000", *maxTables))
-	}
-	if *ttl < time.Minute {
-		return fail(fmt.Errorf("pit: --session-ttl %v: at least 1m", *ttl))
-	}
-	if *refusal < minRefusalTimeout || *refusal > maxRefusalTimeout {
-		return fail(fmt.Errorf("pit: --refusal-timeout %v: between %v and %v", *refusal, minRefusalTimeout, maxRefusalTimeout))
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	users, err := loadPitUsers(*usersFile, log)
-	if err != nil {
-		return fail(err)
-	}
-	boards, err := boardURLs(*boardsFile, *boardURL)
-	if err != nil {
-		return fail(err)
-	}
-	password := os.Getenv("SABOT_MQTT_PASSWORD")
-	if *passwordFile != "" {
-		b, err := os.ReadFile(*passwordFile)
-		if err != nil {
-			return fail(fmt.Errorf("pit: --password-file: %w", err))
-		}
-		password, _, _ = strings.Cut(string(b), "\n")
-		password = strings.TrimRight(password, "\r")
-	}
-	mtls, err := pitTLS(*mqttCA, *mqttCert, *mqttKey, *mqttName)
-	if err != nil {
-		return fail(err)
-	}
-	var serverTLS *tls.Config
-	if *tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
-		if err != nil {
-			return fail(fmt.Errorf("pit: --tls-cert %s / --tls-key %s: %w", *tlsCert, *tlsKey, err))
-		}
-		serverTLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
-	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return fail(fmt.Errorf("pit: --listen: %w", err))
-	}
-	model := newPitModel(*maxTables, time.Now, boards)
-	sub, err := newPitSubscriber(pitBrokerOptions{Brokers: brokers, ClientID: *clientID, Prefix: *prefix,
-		Username: *username, Password: password, TLS: mtls, Logger: log, RefusalTimeout: *refusal}, model)
-	if err != nil {
-		ln.Close()
-		return fail(err)
-	}
-	defer sub.Close()
-	code := servePit(ctx, ln, serverTLS, model, sub, users, newPitSessions(*ttl, time.Now), log)
-	return code
-}
-
-// servePit serves the console on ln until ctx ends.
-func servePit(ctx context.Context, ln net.Listener, serverTLS *tls.Config, model *pitModel, acker pitAcker,
-	users *pitUsers, sessions *pitSessions, log *slog.Logger) int {
-	srv := newPitServer(model, acker, users, sessions, serverTLS != nil, log)
-	hs := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: maxPitHeader, TLSConfig: serverTLS,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	scheme := "http"
-	if serverTLS != nil {
-		scheme = "https"
-		ln = tls.NewListener(ln, serverTLS)
-	} else if !isLoopback(ln.Addr().String()) {
-		log.Warn("pit: serving plain HTTP on a non-loopback address: passwords and session cookies cross the network in clear; give --tls-cert and --tls-key",
-			"addr", ln.Addr().String())
-	}
-	log.Info("pit: serving", "url", scheme+"://"+ln.Addr().String()+"/")
-	expire := time.NewTicker(time.Second)
-	defer expire.Stop()
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	for {
-		select {
-		case <-expire.C:
-			model.Expire()
-		case err := <-errc:
-			srv.close()
-			log.Error("pit: server failed", "err", err)
-			return 1
-		case <-ctx.Done():
-			srv.close()
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			hs.Shutdown(sctx)
-			cancel()
-			log.Info("pit: stopped")
-			return 0
-		}
+	err := pit.Serve(ctx, pit.Options{Brokers: brokers, Listen: *listen, UsersFile: *usersFile,
+		TLSCert: *tlsCert, TLSKey: *tlsKey, BoardsFile: *boardsFile, BoardURL: *boardURL, Prefix: *prefix,
+		ClientID: *clientID, Username: *username, PasswordFile: *passwordFile,
+		MQTTCA: *mqttCA, MQTTCert: *mqttCert, MQTTKey: *mqttKey, MQTTServerName: *mqttName,
+		MaxTables: *maxTables, RefusalTimeout: *refusal, SessionTTL: *ttl, Log: stderr})
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, pit.ErrServeFailed):
+		return 1
+	default:
+		fmt.Fprintln(stderr, "sabot", err)
+		return 2
 	}
 }

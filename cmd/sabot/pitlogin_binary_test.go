@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/pit"
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
@@ -54,16 +55,16 @@ func TestPitLoginLimitBinary(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	for i := range pitLoginFailures {
+	for i := range pit.LoginFailures {
 		if code := login(attacker, "bob", "guess"); code != http.StatusUnauthorized {
 			t.Fatalf("guess %d at bob: %d", i+1, code)
 		}
 	}
 	if code := login(attacker, "bob", "right"); code != http.StatusTooManyRequests {
-		t.Errorf("bob's right password after %d guesses from one address: %d, want 429", pitLoginFailures, code)
+		t.Errorf("bob's right password after %d guesses from one address: %d, want 429", pit.LoginFailures, code)
 	}
-	checked := pitLoginFailures
-	for i := range 3 * pitSourceFailures {
+	checked := pit.LoginFailures
+	for i := range 3 * pit.SourceFailures {
 		switch code := login(attacker, fmt.Sprintf("name-%d", i), "x"); code {
 		case http.StatusUnauthorized:
 			checked++
@@ -72,8 +73,8 @@ func TestPitLoginLimitBinary(t *testing.T) {
 			t.Fatalf("login %d: %d", i, code)
 		}
 	}
-	if checked != pitSourceFailures {
-		t.Errorf("%d failed logins checked from one address, want %d", checked, pitSourceFailures)
+	if checked != pit.SourceFailures {
+		t.Errorf("%d failed logins checked from one address, want %d", checked, pit.SourceFailures)
 	}
 	if code := login(attacker, "alice", "right"); code != http.StatusTooManyRequests {
 		t.Errorf("alice from the locked-out address: %d, want 429", code)

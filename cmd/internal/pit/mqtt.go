@@ -1,4 +1,4 @@
-package main
+package pit
 
 // The pit console's MQTT side: one client subscribed to every table's
 // messages (drivers/mqtt/README.md is the contract), feeding the model,
@@ -23,7 +23,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/sabot-table/sabot/drivers/hostcheck"
+	"github.com/sabot-table/sabot/cmd/internal/mqttclient"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 )
 
@@ -34,8 +34,8 @@ var pitTopics = []string{
 	mqtt.TopicCoup, mqtt.TopicVoid, mqtt.TopicCmd + "/" + mqtt.CmdAck + "/reply",
 }
 
-// pitBrokerOptions configures the console's MQTT client.
-type pitBrokerOptions struct {
+// BrokerOptions configures the console's MQTT client.
+type BrokerOptions struct {
 	// Brokers are tried in order (failover): tcp://, ssl://, ws://, wss://.
 	Brokers []string
 	// ClientID: "" makes "sabot-pit-<8 random hex>". The console uses a
@@ -61,16 +61,16 @@ type pitBrokerOptions struct {
 	RefusalTimeout time.Duration
 }
 
-// pitSubscriber is the console's MQTT client.
-type pitSubscriber struct {
-	model  *pitModel
+// Subscriber is the console's MQTT client.
+type Subscriber struct {
+	model  *Model
 	prefix string
 	log    *slog.Logger
 	id     string // request id prefix: "pit-<random>"
 	reqN   atomic.Uint64
 
 	done chan struct{} // closed by Close
-	opts pitBrokerOptions
+	opts BrokerOptions
 
 	mu         sync.Mutex
 	gen        int // connections made (onConnect)
@@ -83,21 +83,13 @@ type pitSubscriber struct {
 	leftInARow int    // brokers left for refusing since the last link
 }
 
-// Bounds of --refusal-timeout (sabot pit, sabot floor-sim), those of
-// sabotd's [mqtt] refusal_timeout: below a second a broker would be left
-// before it could answer.
-const (
-	minRefusalTimeout = time.Second
-	maxRefusalTimeout = 10 * time.Minute
-)
-
 // pitAckTimeout is how long publishing a command waits for the broker's
 // PUBACK.
 const pitAckTimeout = 5 * time.Second
 
-// newPitSubscriber makes the client and starts connecting in the
+// NewSubscriber makes the client and starts connecting in the
 // background (retrying forever; Close stops it).
-func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, error) {
+func NewSubscriber(o BrokerOptions, model *Model) (*Subscriber, error) {
 	if len(o.Brokers) == 0 {
 		return nil, errors.New("pit: no --broker given")
 	}
@@ -120,13 +112,13 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 	}
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
-	s := &pitSubscriber{model: model, prefix: o.Prefix, log: o.Logger, id: "pit-" + hex.EncodeToString(rnd),
+	s := &Subscriber{model: model, prefix: o.Prefix, log: o.Logger, id: "pit-" + hex.EncodeToString(rnd),
 		done: make(chan struct{})}
 	if o.ClientID == "" {
 		o.ClientID = "sabot-" + s.id
 	}
 	s.opts = o
-	if bad := unreachable(o.Brokers, 2*time.Second); len(bad) > 0 {
+	if bad := mqttclient.Unreachable(o.Brokers, 2*time.Second); len(bad) > 0 {
 		s.log.Warn("pit: broker not answering; retrying in the background", "brokers", strings.Join(bad, "; "))
 	}
 	s.client = s.newClient()
@@ -142,7 +134,7 @@ func newPitSubscriber(o pitBrokerOptions, model *pitModel) (*pitSubscriber, erro
 // for a minute after a node's death (TestPitBrowserNATS). The brokers
 // are tried from s.first on. Call with mu held or before the subscriber is
 // shared.
-func (s *pitSubscriber) newClient() paho.Client {
+func (s *Subscriber) newClient() paho.Client {
 	o := s.opts
 	id := o.ClientID
 	if s.conns > 0 {
@@ -186,7 +178,7 @@ func (s *pitSubscriber) newClient() paho.Client {
 // connects (and retries) in the background, trying the broker after
 // broker first (the one c was connected to: it may be gone, or refuse).
 // It does nothing if c is no longer the console's client.
-func (s *pitSubscriber) reconnect(c paho.Client, broker string) {
+func (s *Subscriber) reconnect(c paho.Client, broker string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
@@ -213,36 +205,9 @@ func redactURL(u *url.URL) string {
 	return c.String()
 }
 
-// unreachable dials each broker (hostcheck.DialBroker, at most timeout
-// each, side by side) and returns "URL: error" for each that does not
-// answer, in order, passwords redacted; nil when all do. It tells a
-// refused or unroutable broker at once, which the MQTT client's background
-// retries would not say (sabot pit logs it, sabot floor-sim stops on it).
-func unreachable(brokers []string, timeout time.Duration) []string {
-	out := make([]string, len(brokers))
-	var wg sync.WaitGroup
-	for i, b := range brokers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := hostcheck.DialBroker(context.Background(), b, timeout); err != nil {
-				out[i] = strings.TrimPrefix(err.Error(), "hostcheck: broker ")
-			}
-		}()
-	}
-	wg.Wait()
-	var bad []string
-	for _, o := range out {
-		if o != "" {
-			bad = append(bad, o)
-		}
-	}
-	return bad
-}
-
 // kick wakes the page's streams on a change of the broker link (the
 // model's change channel carries tile changes; the link is not a tile).
-func (s *pitSubscriber) kick() { s.model.Touch() }
+func (s *Subscriber) kick() { s.model.Touch() }
 
 // Subscription retries: filters the broker refuses (SUBACK 0x80: an ACL;
 // NATS Server while its JetStream elects new leaders after a node's
@@ -264,7 +229,7 @@ const (
 	pitSubscribeRetryMax = 30 * time.Second
 )
 
-func (s *pitSubscriber) onConnect(c paho.Client) {
+func (s *Subscriber) onConnect(c paho.Client) {
 	pending := make(map[string]byte, len(pitTopics))
 	for _, t := range pitTopics {
 		pending[s.prefix+"/+/"+t] = 1
@@ -336,7 +301,7 @@ func (s *pitSubscriber) onConnect(c paho.Client) {
 			case <-s.done:
 				return
 			}
-			if err := tok.Error(); err != nil || !isDone(tok) {
+			if err := tok.Error(); err != nil || !mqttclient.Done(tok) {
 				s.log.Warn("pit: subscribing: no answer from the broker; will retry", "broker", b, "err", err)
 				if refusing.IsZero() {
 					refusing = asked
@@ -407,7 +372,7 @@ var pitEssential = []string{mqtt.TopicStatus, mqtt.TopicState, mqtt.TopicAlert, 
 	mqtt.TopicCmd + "/" + mqtt.CmdAck + "/reply"}
 
 // essentialIn reports whether filters hold an essential topic's filter.
-func (s *pitSubscriber) essentialIn(filters map[string]byte) bool {
+func (s *Subscriber) essentialIn(filters map[string]byte) bool {
 	for _, t := range pitEssential {
 		if _, ok := filters[s.prefix+"/+/"+t]; ok {
 			return true
@@ -417,7 +382,7 @@ func (s *pitSubscriber) essentialIn(filters map[string]byte) bool {
 }
 
 // receive is the message handler (called in order, one at a time).
-func (s *pitSubscriber) receive(_ paho.Client, m paho.Message) {
+func (s *Subscriber) receive(_ paho.Client, m paho.Message) {
 	table, topic, ok := s.splitTopic(m.Topic())
 	if !ok {
 		return
@@ -427,7 +392,7 @@ func (s *pitSubscriber) receive(_ paho.Client, m paho.Message) {
 
 // splitTopic splits "<prefix>/<table>/<topic>" into the table and the
 // topic relative to the table prefix.
-func (s *pitSubscriber) splitTopic(full string) (table, topic string, ok bool) {
+func (s *Subscriber) splitTopic(full string) (table, topic string, ok bool) {
 	rest, ok := strings.CutPrefix(full, s.prefix+"/")
 	if !ok {
 		return "", "", false
@@ -438,7 +403,7 @@ func (s *pitSubscriber) splitTopic(full string) (table, topic string, ok bool) {
 
 // Link reports whether the console is connected (and subscribed) and to
 // which broker.
-func (s *pitSubscriber) Link() (connected bool, broker string) {
+func (s *Subscriber) Link() (connected bool, broker string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.connected, s.broker
@@ -451,7 +416,7 @@ var errPitNotConnected = errors.New("pit: not connected to a broker")
 // (drivers/mqtt/README.md "Commands"): QoS 1, not retained. It returns
 // the request id once the broker has the command; the table's reply
 // reaches the model.
-func (s *pitSubscriber) Ack(ctx context.Context, table, operator string) (string, error) {
+func (s *Subscriber) Ack(ctx context.Context, table, operator string) (string, error) {
 	if !validTableName(table) {
 		return "", fmt.Errorf("pit: table %q: not a table name", table)
 	}
@@ -477,7 +442,7 @@ func (s *pitSubscriber) Ack(ctx context.Context, table, operator string) (string
 	case <-time.After(pitAckTimeout):
 	case <-ctx.Done():
 	}
-	if err := tok.Error(); err != nil || !isDone(tok) {
+	if err := tok.Error(); err != nil || !mqttclient.Done(tok) {
 		if err == nil {
 			err = errors.New("the broker did not acknowledge it in time")
 		}
@@ -487,17 +452,8 @@ func (s *pitSubscriber) Ack(ctx context.Context, table, operator string) (string
 	return id, nil
 }
 
-func isDone(t paho.Token) bool {
-	select {
-	case <-t.Done():
-		return true
-	default:
-		return false
-	}
-}
-
 // Close disconnects.
-func (s *pitSubscriber) Close() {
+func (s *Subscriber) Close() {
 	select {
 	case <-s.done:
 	default:

@@ -1,8 +1,8 @@
-package main
+package pit
 
 // The pit console's model: what it knows of every table, built from the
 // MQTT messages the tables publish (drivers/mqtt/README.md is the
-// contract). It does no I/O: pitmqtt.go feeds it messages, pitweb.go
+// contract). It does no I/O: mqtt.go feeds it messages, web.go
 // reads tiles from it.
 
 import (
@@ -20,10 +20,10 @@ import (
 
 // Bounds of the model (docs/operations.md's bounds table lists them).
 const (
-	// defaultPitTables is how many tables the console tracks by default
+	// DefaultMaxTables is how many tables the console tracks by default
 	// (--max-tables): messages of further tables are dropped and counted
-	// (pitModel.Dropped), never stored.
-	defaultPitTables = 1024
+	// (Model.Dropped), never stored.
+	DefaultMaxTables = 1024
 	// maxPitAlerts bounds the open alert entries kept per table: the
 	// daemon coalesces latched alerts into one entry per code (21 codes
 	// today), so only an unknown newer code could pass it; past it the
@@ -230,8 +230,8 @@ func (o pitOrder) after(prev pitOrder) bool {
 	return o == pitOrder{} || o.n > prev.n || o.at.After(prev.at)
 }
 
-// pitModel holds every table's tile. It is safe for concurrent use.
-type pitModel struct {
+// Model holds every table's tile. It is safe for concurrent use.
+type Model struct {
 	maxTables int
 	now       func() time.Time
 	boardURL  func(table string) string
@@ -243,12 +243,12 @@ type pitModel struct {
 	changed chan struct{} // closed and replaced on every change
 }
 
-// newPitModel makes a model tracking at most maxTables tables (0:
-// defaultPitTables). boardURL gives a table's board page ("" for none);
+// NewModel makes a model tracking at most maxTables tables (0:
+// DefaultMaxTables). boardURL gives a table's board page ("" for none);
 // nil gives none.
-func newPitModel(maxTables int, now func() time.Time, boardURL func(string) string) *pitModel {
+func NewModel(maxTables int, now func() time.Time, boardURL func(string) string) *Model {
 	if maxTables <= 0 {
-		maxTables = defaultPitTables
+		maxTables = DefaultMaxTables
 	}
 	if now == nil {
 		now = time.Now
@@ -256,7 +256,7 @@ func newPitModel(maxTables int, now func() time.Time, boardURL func(string) stri
 	if boardURL == nil {
 		boardURL = func(string) string { return "" }
 	}
-	return &pitModel{maxTables: maxTables, now: now, boardURL: boardURL,
+	return &Model{maxTables: maxTables, now: now, boardURL: boardURL,
 		tables: map[string]*pitTable{}, changed: make(chan struct{})}
 }
 
@@ -277,7 +277,7 @@ func validTableName(s string) bool {
 
 // table returns the table's model, making it if there is room; nil when
 // the table limit is reached. Call with mu held.
-func (m *pitModel) table(name string) *pitTable {
+func (m *Model) table(name string) *pitTable {
 	if t := m.tables[name]; t != nil {
 		return t
 	}
@@ -294,7 +294,7 @@ func (m *pitModel) table(name string) *pitTable {
 // Apply takes one message: topic is relative to the table prefix
 // (mqtt.TopicStatus, ...). It reports whether the model changed; a
 // payload it cannot read is ignored (and reported as not changed).
-func (m *pitModel) Apply(table, topic string, payload []byte) bool {
+func (m *Model) Apply(table, topic string, payload []byte) bool {
 	if !validTableName(table) || len(payload) > maxPitMessage {
 		return false
 	}
@@ -334,7 +334,7 @@ func (m *pitModel) Apply(table, topic string, payload []byte) bool {
 
 // touch recomputes t's urgency and gives it a new version. Call with mu
 // held.
-func (m *pitModel) touch(t *pitTable) {
+func (m *Model) touch(t *pitTable) {
 	c := t.class()
 	if c != t.tile.Class {
 		t.tile.Class = c
@@ -407,7 +407,7 @@ func (t *pitTable) supersedes(s *pitStatus) bool {
 	return true
 }
 
-func (m *pitModel) applyStatus(t *pitTable, payload []byte) bool {
+func (m *Model) applyStatus(t *pitTable, payload []byte) bool {
 	var s pitStatus
 	if json.Unmarshal(payload, &s) != nil || (s.Status != mqtt.StatusOnline && s.Status != mqtt.StatusOffline) {
 		return false
@@ -449,22 +449,18 @@ func gameOf(game string, rules json.RawMessage) string {
 	}
 	var s string
 	if json.Unmarshal(rules, &s) == nil {
-		return gameName(s)
+		return tableau.GameTitle(s)
 	}
 	var o map[string]any
 	if json.Unmarshal(rules, &o) == nil {
 		for _, k := range []string{"game", "profile", "name"} {
 			if v, ok := o[k].(string); ok && v != "" {
-				return gameName(v)
+				return tableau.GameTitle(v)
 			}
 		}
 	}
 	return ""
 }
-
-// gameName is a rule profile's usual name ("punto-banco" → "Punto
-// Banco", tableau.GameTitle); other names are kept.
-func gameName(profile string) string { return tableau.GameTitle(profile) }
 
 // pitState is the state payload as the console reads it, with the dealer
 // newer daemons add.
@@ -492,7 +488,7 @@ type pitState struct {
 	Dealer         json.RawMessage `json:"dealer"`
 }
 
-func (m *pitModel) applyState(t *pitTable, payload []byte) bool {
+func (m *Model) applyState(t *pitTable, payload []byte) bool {
 	var s pitState
 	if json.Unmarshal(payload, &s) != nil || s.Phase == "" {
 		return false
@@ -665,7 +661,7 @@ type pitAlertMsg struct {
 	Dealer    json.RawMessage `json:"dealer"`
 }
 
-func (m *pitModel) applyAlert(t *pitTable, payload []byte) bool {
+func (m *Model) applyAlert(t *pitTable, payload []byte) bool {
 	var a pitAlertMsg
 	if json.Unmarshal(payload, &a) != nil || a.ID == "" || a.Code == "" {
 		return false
@@ -711,7 +707,7 @@ func (m *pitModel) applyAlert(t *pitTable, payload []byte) bool {
 	return true
 }
 
-func (m *pitModel) applyAck(t *pitTable, payload []byte) bool {
+func (m *Model) applyAck(t *pitTable, payload []byte) bool {
 	var a struct {
 		ID          string `json:"id"`
 		AlertID     string `json:"alert_id"`
@@ -752,7 +748,7 @@ type pitCoup struct {
 	Dealer      json.RawMessage `json:"dealer"`
 }
 
-func (m *pitModel) applyCoup(t *pitTable, payload []byte) bool {
+func (m *Model) applyCoup(t *pitTable, payload []byte) bool {
 	var c pitCoup
 	if json.Unmarshal(payload, &c) != nil || c.Coup <= 0 || c.Winner == "" {
 		return false
@@ -775,7 +771,7 @@ func (m *pitModel) applyCoup(t *pitTable, payload []byte) bool {
 	return true
 }
 
-func (m *pitModel) applyVoid(t *pitTable, payload []byte) bool {
+func (m *Model) applyVoid(t *pitTable, payload []byte) bool {
 	var v struct {
 		ShoeID string `json:"shoe_id"`
 		Coup   int    `json:"coup"`
@@ -824,7 +820,7 @@ type pitRoads struct {
 	Stats     pitStats `json:"stats"`
 }
 
-func (m *pitModel) applyRoads(t *pitTable, payload []byte) bool {
+func (m *Model) applyRoads(t *pitTable, payload []byte) bool {
 	var r pitRoads
 	if json.Unmarshal(payload, &r) != nil || r.ID == "" {
 		return false
@@ -844,7 +840,7 @@ func (m *pitModel) applyRoads(t *pitTable, payload []byte) bool {
 	return true
 }
 
-func (m *pitModel) applyReply(t *pitTable, payload []byte) bool {
+func (m *Model) applyReply(t *pitTable, payload []byte) bool {
 	var r struct {
 		RequestID string `json:"request_id"`
 		Accepted  bool   `json:"accepted"`
@@ -864,7 +860,7 @@ func (m *pitModel) applyReply(t *pitTable, payload []byte) bool {
 // AckSent records an acknowledgement the console sent to table (before it
 // is published, so that a fast reply finds it). It reports false for a
 // table the console does not track.
-func (m *pitModel) AckSent(table, requestID, operator string) bool {
+func (m *Model) AckSent(table, requestID, operator string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.tables[table]
@@ -879,7 +875,7 @@ func (m *pitModel) AckSent(table, requestID, operator string) bool {
 }
 
 // AckFailed records that the acknowledgement could not be published.
-func (m *pitModel) AckFailed(table, requestID, reason string) {
+func (m *Model) AckFailed(table, requestID, reason string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.tables[table]
@@ -892,7 +888,7 @@ func (m *pitModel) AckFailed(table, requestID, reason string) {
 
 // Expire marks acknowledgements without a reply after pitAckReplyWait as
 // "no-reply". The console calls it about once a second.
-func (m *pitModel) Expire() {
+func (m *Model) Expire() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -907,7 +903,7 @@ func (m *pitModel) Expire() {
 
 // Touch wakes whoever waits on Changed without changing a tile (the
 // broker link changed).
-func (m *pitModel) Touch() {
+func (m *Model) Touch() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.version++
@@ -916,7 +912,7 @@ func (m *pitModel) Touch() {
 }
 
 // Has reports whether the console tracks table.
-func (m *pitModel) Has(table string) bool {
+func (m *Model) Has(table string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.tables[table] != nil
@@ -924,14 +920,14 @@ func (m *pitModel) Has(table string) bool {
 
 // Changed returns the model's version and a channel closed at its next
 // change.
-func (m *pitModel) Changed() (uint64, <-chan struct{}) {
+func (m *Model) Changed() (uint64, <-chan struct{}) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.version, m.changed
 }
 
 // Dropped counts the messages dropped because the table limit was reached.
-func (m *pitModel) Dropped() uint64 {
+func (m *Model) Dropped() uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.dropped
@@ -939,7 +935,7 @@ func (m *pitModel) Dropped() uint64 {
 
 // Tiles returns the tiles changed after version after (0: every tile),
 // sorted by urgency (pitLess), and the model's version.
-func (m *pitModel) Tiles(after uint64) ([]pitTile, uint64) {
+func (m *Model) Tiles(after uint64) ([]pitTile, uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]pitTile, 0, len(m.tables))

@@ -1,4 +1,4 @@
-package main
+package pit
 
 import (
 	"encoding/json"
@@ -87,7 +87,7 @@ func (f *pitFeed) transcript(file string) []mqtt.Message {
 	return msgs
 }
 
-func feed(m *pitModel, table string, msgs []mqtt.Message) {
+func feed(m *Model, table string, msgs []mqtt.Message) {
 	for _, msg := range msgs {
 		m.Apply(table, msg.Topic, msg.Payload)
 	}
@@ -98,7 +98,7 @@ func statusMsg(status string, conn uint64, instance, shoeState string, extra str
 		`"status":%q,"version":"0.1.0","shoe_state":%q,"conn":%d,"instance":%q%s}`, conn, status, status, shoeState, conn, instance, extra))
 }
 
-func oneTile(t *testing.T, m *pitModel, table string) pitTile {
+func oneTile(t *testing.T, m *Model, table string) pitTile {
 	t.Helper()
 	tiles, _ := m.Tiles(0)
 	for _, tl := range tiles {
@@ -117,10 +117,10 @@ func oneTile(t *testing.T, m *pitModel, table string) pitTile {
 // acknowledgement by the table clears it.
 func TestPitModelFollowsTable(t *testing.T) {
 	now := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
-	m := newPitModel(0, func() time.Time { return now }, func(tb string) string { return "http://" + tb + ".floor:8080/" })
+	m := NewModel(0, func() time.Time { return now }, func(tb string) string { return "http://" + tb + ".floor:8080/" })
 	f := newPitFeed(t, "T1")
 	m.Apply("T1", mqtt.TopicStatus, statusMsg("online", 7, "00000000000000aa", "online", ""))
-	msgs := f.transcript("../../drivers/mqtt/testdata/extra-card.shoe")
+	msgs := f.transcript("../../../drivers/mqtt/testdata/extra-card.shoe")
 	var alertAt string
 	for _, msg := range msgs {
 		if msg.Topic == mqtt.TopicAlert {
@@ -206,9 +206,9 @@ func mustTime(t *testing.T, s string) time.Time {
 // is at least once) is not counted twice.
 func TestPitModelLateAndDuplicateAlerts(t *testing.T) {
 	now := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
-	m := newPitModel(0, func() time.Time { return now }, nil)
+	m := NewModel(0, func() time.Time { return now }, nil)
 	f := newPitFeed(t, "T1")
-	msgs := f.transcript("../../drivers/mqtt/testdata/extra-card.shoe")
+	msgs := f.transcript("../../../drivers/mqtt/testdata/extra-card.shoe")
 	var state, alert []byte
 	for _, msg := range msgs {
 		switch msg.Topic {
@@ -251,7 +251,7 @@ func TestPitModelLateAndDuplicateAlerts(t *testing.T) {
 // the will of a kill -9 carries an older time than the online it
 // replaces, and still wins.
 func TestPitModelCurrentStatus(t *testing.T) {
-	m := newPitModel(0, nil, nil)
+	m := NewModel(0, nil, nil)
 	steps := []struct {
 		status string
 		conn   uint64
@@ -294,7 +294,7 @@ func TestPitModelCurrentStatus(t *testing.T) {
 // Tiles sort by urgency class, then the oldest problem first, then name.
 func TestPitModelUrgencyOrder(t *testing.T) {
 	now := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
-	m := newPitModel(0, func() time.Time { return now }, nil)
+	m := NewModel(0, func() time.Time { return now }, nil)
 	alert := func(table, code, sev string, n int) []byte {
 		return []byte(fmt.Sprintf(`{"schema":1,"id":"%s/s/1/alert/%d","table":%q,"shoe_id":"s","time":%q,"type":"alert",`+
 			`"shoe":1,"coup":1,"code":%q,"severity":%q,"text":"x","awaits_ack":true,"dealer":"D-7"}`,
@@ -338,7 +338,7 @@ func TestPitModelUrgencyOrder(t *testing.T) {
 // open entries stay at maxPitAlerts; names the schema refuses and
 // oversized payloads are not read.
 func TestPitModelBounds(t *testing.T) {
-	m := newPitModel(3, nil, nil)
+	m := NewModel(3, nil, nil)
 	for i := range 4 {
 		m.Apply(fmt.Sprintf("T%d", i), mqtt.TopicStatus, statusMsg("online", 1, "00000000000000aa", "online", ""))
 	}
@@ -378,7 +378,7 @@ func TestPitModelBounds(t *testing.T) {
 // console's reply is not ours), or no reply within pitAckReplyWait.
 func TestPitModelAckReply(t *testing.T) {
 	now := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
-	m := newPitModel(0, func() time.Time { return now }, nil)
+	m := NewModel(0, func() time.Time { return now }, nil)
 	if m.AckSent("T1", "r1", "alice") {
 		t.Fatal("ack to an unknown table recorded")
 	}
@@ -412,9 +412,9 @@ func TestPitModelAckReply(t *testing.T) {
 // The dealer, when the table's messages carry one (newer daemons), and
 // the state's count of open alerts beyond those it lists.
 func TestPitModelDealerAndMore(t *testing.T) {
-	m := newPitModel(0, nil, nil)
+	m := NewModel(0, nil, nil)
 	f := newPitFeed(t, "T1")
-	msgs := f.transcript("../../drivers/mqtt/testdata/extra-card.shoe")
+	msgs := f.transcript("../../../drivers/mqtt/testdata/extra-card.shoe")
 	var state map[string]any
 	for _, msg := range msgs {
 		if msg.Topic == mqtt.TopicState {
@@ -448,9 +448,9 @@ func TestPitModelDealerAndMore(t *testing.T) {
 // counted as missed; voids fill their numbers, and a new shoe starts the
 // count again.
 func TestPitModelOldMessagesAndMissedCoups(t *testing.T) {
-	m := newPitModel(0, nil, nil)
+	m := NewModel(0, nil, nil)
 	f := newPitFeed(t, "T1")
-	msgs := f.transcript("../../tableau/testdata/void.shoe")
+	msgs := f.transcript("../../../tableau/testdata/void.shoe")
 	feed(m, "T1", msgs)
 	want := oneTile(t, m, "T1")
 	if want.Last == nil || want.Coup < 3 || want.Stats.Coups == 0 || want.MissedCoups != 0 {
@@ -494,7 +494,7 @@ func TestPitModelOldMessagesAndMissedCoups(t *testing.T) {
 	// A second table's shoe with coups 2 and 4 lost (never delivered).
 	f2 := newPitFeed(t, "T2")
 	var dropped int
-	for _, msg := range f2.transcript("../../tableau/testdata/clean-8deck.shoe") {
+	for _, msg := range f2.transcript("../../../tableau/testdata/clean-8deck.shoe") {
 		if msg.Topic == mqtt.TopicCoup {
 			var c struct{ Coup int }
 			json.Unmarshal(msg.Payload, &c)
@@ -511,7 +511,7 @@ func TestPitModelOldMessagesAndMissedCoups(t *testing.T) {
 	for _, msg := range f2.apply(tableau.Input{Kind: tableau.InputShoe}) {
 		m.Apply("T2", msg.Topic, msg.Payload)
 	}
-	for _, msg := range f2.transcript("../../tableau/testdata/clean-8deck.shoe") {
+	for _, msg := range f2.transcript("../../../tableau/testdata/clean-8deck.shoe") {
 		m.Apply("T2", msg.Topic, msg.Payload)
 	}
 	if got := oneTile(t, m, "T2").MissedCoups; got != 0 {
@@ -522,9 +522,9 @@ func TestPitModelOldMessagesAndMissedCoups(t *testing.T) {
 // An acknowledgement delivered again, after a new alert of its code has
 // opened a new entry, leaves that entry open.
 func TestPitModelOldAckDeliveredAgain(t *testing.T) {
-	m := newPitModel(0, nil, nil)
+	m := NewModel(0, nil, nil)
 	f := newPitFeed(t, "T1")
-	feed(m, "T1", f.transcript("../../drivers/mqtt/testdata/extra-card.shoe"))
+	feed(m, "T1", f.transcript("../../../drivers/mqtt/testdata/extra-card.shoe"))
 	if n := len(oneTile(t, m, "T1").Alerts); n != 1 {
 		t.Fatalf("%d open entries after the extra card, want 1", n)
 	}

@@ -1,4 +1,4 @@
-package main
+package pit
 
 import (
 	"fmt"
@@ -13,12 +13,12 @@ import (
 func BenchmarkPitApplyState(b *testing.B) {
 	f := newPitFeed(b, "T1")
 	var state []byte
-	for _, m := range f.transcript("../../drivers/mqtt/testdata/extra-card.shoe") {
+	for _, m := range f.transcript("../../../drivers/mqtt/testdata/extra-card.shoe") {
 		if m.Topic == mqtt.TopicState {
 			state = m.Payload
 		}
 	}
-	m := newPitModel(0, nil, nil)
+	m := NewModel(0, nil, nil)
 	for i := range 500 {
 		m.Apply(fmt.Sprintf("T%d", i), mqtt.TopicStatus, statusMsg("online", 1, "00000000000000aa", "online", ""))
 	}
@@ -33,7 +33,7 @@ func BenchmarkPitApplyState(b *testing.B) {
 // event stream's first event (and, for changed tiles, a share of every
 // later one).
 func BenchmarkPitTiles500(b *testing.B) {
-	m := newPitModel(0, nil, nil)
+	m := NewModel(0, nil, nil)
 	for i := range 500 {
 		tb := fmt.Sprintf("T%d", i)
 		m.Apply(tb, mqtt.TopicStatus, statusMsg("online", 1, "00000000000000aa", "online", ""))

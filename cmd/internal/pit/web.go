@@ -1,4 +1,4 @@
-package main
+package pit
 
 // The pit console's web side: one page (embedded, no CDN), a login, the
 // tiles as server-sent events, and the acknowledgement.
@@ -65,7 +65,7 @@ const (
 	pitRetryMS = 1000
 )
 
-// pitAcker publishes acknowledgements (pitSubscriber).
+// pitAcker publishes acknowledgements (Subscriber).
 type pitAcker interface {
 	Ack(ctx context.Context, table, operator string) (string, error)
 	Link() (connected bool, broker string)
@@ -73,7 +73,7 @@ type pitAcker interface {
 
 // pitServer serves the page.
 type pitServer struct {
-	model    *pitModel
+	model    *Model
 	acker    pitAcker
 	users    *pitUsers
 	sessions *pitSessions
@@ -90,7 +90,7 @@ type pitServer struct {
 	done    chan struct{}
 }
 
-func newPitServer(model *pitModel, acker pitAcker, users *pitUsers, sessions *pitSessions, secure bool, log *slog.Logger) *pitServer {
+func newPitServer(model *Model, acker pitAcker, users *pitUsers, sessions *pitSessions, secure bool, log *slog.Logger) *pitServer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package floor
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/cmd/internal/pit"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/testenv/natscluster"
 )
@@ -100,13 +101,13 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 	}
 	t.Cleanup(fc.close)
 	var pitLogs lockedBuffer
-	model := newPitModel(0, nil, nil)
-	pit, err := newPitSubscriber(pitBrokerOptions{Brokers: urls, Logger: slog.New(slog.NewTextHandler(&pitLogs, nil))}, model)
+	model := pit.NewModel(0, nil, nil)
+	console, err := pit.NewSubscriber(pit.BrokerOptions{Brokers: urls, Logger: slog.New(slog.NewTextHandler(&pitLogs, nil))}, model)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		pit.Close()
+		console.Close()
 		if t.Failed() {
 			t.Logf("pit log:\n%s", pitLogs.String())
 		}
@@ -114,9 +115,9 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 
 	// Every client on the first node, the load running and delivered.
 	for _, tb := range ts {
-		pitWait(t, tb.name+" connected to the first node", 60*time.Second, func() bool { st := tb.p.Status(); return st.Connected && st.Broker == urls[0] })
+		floorWait(t, tb.name+" connected to the first node", 60*time.Second, func() bool { st := tb.p.Status(); return st.Connected && st.Broker == urls[0] })
 	}
-	pitWait(t, "the console connected to the first node", 60*time.Second, func() bool { ok, b := pit.Link(); return ok && b == urls[0] })
+	floorWait(t, "the console connected to the first node", 60*time.Second, func() bool { ok, b := console.Link(); return ok && b == urls[0] })
 	var load sync.WaitGroup
 	for _, tb := range ts {
 		load.Add(1)
@@ -153,7 +154,7 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 		load.Wait()
 	}
 	t.Cleanup(stopLoad)
-	pitWait(t, "cards of every table at the floor's subscriber", 30*time.Second, func() bool {
+	floorWait(t, "cards of every table at the floor's subscriber", 30*time.Second, func() bool {
 		sub.mu.Lock()
 		defer sub.mu.Unlock()
 		for _, tb := range ts {
@@ -232,7 +233,7 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 				times[tb.name] = at.Sub(killed)
 			}
 		}
-		if ok, b := pit.Link(); times["pit"] == 0 && ok && !onVictim(b) && model.Has("PROBE") {
+		if ok, b := console.Link(); times["pit"] == 0 && ok && !onVictim(b) && model.Has("PROBE") {
 			times["pit"] = time.Since(killed)
 		}
 		sub.mu.Lock()
@@ -277,13 +278,13 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 	// Nothing lost: every card published reached the floor's subscriber.
 	stopLoad()
 	for _, tb := range ts {
-		pitWait(t, tb.name+"'s outbox delivered", 90*time.Second, func() bool { return tb.p.Status().Backlog == 0 })
+		floorWait(t, tb.name+"'s outbox delivered", 90*time.Second, func() bool { return tb.p.Status().Backlog == 0 })
 	}
 	for _, tb := range ts {
 		tb.mu.Lock()
 		sent := slices.Clone(tb.sent)
 		tb.mu.Unlock()
-		pitWait(t, fmt.Sprintf("%s's %d cards at the floor's subscriber", tb.name, len(sent)), 60*time.Second, func() bool {
+		floorWait(t, fmt.Sprintf("%s's %d cards at the floor's subscriber", tb.name, len(sent)), 60*time.Second, func() bool {
 			sub.mu.Lock()
 			defer sub.mu.Unlock()
 			for _, id := range sent {

@@ -1,4 +1,4 @@
-package main
+package pit
 
 import (
 	"encoding/json"
@@ -61,8 +61,8 @@ func TestPitSubscriberFailoverAndAck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	m := newPitModel(0, nil, nil)
-	s, err := newPitSubscriber(pitBrokerOptions{Brokers: []string{a.URL(), b.URL()}, ConnectTimeout: 2 * time.Second}, m)
+	m := NewModel(0, nil, nil)
+	s, err := NewSubscriber(BrokerOptions{Brokers: []string{a.URL(), b.URL()}, ConnectTimeout: 2 * time.Second}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestPitSubscriberFailoverAndAck(t *testing.T) {
 
 func TestPitSubscriberBadBrokers(t *testing.T) {
 	for _, b := range [][]string{nil, {"localhost:1883"}, {"http://x:1"}, {"tcp://"}} {
-		if _, err := newPitSubscriber(pitBrokerOptions{Brokers: b}, newPitModel(0, nil, nil)); err == nil {
+		if _, err := NewSubscriber(BrokerOptions{Brokers: b}, NewModel(0, nil, nil)); err == nil {
 			t.Errorf("brokers %q accepted", b)
 		}
 	}
@@ -136,7 +136,7 @@ func TestPitSubscriberBadBrokers(t *testing.T) {
 func TestPitSubscriberConnectedWithoutCoups(t *testing.T) {
 	h := mochihook.RefuseSubscribe("sabot/+/coup", 1<<30)
 	url := mochihook.Serve(t, h)
-	s, err := newPitSubscriber(pitBrokerOptions{Brokers: []string{url}}, newPitModel(0, nil, nil))
+	s, err := NewSubscriber(BrokerOptions{Brokers: []string{url}}, NewModel(0, nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestPitSubscriberRetriesRefusedFilter(t *testing.T) {
 	pub := pahoClient(t, url, "table")
 	f := newPitFeed(t, "T1")
 	var state []byte
-	for _, m := range f.transcript("../../drivers/mqtt/testdata/extra-card.shoe") {
+	for _, m := range f.transcript("../../../drivers/mqtt/testdata/extra-card.shoe") {
 		if m.Topic == mqtt.TopicState {
 			state = m.Payload
 		}
@@ -163,8 +163,8 @@ func TestPitSubscriberRetriesRefusedFilter(t *testing.T) {
 	pahoPublish(t, pub, "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
 
 	var logs lockedBuffer
-	m := newPitModel(0, nil, nil)
-	s, err := newPitSubscriber(pitBrokerOptions{Brokers: []string{url}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, m)
+	m := NewModel(0, nil, nil)
+	s, err := NewSubscriber(BrokerOptions{Brokers: []string{url}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,10 +192,10 @@ func TestPitSubscriberFailoverOnRefusal(t *testing.T) {
 	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
 	pahoPublish(t, pahoClient(t, b, "table"), "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
 	var logs lockedBuffer
-	m := newPitModel(0, nil, nil)
-	o := pitBrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
+	m := NewModel(0, nil, nil)
+	o := BrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
-	s, err := newPitSubscriber(o, m)
+	s, err := NewSubscriber(o, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,10 +222,10 @@ func TestPitSubscriberFailoverOnSilence(t *testing.T) {
 	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
 	pahoPublish(t, pahoClient(t, b, "table"), "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
 	var logs lockedBuffer
-	m := newPitModel(0, nil, nil)
-	o := pitBrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
+	m := NewModel(0, nil, nil)
+	o := BrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
-	s, err := newPitSubscriber(o, m)
+	s, err := NewSubscriber(o, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,10 +255,10 @@ func TestPitSubscriberSilentFloorBoundGrows(t *testing.T) {
 	hb.HoldSubscribe(true)
 	a, b := mochihook.Serve(t, ha), mochihook.Serve(t, hb)
 	var logs lockedBuffer
-	m := newPitModel(0, nil, nil)
-	o := pitBrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
+	m := NewModel(0, nil, nil)
+	o := BrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
-	s, err := newPitSubscriber(o, m)
+	s, err := NewSubscriber(o, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,4 +282,25 @@ func TestPitSubscriberSilentFloorBoundGrows(t *testing.T) {
 		}
 	}
 	pitWait(t, "connected once the brokers answer", 30*time.Second, func() bool { c, _ := s.Link(); return c })
+}
+
+// lockedBuffer is a log written by a client and read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.b) < 4<<20 { // bounded: a test's worth of log
+		l.b = append(l.b, p...)
+	}
+	return len(p), nil
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
 }

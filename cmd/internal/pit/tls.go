@@ -1,4 +1,4 @@
-package main
+package pit
 
 import (
 	"crypto/tls"

@@ -1,4 +1,4 @@
-package main
+package pit
 
 import (
 	"bufio"
@@ -65,7 +65,7 @@ func usersFile(t *testing.T, pairs ...string) string {
 type pitTestServer struct {
 	*httptest.Server
 	srv   *pitServer
-	model *pitModel
+	model *Model
 	acker *fakeAcker
 }
 
@@ -75,7 +75,7 @@ func newPitTestServer(t *testing.T) *pitTestServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newPitModel(0, nil, nil)
+	m := NewModel(0, nil, nil)
 	a := &fakeAcker{}
 	srv := newPitServer(m, a, users, newPitSessions(time.Hour, nil), false, nil)
 	ts := httptest.NewServer(srv.handler())
@@ -362,26 +362,6 @@ func TestPitUsersFile(t *testing.T) {
 	}
 }
 
-func TestPitHashPassword(t *testing.T) {
-	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"pit", "--hash-password", "--cost", "4"}, strings.NewReader("s3cret pass\n"), &out, &errb)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	h := strings.TrimSpace(out.String())
-	if bcrypt.CompareHashAndPassword([]byte(h), []byte("s3cret pass")) != nil {
-		t.Errorf("hash %q does not match the password", h)
-	}
-	if c, _ := bcrypt.Cost([]byte(h)); c != 4 {
-		t.Errorf("cost %d", c)
-	}
-	for _, in := range []string{"", "\n", strings.Repeat("x", 73) + "\n"} {
-		if code := run(context.Background(), []string{"pit", "--hash-password", "--cost", "4"}, strings.NewReader(in), &out, &errb); code != 2 {
-			t.Errorf("password %q: exit %d", in, code)
-		}
-	}
-}
-
 func TestPitSessionsBounded(t *testing.T) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	s := newPitSessions(time.Hour, func() time.Time { return now })
@@ -403,7 +383,7 @@ func TestPitSessionsBounded(t *testing.T) {
 	}
 }
 
-func TestPitBoardsAndFlags(t *testing.T) {
+func TestPitBoards(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "boards")
 	os.WriteFile(path, []byte("# boards\nT1 http://10.0.0.11:8080/\n\nT2 https://t2.floor/\n"), 0o600)
 	f, err := boardURLs(path, "http://{table}.floor.lan:8080/")
@@ -422,22 +402,6 @@ func TestPitBoardsAndFlags(t *testing.T) {
 	if _, err := boardURLs("", "http://floor/"); err == nil {
 		t.Error("a template without {table} accepted")
 	}
-	users := usersFile(t, "alice:x")
-	for _, args := range [][]string{
-		{"pit", "--users", users},
-		{"pit", "--broker", "tcp://127.0.0.1:1"},
-		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--tls-cert", "x"},
-		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--max-tables", "0"},
-		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--refusal-timeout", "500ms"},
-		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", users, "--refusal-timeout", "11m"},
-		{"pit", "--broker", "nonsense", "--users", users, "--listen", "127.0.0.1:0"},
-		{"pit", "--broker", "tcp://127.0.0.1:1", "--users", "/nonexistent/users"},
-	} {
-		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), "pit: ") {
-			t.Errorf("%v: exit %d: %s", args, code, errb.String())
-		}
-	}
 	if !isLoopback("127.0.0.1:8090") || !isLoopback("[::1]:80") || !isLoopback("localhost:1") || isLoopback(":8090") || isLoopback("0.0.0.0:1") {
 		t.Error("isLoopback")
 	}
@@ -454,7 +418,7 @@ func TestPitLoginThrottle(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	srv := newPitServer(newPitModel(0, nil, nil), &fakeAcker{}, users, newPitSessions(time.Hour, clock), false, nil)
+	srv := newPitServer(NewModel(0, nil, nil), &fakeAcker{}, users, newPitSessions(time.Hour, clock), false, nil)
 	ts := httptest.NewServer(srv.handler())
 	defer ts.Close()
 	c := &http.Client{Timeout: 10 * time.Second}
@@ -466,7 +430,7 @@ func TestPitLoginThrottle(t *testing.T) {
 	if login("bob", "right") != 200 {
 		t.Fatal("bob")
 	}
-	for i := range pitLoginFailures {
+	for i := range LoginFailures {
 		if code := login("alice", "wrong"); code != http.StatusUnauthorized {
 			t.Fatalf("failure %d: %d", i+1, code)
 		}
@@ -495,14 +459,14 @@ func TestPitLoginThrottle(t *testing.T) {
 // TestPitLoginLimitHolds: the lockout survives any number of other names
 // (1,024 logins with invalid names used to push bob out of the table: his
 // next wrong password got 401, not 429); one address gets at most
-// pitSourceFailures guesses in a window whatever the names; and a user
+// SourceFailures guesses in a window whatever the names; and a user
 // locked out from one address still logs in from another.
 func TestPitLoginLimitHolds(t *testing.T) {
 	users, err := loadPitUsers(usersFile(t, "alice:right", "bob:right"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newPitServer(newPitModel(0, nil, nil), &fakeAcker{}, users, newPitSessions(time.Hour, nil), false, nil)
+	srv := newPitServer(NewModel(0, nil, nil), &fakeAcker{}, users, newPitSessions(time.Hour, nil), false, nil)
 	h := srv.handler()
 	login := func(addr, user, pw string) int {
 		req := httptest.NewRequest("POST", "/api/login", strings.NewReader(fmt.Sprintf(`{"user":%q,"password":%q}`, user, pw)))
@@ -513,12 +477,12 @@ func TestPitLoginLimitHolds(t *testing.T) {
 		return rec.Code
 	}
 	const attacker, other = "192.0.2.66", "192.0.2.10"
-	for i := range pitLoginFailures {
+	for i := range LoginFailures {
 		if code := login(attacker, "bob", "guess"); code != http.StatusUnauthorized {
 			t.Fatalf("guess %d at bob: %d", i+1, code)
 		}
 	}
-	guesses := pitLoginFailures
+	guesses := LoginFailures
 	for i := range 1100 {
 		code := login(attacker, fmt.Sprintf("junk name %d", i), "x")
 		if code == http.StatusUnauthorized {
@@ -527,8 +491,8 @@ func TestPitLoginLimitHolds(t *testing.T) {
 			t.Fatalf("junk login %d: %d", i, code)
 		}
 	}
-	if guesses != pitSourceFailures {
-		t.Errorf("%d failed logins checked from one address in a window, want %d", guesses, pitSourceFailures)
+	if guesses != SourceFailures {
+		t.Errorf("%d failed logins checked from one address in a window, want %d", guesses, SourceFailures)
 	}
 	if code := login(attacker, "bob", "right"); code != http.StatusTooManyRequests {
 		t.Errorf("bob from the attacker's address after 1,100 other names: %d, want 429", code)

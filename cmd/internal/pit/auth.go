@@ -1,4 +1,4 @@
-package main
+package pit
 
 // The pit console's logins: users and bcrypt hashes in a file, sessions
 // in memory behind a random cookie, a CSRF token per session.
@@ -31,32 +31,32 @@ const (
 	// maxPitSessions bounds the live sessions: past it the session that
 	// expires first is dropped.
 	maxPitSessions = 256
-	// defaultPitSessionTTL is how long a login lasts (--session-ttl).
-	defaultPitSessionTTL = 12 * time.Hour
+	// DefaultSessionTTL is how long a login lasts (--session-ttl).
+	DefaultSessionTTL = 12 * time.Hour
 	// pitBcryptParallel bounds the password checks running at once (each
 	// takes tens of milliseconds of CPU by design); a login finding them
 	// all busy is answered 503.
 	pitBcryptParallel = 2
-	// pitHashCost is the bcrypt cost --hash-password uses by default.
-	pitHashCost = 12
+	// DefaultHashCost is the bcrypt cost --hash-password uses by default.
+	DefaultHashCost = 12
 	// maxPitPassword is the longest password accepted (bcrypt reads 72
 	// bytes at most and refuses longer).
 	maxPitPassword = 72
-	// pitLoginFailures failed logins of one user name from one address
+	// LoginFailures failed logins of one user name from one address
 	// within pitLoginWindow lock that name out from that address, and
-	// pitSourceFailures failed logins from one address, whatever the
+	// SourceFailures failed logins from one address, whatever the
 	// names, lock the address out, until the window has passed since
 	// the first of them (answered 429, the password not checked). A
 	// lockout thus never shuts a user out from another address, and one
-	// address has at most pitSourceFailures guesses per window.
-	pitLoginFailures  = 5
-	pitSourceFailures = 20
-	pitLoginWindow    = 5 * time.Minute
+	// address has at most SourceFailures guesses per window.
+	LoginFailures  = 5
+	SourceFailures = 20
+	pitLoginWindow = 5 * time.Minute
 	// maxPitFailNames bounds the (name, address) pairs whose failures are
 	// counted, and maxPitFailSources the addresses; past either the
 	// oldest count is forgotten. An address adds at most
-	// pitSourceFailures pairs per window, so pushing a count out takes
-	// maxPitFailNames / pitSourceFailures addresses.
+	// SourceFailures pairs per window, so pushing a count out takes
+	// maxPitFailNames / SourceFailures addresses.
 	maxPitFailNames   = 4096
 	maxPitFailSources = 1024
 )
@@ -99,10 +99,10 @@ func (p *pitThrottle) locked(name, source string) (bool, time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	if f := p.current(p.sources, source, now); f != nil && f.n >= pitSourceFailures {
+	if f := p.current(p.sources, source, now); f != nil && f.n >= SourceFailures {
 		return true, f.first.Add(pitLoginWindow)
 	}
-	if f := p.current(p.fails, name+"\x00"+source, now); f != nil && f.n >= pitLoginFailures {
+	if f := p.current(p.fails, name+"\x00"+source, now); f != nil && f.n >= LoginFailures {
 		return true, f.first.Add(pitLoginWindow)
 	}
 	return false, time.Time{}
@@ -328,7 +328,7 @@ type pitSessions struct {
 
 func newPitSessions(ttl time.Duration, now func() time.Time) *pitSessions {
 	if ttl <= 0 {
-		ttl = defaultPitSessionTTL
+		ttl = DefaultSessionTTL
 	}
 	if now == nil {
 		now = time.Now
@@ -403,9 +403,9 @@ func csrfOK(sess pitSession, got string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(sess.csrf), []byte(got)) == 1
 }
 
-// hashPassword reads a password (the first line of r, without its line
+// HashPassword reads a password (the first line of r, without its line
 // end) and returns its bcrypt hash at cost.
-func hashPassword(r io.Reader, cost int) (string, error) {
+func HashPassword(r io.Reader, cost int) (string, error) {
 	br := bufio.NewReaderSize(r, 256)
 	line, err := br.ReadSlice('\n')
 	if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
