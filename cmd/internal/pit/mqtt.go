@@ -43,10 +43,14 @@ type BrokerOptions struct {
 	// and roads of every table come again, and the open alerts with them.
 	ClientID string
 	// Prefix is the topic prefix ("sabot").
-	Prefix             string
+	Prefix string
+	// Username and Password are the MQTT credentials ("": none).
 	Username, Password string
-	TLS                *tls.Config
-	Logger             *slog.Logger
+	// TLS is the configuration for ssl:// and wss:// brokers (nil: the
+	// defaults).
+	TLS *tls.Config
+	// Logger receives the client's log (nil: discarded).
+	Logger *slog.Logger
 	// ConnectTimeout bounds one connection attempt (default 10 s).
 	ConnectTimeout time.Duration
 	// RefusalTimeout is how long a broker may grant none of the filters
