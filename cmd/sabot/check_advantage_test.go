@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -61,7 +62,7 @@ func TestCheckAdvantage(t *testing.T) {
 	// Every alert matches the odds of the shoe less the cards before its coup.
 	ez := tableau.Rules{Game: tableau.GameEZ, TiePays: 8}
 	for _, a := range alerts {
-		rc, err := parseRemoved(prefixes[a.Coup-1], 8)
+		rc, err := oddsreport.ParseRemoved(prefixes[a.Coup-1], 8)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabot-table/sabot/cmd/internal/audit"
+
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -96,8 +98,8 @@ func TestCheckMatchesFold(t *testing.T) {
 	}
 	inputs["12 shoes"] = shoes.String()
 	// A "shoe" token just before, at and just after a full token batch
-	// (checkTokBatch), after a coup left unfinished or not.
-	for k := checkTokBatch - 3; k <= checkTokBatch+3; k++ {
+	// (audit.TokBatch), after a coup left unfinished or not.
+	for k := audit.TokBatch - 3; k <= audit.TokBatch+3; k++ {
 		for _, last := range []string{"", " 2H"} {
 			toks := strings.Fields(randomTranscript(rng, 3*k))
 			var cards []string
@@ -140,8 +142,8 @@ func TestCheckMatchesFold(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.opts.Markers = cfg.markers == "on" // as runCheck sets it
-			evs, err := tableau.FoldTokens(cfg.opts, toks)
+			cfg.Opts.Markers = cfg.Markers == "on" // as runCheck sets it
+			evs, err := tableau.FoldTokens(cfg.Opts, toks)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,10 +157,10 @@ func TestCheckMatchesFold(t *testing.T) {
 			}
 			var warned [2]string                          // the warnings on standard error, each way
 			for si, serial := range []bool{false, true} { // two folds (where they apply) or one
-				serialFold, parFoldAll = serial, !serial
+				audit.SerialFold, audit.ParFoldAll = serial, !serial
 				var out, errb bytes.Buffer
 				code := run(context.Background(), append(append([]string{"check"}, flags...), p), nil, &out, &errb)
-				serialFold, parFoldAll = false, false
+				audit.SerialFold, audit.ParFoldAll = false, false
 				warned[si] = errb.String()
 				if code == 2 || !bytes.Equal(out.Bytes(), want.Bytes()) {
 					got, exp := out.String(), want.String()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sabot-table/sabot/cmd/internal/audit"
 )
 
 // TestCheckStandWithNoCoup: a "stand" with no coup in progress raises
@@ -20,10 +22,10 @@ func TestCheckStandWithNoCoup(t *testing.T) {
 	}
 	for _, game := range []string{"chemin-de-fer", "banque", "punto-banco"} {
 		for _, serial := range []bool{false, true} {
-			serialFold, parFoldAll = serial, !serial
+			audit.SerialFold, audit.ParFoldAll = serial, !serial
 			var out, errb bytes.Buffer
 			code := run(context.Background(), []string{"check", "--game", game, p}, nil, &out, &errb)
-			serialFold, parFoldAll = false, false
+			audit.SerialFold, audit.ParFoldAll = false, false
 			want := p + ":3:3: misplaced-token: stand with no coup in progress (during the burn or between coups)\n"
 			if code != 1 || errb.String() != want {
 				t.Errorf("%s (one fold %v): exit %d, stderr %q, want 1 and %q", game, serial, code, errb.String(), want)

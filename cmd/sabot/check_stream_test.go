@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/audit"
+
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -269,8 +271,8 @@ func BenchmarkCheckThroughput(b *testing.B) { benchCheckThroughput(b) }
 // BenchmarkCheckThroughputOneFold is BenchmarkCheckThroughput with one
 // fold (as for the games foldCheckShoes does not fold), for comparison.
 func BenchmarkCheckThroughputOneFold(b *testing.B) {
-	serialFold = true
-	defer func() { serialFold = false }()
+	audit.SerialFold = true
+	defer func() { audit.SerialFold = false }()
 	benchCheckThroughput(b)
 }
 
@@ -417,11 +419,11 @@ func TestCheckFileChangedBetweenPasses(t *testing.T) {
 // withSplitScan makes the first pass split every regular file in two
 // parts (split) or none, until the test ends.
 func withSplitScan(t *testing.T, split bool) {
-	old := splitScanMin
-	t.Cleanup(func() { splitScanMin = old })
-	splitScanMin = math.MaxInt64
+	old := audit.SplitScanMin
+	t.Cleanup(func() { audit.SplitScanMin = old })
+	audit.SplitScanMin = math.MaxInt64
 	if split {
-		splitScanMin = 0
+		audit.SplitScanMin = 0
 	}
 }
 
@@ -480,7 +482,7 @@ func TestCheckSplitFirstPass(t *testing.T) {
 			withSplitScan(t, split)
 			var out, errb strings.Builder
 			code := run(context.Background(), []string{"check", p}, nil, &out, &errb)
-			got[i] = fmt.Sprintf("exit %d\nstderr %s\nstdout %d bytes %x", code, errb.String(), out.Len(), crc32.Checksum([]byte(out.String()), castagnoli))
+			got[i] = fmt.Sprintf("exit %d\nstderr %s\nstdout %d bytes %x", code, errb.String(), out.Len(), crc32.Checksum([]byte(out.String()), crc32.MakeTable(crc32.Castagnoli)))
 		}
 		if got[0] != got[1] {
 			t.Errorf("%s: one part:\n%s\ntwo parts:\n%s", name, got[0], got[1])
@@ -558,7 +560,7 @@ func TestCheckOutputFails(t *testing.T) {
 	}
 	before := runtime.NumGoroutine()
 	for _, two := range []bool{false, true} { // one fold or two
-		serialFold, parFoldAll = !two, two
+		audit.SerialFold, audit.ParFoldAll = !two, two
 		for _, n := range []int{0, 100, full.Len() / 2, full.Len() - 10} {
 			var errb strings.Builder
 			code := run(context.Background(), []string{"check", p}, nil, &failWriter{n: n}, &errb)
@@ -567,7 +569,7 @@ func TestCheckOutputFails(t *testing.T) {
 			}
 		}
 	}
-	serialFold, parFoldAll = false, false
+	audit.SerialFold, audit.ParFoldAll = false, false
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("%d goroutines before, %d after", before, after)
 	}
@@ -587,7 +589,7 @@ func TestCheckInterruptedSecondPass(t *testing.T) {
 	}
 	before := runtime.NumGoroutine()
 	for _, two := range []bool{false, true} {
-		serialFold, parFoldAll = !two, two
+		audit.SerialFold, audit.ParFoldAll = !two, two
 		ctx, cancel := context.WithCancel(context.Background())
 		var errb strings.Builder
 		code := run(ctx, []string{"check", p}, nil, &actWriter{act: cancel}, &errb)
@@ -596,7 +598,7 @@ func TestCheckInterruptedSecondPass(t *testing.T) {
 			t.Errorf("two folds %v: exit %d stderr %q", two, code, errb.String())
 		}
 	}
-	serialFold, parFoldAll = false, false
+	audit.SerialFold, audit.ParFoldAll = false, false
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("%d goroutines before, %d after", before, after)
 	}

@@ -117,13 +117,13 @@ func TestCheckGameFlags(t *testing.T) {
 		}
 	}
 	cfg, err := parseCheckFlags([]string{"--game", "banque"}, io.Discard)
-	if err != nil || cfg.opts.Decks != 3 || cfg.opts.Rules.Game != tableau.GameBanque {
-		t.Errorf("--game banque: decks %d game %v, %v", cfg.opts.Decks, cfg.opts.Rules.Game, err)
+	if err != nil || cfg.Opts.Decks != 3 || cfg.Opts.Rules.Game != tableau.GameBanque {
+		t.Errorf("--game banque: decks %d game %v, %v", cfg.Opts.Decks, cfg.Opts.Rules.Game, err)
 	}
 	cfg, err = parseCheckFlags([]string{"--game", "chemin-de-fer", "--decks", "8", "--punter-five", "stand"}, io.Discard)
 	want, _ := tableau.NewCheminDeFer(tableau.MustStand, tableau.ScarneTable)
-	if err != nil || cfg.opts.Decks != 8 || cfg.opts.Rules.Game != want {
-		t.Errorf("--game chemin-de-fer --decks 8 --punter-five stand: decks %d game %v, %v", cfg.opts.Decks, cfg.opts.Rules.Game, err)
+	if err != nil || cfg.Opts.Decks != 8 || cfg.Opts.Rules.Game != want {
+		t.Errorf("--game chemin-de-fer --decks 8 --punter-five stand: decks %d game %v, %v", cfg.Opts.Decks, cfg.Opts.Rules.Game, err)
 	}
 }
 

@@ -153,3 +153,13 @@ func houseFlagArgs(r tableau.Rules) string {
 	}
 	return b.String()
 }
+
+// trimRules drops the "tableau: bad rules: " prefix: the flag names the
+// context.
+func trimRules(err error) string {
+	s := err.Error()
+	if p := tableau.ErrRules.Error() + ": "; len(s) > len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}

@@ -134,7 +134,7 @@ func TestHouseFlagArgs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", args, err)
 		}
-		got := cfg.opts.Rules
+		got := cfg.Opts.Rules
 		if got.CommissionBP() != r.CommissionBP() || got.TiePayout() != r.TiePayout() || got.PairPayout() != r.PairPayout() || got.PairSuitedPayout() != r.PairSuitedPayout() ||
 			got.Side.Offered != r.Side.Offered || (r.Side.Offered != 0 && got.Side.Pays.Effective() != r.Side.Pays.Effective()) {
 			t.Errorf("%s parses to %+v, want %+v", args, got, r)

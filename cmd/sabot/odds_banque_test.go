@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -17,7 +18,7 @@ func TestOddsBanque(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got banqueOddsJSON
+	var got oddsreport.BanqueOdds
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestOddsBanque(t *testing.T) {
 		got.Decks != 3 || got.CardsLeft != 156 || got.RightFive != "draw" || got.LeftFive != "stand" {
 		t.Errorf("output %+v", got)
 	}
-	for _, s := range []banqueSideJSON{got.Right, got.Left} {
+	for _, s := range []oddsreport.BanqueSideOdds{got.Right, got.Left} {
 		if math.Abs(s.Win+s.Lose+s.Tie-1) > 1e-12 || math.Abs(s.EV-(s.Win-s.Lose)) > 1e-12 {
 			t.Errorf("side %+v", s)
 		}

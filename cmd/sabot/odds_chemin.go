@@ -4,8 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/big"
 
+	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -30,17 +30,9 @@ func addCheminFlags(fs *flag.FlagSet) *cheminFlags {
 	}
 }
 
-// cheminConfig is the parsed chemin de fer game of `sabot odds`.
-type cheminConfig struct {
-	game   tableau.CheminGame // Table with the punter's and banker's choices made, unless solve
-	solve  bool
-	five   tableau.Rule
-	btable tableau.BankerTable
-}
-
 // apply checks the chemin de fer flags and fills c; one error per bad
 // flag.
-func (f *cheminFlags) apply(c *cheminConfig, set map[string]bool, commission tableau.Commission) []error {
+func (f *cheminFlags) apply(c *oddsreport.CheminConfig, set map[string]bool, commission tableau.Commission) []error {
 	var errs []error
 	five, err := tableau.ParseRule(*f.five)
 	if err != nil {
@@ -58,7 +50,7 @@ func (f *cheminFlags) apply(c *cheminConfig, set map[string]bool, commission tab
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--punter-sees %q: want total or hand", *f.punterSees))
 	}
-	c.solve, c.five, c.btable = *f.solve, five, bt
+	c.Solve, c.Five, c.BankerTable = *f.solve, five, bt
 	if len(errs) > 0 {
 		return errs
 	}
@@ -66,16 +58,16 @@ func (f *cheminFlags) apply(c *cheminConfig, set map[string]bool, commission tab
 	if err != nil {
 		return []error{err}
 	}
-	c.game = tableau.CheminGame{Table: tab, Sees: sees, Replacement: *f.replacement, Commission: commission,
+	c.Game = tableau.CheminGame{Table: tab, Sees: sees, Replacement: *f.replacement, Commission: commission,
 		PunterSeesHand: punterSees == tableau.SeesHand}
-	if c.solve {
+	if c.Solve {
 		if set["banker"] {
 			errs = append(errs, errors.New("--banker and --solve exclude each other (--solve finds the banker's strategy)"))
 		}
-		if c.game.PunterSeesHand && c.game.CommissionBP() != 0 {
-			errs = append(errs, fmt.Errorf("--punter-sees hand: solved without commission only; give --commission 0 (it is %g%%)", float64(c.game.CommissionBP())/100))
+		if c.Game.PunterSeesHand && c.Game.CommissionBP() != 0 {
+			errs = append(errs, fmt.Errorf("--punter-sees hand: solved without commission only; give --commission 0 (it is %g%%)", float64(c.Game.CommissionBP())/100))
 		}
-		if c.game.PunterSeesHand && five != tableau.Option {
+		if c.Game.PunterSeesHand && five != tableau.Option {
 			errs = append(errs, fmt.Errorf("--punter-sees hand: the punter's 5 must be his option (--punter-five option, not %s)", five))
 		}
 		return errs
@@ -88,148 +80,8 @@ func (f *cheminFlags) apply(c *cheminConfig, set map[string]bool, commission tab
 	if five == tableau.Option {
 		errs = append(errs, errors.New("--punter-five: give draw or stand for the odds of a strategy, or --solve for the game"))
 	}
-	if c.game.Table, err = tableau.ChooseBanker(tab, *f.banker); err != nil {
+	if c.Game.Table, err = tableau.ChooseBanker(tab, *f.banker); err != nil {
 		errs = append(errs, fmt.Errorf("--banker %q: %v", *f.banker, err))
 	}
 	return errs
-}
-
-// cheminOddsJSON is `sabot odds --game chemin-de-fer` for a given pair of
-// strategies: the probabilities of the coup and each side's expectation.
-type cheminOddsJSON struct {
-	Game        string            `json:"game"`
-	Decks       int               `json:"decks"`
-	CardsLeft   int               `json:"cards_left"`
-	Commission  float64           `json:"commission"`
-	PunterFive  string            `json:"punter_five"`
-	BankerTable string            `json:"banker_table"`
-	Banker      map[string]string `json:"banker"` // every option cell: "draw" or "stand"
-	Punter      float64           `json:"punter"` // the punter wins
-	Bank        float64           `json:"bank"`   // the bank wins
-	Tie         float64           `json:"tie"`
-	Natural     float64           `json:"natural"`
-	Cards4      float64           `json:"cards4"`
-	Cards5      float64           `json:"cards5"`
-	Cards6      float64           `json:"cards6"`
-	// PunterEV is the punter's expectation per unit staked (ties push);
-	// BankEV the bank's per unit covered, after the commission;
-	// HouseTake the commission's share.
-	PunterEV  float64        `json:"punter_ev"`
-	BankEV    float64        `json:"bank_ev"`
-	HouseTake float64        `json:"house_take"`
-	Counts    oddsCountsJSON `json:"counts"` // banker: the bank's wins, player: the punter's
-}
-
-// cheminSolveJSON is `sabot odds --game chemin-de-fer --solve`.
-type cheminSolveJSON struct {
-	Game        string  `json:"game"`
-	Decks       int     `json:"decks"`
-	CardsLeft   int     `json:"cards_left"`
-	Commission  float64 `json:"commission"`
-	BankerTable string  `json:"banker_table"`
-	BankerSees  string  `json:"banker_sees"`
-	PunterSees  string  `json:"punter_sees"`
-	Replacement bool    `json:"replacement"`
-	// PunterDrawsOn5 is the punter's probability of drawing on 5, and
-	// PunterDrawsOn5Exact the same as a fraction (with --punter-sees
-	// hand: over the deals that bring him a 5 to decide on).
-	PunterDrawsOn5      float64 `json:"punter_draws_on_5"`
-	PunterDrawsOn5Exact string  `json:"punter_draws_on_5_exact"`
-	// PunterFives (--punter-sees hand only) is his drawing probability
-	// with each 5 by its two cards: 0+5, 1+4, 2+3, 6+9, 7+8.
-	PunterFives []cheminCellJSON `json:"punter_fives,omitempty"`
-	// Banker is every option cell with the banker's probability of
-	// drawing; OffTableau the cells where he departs from the punto
-	// banco tableau (draws where it stands, stands or mixes where it
-	// draws).
-	Banker     []cheminCellJSON `json:"banker"`
-	OffTableau []string         `json:"off_tableau"`
-	// PunterValue and BankValue are each side's expectation per unit at
-	// the equilibrium (the value of the game when the commission is 0),
-	// the Exact forms fractions.
-	PunterValue      float64 `json:"punter_value"`
-	PunterValueExact string  `json:"punter_value_exact"`
-	BankValue        float64 `json:"bank_value"`
-	HouseTake        float64 `json:"house_take"`
-	Punter           float64 `json:"punter"`
-	Bank             float64 `json:"bank"`
-	Tie              float64 `json:"tie"`
-	// Equilibria is how many equilibria the search found (1: unique).
-	Equilibria int `json:"equilibria"`
-}
-
-type cheminCellJSON struct {
-	Cell  string  `json:"cell"`
-	Draw  float64 `json:"draw"`
-	Exact string  `json:"exact"`
-}
-
-func ratFloat(r *big.Rat) float64 {
-	f, _ := r.Float64()
-	return f
-}
-
-// analyze values the chemin de fer game for the shoe rc.
-func (c *cheminConfig) analyze(rc *tableau.RankCounts, decks int) (any, error) {
-	bp := c.game.CommissionBP()
-	alpha := float64(bp) / 10000
-	if c.solve {
-		sol, err := tableau.SolveChemin(rc, &c.game)
-		if err != nil {
-			return nil, err
-		}
-		out := cheminSolveJSON{
-			Game: "chemin-de-fer", Decks: decks, CardsLeft: rc.Total(), Commission: alpha,
-			BankerTable: c.btable.String(), BankerSees: c.game.Sees.String(), PunterSees: "total", Replacement: c.game.Replacement,
-			PunterDrawsOn5: ratFloat(sol.PunterDrawsOn5), PunterDrawsOn5Exact: sol.PunterDrawsOn5.RatString(),
-			OffTableau:  []string{},
-			PunterValue: ratFloat(sol.PunterValue), PunterValueExact: sol.PunterValue.RatString(),
-			BankValue: ratFloat(sol.BankerValue), HouseTake: ratFloat(sol.HouseTake),
-			Punter: ratFloat(sol.PunterWin), Bank: ratFloat(sol.BankerWin), Tie: ratFloat(sol.Tie),
-			Equilibria: sol.Equilibria,
-		}
-		if c.game.PunterSeesHand {
-			out.PunterSees = "hand"
-			for _, f := range sol.PunterFives {
-				out.PunterFives = append(out.PunterFives, cheminCellJSON{Cell: f.String(), Draw: ratFloat(f.Draw), Exact: f.Draw.RatString()})
-			}
-		}
-		one := big.NewRat(1, 1)
-		for _, b := range sol.Banker {
-			out.Banker = append(out.Banker, cheminCellJSON{Cell: b.Cell.String(), Draw: ratFloat(b.Draw), Exact: b.Draw.RatString()})
-			pb := tableau.PuntoBanco.BankerRule(b.Cell.Total, b.Cell.Third) == tableau.MustDraw
-			if (pb && b.Draw.Cmp(one) != 0) || (!pb && b.Draw.Sign() != 0) {
-				out.OffTableau = append(out.OffTableau, b.Cell.String())
-			}
-		}
-		return out, nil
-	}
-	var o tableau.Odds
-	if err := o.AnalyzeTable(rc, &c.game.Table); err != nil {
-		return nil, err
-	}
-	base, _ := tableau.CheminDeFer(tableau.Option, c.btable)
-	banker := map[string]string{}
-	for _, cell := range base.Options() {
-		if cell.Banker {
-			key := fmt.Sprintf("%d/%s", cell.Total, thirdName(cell.Third))
-			banker[key] = c.game.Table.BankerRule(cell.Total, cell.Third).String()
-		}
-	}
-	pw, bw := o.Prob(o.Player), o.Prob(o.Banker)
-	return cheminOddsJSON{
-		Game: "chemin-de-fer", Decks: decks, CardsLeft: rc.Total(), Commission: alpha,
-		PunterFive: c.five.String(), BankerTable: c.btable.String(), Banker: banker,
-		Punter: pw, Bank: bw, Tie: o.Prob(o.Tie), Natural: o.Prob(o.Natural),
-		Cards4: o.Prob(o.Cards4), Cards5: o.Prob(o.Cards5), Cards6: o.Prob(o.Cards6),
-		PunterEV: pw - bw, BankEV: (1-alpha)*bw - pw, HouseTake: alpha * bw,
-		Counts: oddsCountsJSON{Sequences: o.Sequences, Banker: o.Banker, Player: o.Player, Tie: o.Tie},
-	}, nil
-}
-
-func thirdName(v int) string {
-	if v == tableau.NoThirdCard {
-		return "stood"
-	}
-	return fmt.Sprint(v)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -18,7 +19,7 @@ func TestOddsCheminStrategies(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got cheminOddsJSON
+	var got oddsreport.CheminOdds
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestOddsCheminStrategies(t *testing.T) {
 	}
 	// The commission flag is the house rule shared with sabot check.
 	out, _, code = runSabot(t, "", "odds", "--game", "chemin-de-fer", "--punter-five", "stand", "--commission", "0")
-	var zero cheminOddsJSON
+	var zero oddsreport.CheminOdds
 	if code != 0 || json.Unmarshal([]byte(out), &zero) != nil || zero.Commission != 0 || zero.BankEV != -zero.PunterEV {
 		t.Errorf("--commission 0: %s", out)
 	}
@@ -56,7 +57,7 @@ func TestOddsCheminSolveKemenySnell(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got cheminSolveJSON
+	var got oddsreport.CheminSolve
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestOddsCheminSolvePunterSeesHand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got cheminSolveJSON
+	var got oddsreport.CheminSolve
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}

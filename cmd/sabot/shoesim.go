@@ -6,15 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
-	"go.bug.st/serial"
-
-	"github.com/sabot-table/sabot/drivers/serialport"
+	"github.com/sabot-table/sabot/cmd/internal/shoesim"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -54,40 +49,33 @@ link at --link PATH.
 Flags:
 `
 
-type shoeSimConfig struct {
-	link, port string
-	baud       int
-	transcript string
-	dealOut    string
-	opts       sim.Options
-	verbose    bool
-	dealer     string // --dealer: a badge signing this dealer in before the first token
-}
-
-func parseShoeSimFlags(args []string, stderr io.Writer) (shoeSimConfig, error) {
-	var cfg shoeSimConfig
+// parseShoeSimFlags parses the arguments of `sabot shoe-sim`. It returns
+// flag.ErrHelp for -h and errFlagsReported for a flag the flag package
+// has printed.
+func parseShoeSimFlags(args []string, stderr io.Writer) (shoesim.Config, error) {
+	var cfg shoesim.Config
 	fs := flag.NewFlagSet("shoe-sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, shoeSimUsage)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&cfg.link, "link", "", "create a pseudo-terminal and make `PATH` a symbolic link to it")
-	fs.StringVar(&cfg.port, "port", "", "drive the serial port `DEVICE` instead of a pseudo-terminal")
-	fs.IntVar(&cfg.baud, "baud", 115200, "baud rate for --port (9600–921600)")
-	fs.StringVar(&cfg.transcript, "transcript", "", "deal the transcript `FILE` (sabot check format) instead of a shuffled shoe")
-	fs.StringVar(&cfg.dealOut, "write-transcript", "", "write the transcript being dealt to `FILE` (for sabot check)")
+	fs.StringVar(&cfg.Link, "link", "", "create a pseudo-terminal and make `PATH` a symbolic link to it")
+	fs.StringVar(&cfg.Port, "port", "", "drive the serial port `DEVICE` instead of a pseudo-terminal")
+	fs.IntVar(&cfg.Baud, "baud", 115200, "baud rate for --port (9600–921600)")
+	fs.StringVar(&cfg.Transcript, "transcript", "", "deal the transcript `FILE` (sabot check format) instead of a shuffled shoe")
+	fs.StringVar(&cfg.DealOut, "write-transcript", "", "write the transcript being dealt to `FILE` (for sabot check)")
 	seed := fs.Uint64("seed", 1, "seed of the shuffle, read qualities, UIDs and faults")
 	bootID := fs.Uint64("boot-id", 0, "first boot id, 1–4294967295 (default: a random one on every run, as real firmware)")
-	fs.IntVar(&cfg.opts.Decks, "decks", 8, "decks per shuffled shoe, 1–8")
-	fs.IntVar(&cfg.opts.Shoes, "shoes", 1, "shuffled shoes to deal")
-	fs.Float64Var(&cfg.opts.Rate, "rate", 0, "pace in `CARDS_PER_S`; 0 deals as fast as the host acknowledges")
+	fs.IntVar(&cfg.Opts.Decks, "decks", 8, "decks per shuffled shoe, 1–8")
+	fs.IntVar(&cfg.Opts.Shoes, "shoes", 1, "shuffled shoes to deal")
+	fs.Float64Var(&cfg.Opts.Rate, "rate", 0, "pace in `CARDS_PER_S`; 0 deals as fast as the host acknowledges")
 	faults := fs.String("faults", "", "faults to inject, `name=rate,...`: corrupt, drop, dup, split, pull, reboot, unreadable")
-	fs.BoolVar(&cfg.opts.UID, "uid", false, "send a 7-byte RFID UID with each card")
-	fs.BoolVar(&cfg.opts.BurnButton, "burn-button", false, "turn the burn-mode switch on for the burn of each shoe and off after it")
-	fs.StringVar(&cfg.dealer, "dealer", "", "sign dealer `ID` in with a badge (DEALER) before dealing")
-	fs.DurationVar(&cfg.opts.PullTime, "pull-time", 500*time.Millisecond, "how long a simulated cable pull lasts")
-	fs.BoolVar(&cfg.verbose, "v", false, "log protocol activity to standard error")
+	fs.BoolVar(&cfg.Opts.UID, "uid", false, "send a 7-byte RFID UID with each card")
+	fs.BoolVar(&cfg.Opts.BurnButton, "burn-button", false, "turn the burn-mode switch on for the burn of each shoe and off after it")
+	fs.StringVar(&cfg.Dealer, "dealer", "", "sign dealer `ID` in with a badge (DEALER) before dealing")
+	fs.DurationVar(&cfg.Opts.PullTime, "pull-time", 500*time.Millisecond, "how long a simulated cable pull lasts")
+	fs.BoolVar(&cfg.Verbose, "v", false, "log protocol activity to standard error")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err
@@ -98,54 +86,40 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoeSimConfig, error) {
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Errorf("unexpected arguments: %q", fs.Args()))
 	}
-	if (cfg.link == "") == (cfg.port == "") {
+	if (cfg.Link == "") == (cfg.Port == "") {
 		errs = append(errs, errors.New("give exactly one of --link PATH or --port DEVICE"))
 	}
-	if cfg.baud < 9600 || cfg.baud > 921600 {
-		errs = append(errs, fmt.Errorf("--baud %d: want 9600–921600", cfg.baud))
+	if cfg.Baud < 9600 || cfg.Baud > 921600 {
+		errs = append(errs, fmt.Errorf("--baud %d: want 9600–921600", cfg.Baud))
 	}
-	if cfg.opts.Decks < 1 || cfg.opts.Decks > tableau.MaxDecks {
-		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.opts.Decks, tableau.MaxDecks))
+	if cfg.Opts.Decks < 1 || cfg.Opts.Decks > tableau.MaxDecks {
+		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.Opts.Decks, tableau.MaxDecks))
 	}
-	if cfg.opts.Shoes < 1 {
-		errs = append(errs, fmt.Errorf("--shoes %d: want at least 1", cfg.opts.Shoes))
+	if cfg.Opts.Shoes < 1 {
+		errs = append(errs, fmt.Errorf("--shoes %d: want at least 1", cfg.Opts.Shoes))
 	}
-	if cfg.opts.Rate < 0 || cfg.opts.Rate != cfg.opts.Rate {
-		errs = append(errs, fmt.Errorf("--rate %v: want 0 (as fast as possible) or a positive number of cards per second", cfg.opts.Rate))
+	if cfg.Opts.Rate < 0 || cfg.Opts.Rate != cfg.Opts.Rate {
+		errs = append(errs, fmt.Errorf("--rate %v: want 0 (as fast as possible) or a positive number of cards per second", cfg.Opts.Rate))
 	}
 	f, err := sim.ParseFaults(*faults)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--faults: %w", err))
 	}
-	cfg.opts.Faults = f
-	cfg.opts.Seed = *seed
+	cfg.Opts.Faults = f
+	cfg.Opts.Seed = *seed
 	if *bootID > 1<<32-1 {
 		errs = append(errs, fmt.Errorf("--boot-id %d: want 1–4294967295 (or 0, the default: random)", *bootID))
 	}
-	cfg.opts.BootID = uint32(*bootID)
-	if cfg.dealer != "" {
-		if err := tableau.ValidateDealerID(cfg.dealer); err != nil {
-			errs = append(errs, fmt.Errorf("--dealer %q: %s", cfg.dealer, strings.TrimPrefix(err.Error(), tableau.ErrDealerID.Error()+": ")))
+	cfg.Opts.BootID = uint32(*bootID)
+	if cfg.Dealer != "" {
+		if err := tableau.ValidateDealerID(cfg.Dealer); err != nil {
+			errs = append(errs, fmt.Errorf("--dealer %q: %s", cfg.Dealer, strings.TrimPrefix(err.Error(), tableau.ErrDealerID.Error()+": ")))
 		}
 	}
 	return cfg, errors.Join(errs...)
 }
 
-// serialLink is a sim.Link on a real serial port: a cable pull closes the
-// port and opens it again.
-type serialLink struct {
-	dev  string
-	baud int
-}
-
-func (l serialLink) Open(context.Context) (io.ReadWriteCloser, error) {
-	p, err := serialport.Open(l.dev, &serial.Mode{BaudRate: l.baud, DataBits: 8, Parity: serial.NoParity, StopBits: serial.OneStopBit})
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", l.dev, err)
-	}
-	return p, nil
-}
-
+// runShoeSim is `sabot shoe-sim`: its flags, then shoesim.Run.
 func runShoeSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseShoeSimFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -157,100 +131,5 @@ func runShoeSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		return 2
 	}
-	if cfg.link != "" {
-		// Only a symbolic link (or nothing) may be at --link: the shoe
-		// replaces it and removes its own link on exit.
-		if err := sim.CheckLinkPath(cfg.link); err != nil {
-			fmt.Fprintf(stderr, "sabot shoe-sim: --link: %v\n", err)
-			return 2
-		}
-	}
-	if cfg.transcript != "" {
-		f, err := os.Open(cfg.transcript)
-		if err != nil {
-			fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
-			return 2
-		}
-		toks, err := tableau.ParseTranscript(f, cfg.transcript)
-		f.Close()
-		if err != nil {
-			var pe *tableau.ParseError
-			if errors.As(err, &pe) {
-				fmt.Fprintf(stderr, "sabot shoe-sim: %s\n", pe.Located())
-			} else {
-				fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
-			}
-			return 2
-		}
-		if len(toks) == 0 {
-			fmt.Fprintf(stderr, "sabot shoe-sim: %s: no token to deal (an empty transcript, or comments only)\n", cfg.transcript)
-			return 2
-		}
-		cfg.opts.Tokens = toks
-	}
-	if cfg.dealer != "" {
-		toks := cfg.opts.Tokens
-		if toks == nil {
-			var err error
-			if toks, err = sim.DealShoes(cfg.opts.Seed, cfg.opts.Decks, cfg.opts.Shoes); err != nil {
-				fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
-				return 2
-			}
-		}
-		cfg.opts.Tokens = append([]tableau.Token{{Kind: tableau.TokDealer, Dealer: cfg.dealer}}, toks...)
-	}
-	level := slog.LevelWarn
-	if cfg.verbose {
-		level = slog.LevelDebug
-	}
-	cfg.opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	shoe, err := sim.New(cfg.opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
-		return 2
-	}
-	if cfg.dealOut != "" {
-		if err := writeTranscript(cfg.dealOut, shoe.Tokens()); err != nil {
-			fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
-			return 2
-		}
-	}
-	var link sim.Link
-	var mu sync.Mutex // stdout is written from the shoe's goroutine
-	if cfg.link != "" {
-		p := sim.NewPTY(cfg.link)
-		p.OnOpen = func(dev string) {
-			mu.Lock()
-			fmt.Fprintln(stdout, dev)
-			mu.Unlock()
-		}
-		defer p.Remove()
-		link = p
-	} else {
-		link = serialLink{dev: cfg.port, baud: cfg.baud}
-	}
-	err = shoe.Run(ctx, link)
-	st := shoe.Stats()
-	switch {
-	case err == nil:
-		fmt.Fprintf(stderr, "sabot shoe-sim: done: %d events acknowledged (%d cards, %d retransmissions)\n", st.Events, st.Cards, st.Retransmits)
-		return 0
-	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "sabot shoe-sim: interrupted: %d of %d tokens dealt, %d events unacknowledged\n", st.TokensDealt, st.TokensTotal, st.Pending)
-	default:
-		fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
-	}
-	return 1
-}
-
-func writeTranscript(path string, toks []tableau.Token) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := tableau.FormatTranscript(f, toks); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return shoesim.Run(ctx, cfg, stdout, stderr)
 }

@@ -1,18 +1,8 @@
-package main
+package oddsreport
 
 import (
 	"github.com/sabot-table/sabot/tableau"
 )
-
-// trimRules drops the "tableau: bad rules: " prefix: the flag names the
-// context.
-func trimRules(err error) string {
-	s := err.Error()
-	if p := tableau.ErrRules.Error() + ": "; len(s) > len(p) && s[:len(p)] == p {
-		return s[len(p):]
-	}
-	return s
-}
 
 // sideOddsJSON is one side bet in `sabot odds` output: the probability
 // that it wins (any paying outcome) and its house edge. HouseEdge is null

@@ -1,4 +1,4 @@
-package main
+package audit
 
 import (
 	"bufio"
@@ -24,9 +24,9 @@ const parFolds = 2
 
 // minSegmentTokens is the fewest tokens of a segment before it may end at a
 // "shoe" token (an 8-deck shoe is about 450), so that a batch is not cut
-// for every short shoe; a batch still ends at checkTokBatch tokens, and a
+// for every short shoe; a batch still ends at TokBatch tokens, and a
 // segment then goes on in the next batch, to the same fold.
-const minSegmentTokens = checkTokBatch / 2
+const minSegmentTokens = TokBatch / 2
 
 // parFoldMin is the smallest transcript (in bytes) folded by
 // foldCheckShoes: below it the setup (twice the batches) outweighs the
@@ -37,14 +37,14 @@ const parFoldMin = 256 << 10
 // of size bytes: of parFoldMin bytes or more, on two cores or more, for
 // the punto banco deal (whose fold keeps nothing across shoes but the shoe
 // number and the dealer).
-func shoeParallel(cfg checkConfig, size int) bool {
-	if serialFold {
+func shoeParallel(cfg Config, size int) bool {
+	if SerialFold {
 		return false
 	}
-	if parFoldAll {
+	if ParFoldAll {
 		size = parFoldMin
 	}
-	return size >= parFoldMin && cfg.macao == nil && cfg.opts.Rules.Game.PuntoBancoDeal() && runtime.GOMAXPROCS(0) >= 2
+	return size >= parFoldMin && cfg.Macao == nil && cfg.Opts.Rules.Game.PuntoBancoDeal() && runtime.GOMAXPROCS(0) >= 2
 }
 
 // segBuf is a token batch of foldCheckShoes: a checkTokBuf and where it
@@ -83,11 +83,11 @@ type shoeFolder struct {
 // parFolds folds' states (one shoe each) and parFolds × checkBatches
 // batches of tokens and of events, the read and output buffers — whatever
 // the input's size.
-func foldCheckShoes(cfg checkConfig, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
+func foldCheckShoes(cfg Config, r io.Reader, name string, stdout, stderr io.Writer) (alerts int, err error) {
 	stop := make(chan struct{}) // closed by the writer when it fails
 	folds := make([]*shoeFolder, parFolds)
 	for i := range folds {
-		f, err := tableau.NewFold(cfg.opts)
+		f, err := tableau.NewFold(cfg.Opts)
 		if err != nil {
 			return 0, err
 		}
@@ -95,7 +95,7 @@ func foldCheckShoes(cfg checkConfig, r io.Reader, name string, stdout, stderr io
 			tokFree: make(chan *segBuf, checkBatches), tokFull: make(chan *segBuf, checkBatches),
 			free: make(chan *evBuf, checkBatches), full: make(chan *evBuf, checkBatches)}
 		for range checkBatches {
-			sf.tokFree <- &segBuf{checkTokBuf: checkTokBuf{toks: make([]checkTok, 0, checkTokBatch)}}
+			sf.tokFree <- &segBuf{checkTokBuf: checkTokBuf{toks: make([]checkTok, 0, TokBatch)}}
 			sf.free <- &evBuf{checkBatchBuf: checkBatchBuf{evs: make([]tableau.Event, 0, checkBatch+16)}}
 		}
 		folds[i] = sf
@@ -204,7 +204,7 @@ func lexSegments(l *tableau.Lexer, folds []*shoeFolder, order chan<- int, stop <
 		cur = next
 		tb.toks, tb.extra, tb.err = tb.toks[:0], tb.extra[:0], nil
 		tb.fresh, tb.shoes, tb.dealer, tb.last = fresh, shoes, dealer, false
-		for !tb.last && len(tb.toks) < checkTokBatch {
+		for !tb.last && len(tb.toks) < TokBatch {
 			if len(pending) == 0 {
 				fill()
 				if len(pending) == 0 {
@@ -218,7 +218,7 @@ func lexSegments(l *tableau.Lexer, folds []*shoeFolder, order chan<- int, stop <
 					shoes = 1
 				}
 			}
-			k, room := 0, min(len(pending), checkTokBatch-len(tb.toks))
+			k, room := 0, min(len(pending), TokBatch-len(tb.toks))
 			for ; k < room; k++ {
 				t := &pending[k]
 				switch t.Kind {
@@ -281,7 +281,7 @@ func (s shiftedFold) Shoe() int { return s.Fold.Shoe() + s.shift }
 // numbering shoes as the transcript does, ends each segment (End: what an
 // unfinished coup or burn leaves, as the "shoe" token after it would), and
 // hands its event batches over, the last of each token batch marked.
-func foldSegments(sf *shoeFolder, cfg checkConfig, name string, stop <-chan struct{}) error {
+func foldSegments(sf *shoeFolder, cfg Config, name string, stop <-chan struct{}) error {
 	f := sf.f
 	var (
 		voided struct{ shoe, coup int } // the last coup voided (transcript's numbers)
@@ -334,8 +334,8 @@ func foldSegments(sf *shoeFolder, cfg checkConfig, name string, stop <-chan stru
 				t = &cardTokens[ct.rank][ct.suit]
 			}
 			n := len(b.evs)
-			if cfg.advantage.On() {
-				b.evs = f.FeedAdvantages(*t, cfg.advantage.Value(), b.evs)
+			if cfg.Advantage.On() {
+				b.evs = f.FeedAdvantages(*t, cfg.Advantage.Value(), b.evs)
 			} else {
 				b.evs = f.Feed(*t, b.evs)
 			}
@@ -348,7 +348,7 @@ func foldSegments(sf *shoeFolder, cfg checkConfig, name string, stop <-chan stru
 					voided.shoe, voided.coup = v.Shoe, v.Coup
 				} else {
 					b.warns = append(b.warns, checkWarning{at: len(b.evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
-						name, t.Pos, voidIgnoredReason(shiftedFold{f, shift}, cfg.opts.Markers, voided.shoe, voided.coup))})
+						name, t.Pos, voidIgnoredReason(shiftedFold{f, shift}, cfg.Opts.Markers, voided.shoe, voided.coup))})
 				}
 			}
 			if len(b.evs) >= checkBatch || len(b.warns) >= checkBatch {
@@ -374,7 +374,7 @@ func foldSegments(sf *shoeFolder, cfg checkConfig, name string, stop <-chan stru
 	return nil
 }
 
-// serialFold and parFoldAll make sabot check fold with one fold always,
+// SerialFold and ParFoldAll make sabot check fold with one fold always,
 // or with two folds whatever the size (for the tests, which compare the
 // two).
-var serialFold, parFoldAll bool
+var SerialFold, ParFoldAll bool
