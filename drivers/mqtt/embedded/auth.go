@@ -315,16 +315,12 @@ func (a *ACL) Allows(username, clientID, topic string, write bool) bool {
 	if !write && strings.ContainsAny(topic, "+#") {
 		return a.mayRead(username, clientID, topic)
 	}
-	entries := a.anon
-	if username != "" {
-		entries = a.users[username]
-	}
 	want := aclRead
 	if write {
 		want = aclWrite
 	}
 	granted := false
-	check := func(e aclEntry, filter string) bool {
+	ok := a.walk(username, clientID, func(e aclEntry, filter string) bool {
 		if !filterCovers(filter, topic) {
 			return true
 		}
@@ -335,31 +331,16 @@ func (a *ACL) Allows(username, clientID, topic string, write bool) bool {
 			granted = true
 		}
 		return true
-	}
-	for _, e := range entries {
-		if !check(e, e.filter) {
-			return false
-		}
-	}
-	for _, e := range a.patterns {
-		f, ok := substitute(e.filter, username, clientID)
-		if ok && !check(e, f) {
-			return false
-		}
-	}
-	return granted
+	})
+	return ok && granted
 }
 
 // mayRead reports whether some topic that the subscription filter sub
 // matches may be read: a read entry's filter meets sub and no deny
 // entry covers all of sub.
 func (a *ACL) mayRead(username, clientID, sub string) bool {
-	entries := a.anon
-	if username != "" {
-		entries = a.users[username]
-	}
 	granted := false
-	check := func(e aclEntry, filter string) bool {
+	ok := a.walk(username, clientID, func(e aclEntry, filter string) bool {
 		if e.access&aclDeny != 0 {
 			return !filterCovers(filter, sub)
 		}
@@ -367,6 +348,19 @@ func (a *ACL) mayRead(username, clientID, sub string) bool {
 			granted = true
 		}
 		return true
+	})
+	return ok && granted
+}
+
+// walk calls check with each entry that applies to the client, in order:
+// the user's entries (the anonymous ones for username ""), then each
+// pattern whose substitution succeeds, with its filter substituted. It
+// stops and reports false as soon as check does, and reports true when
+// every call did.
+func (a *ACL) walk(username, clientID string, check func(e aclEntry, filter string) bool) bool {
+	entries := a.anon
+	if username != "" {
+		entries = a.users[username]
 	}
 	for _, e := range entries {
 		if !check(e, e.filter) {
@@ -378,7 +372,7 @@ func (a *ACL) mayRead(username, clientID, sub string) bool {
 			return false
 		}
 	}
-	return granted
+	return true
 }
 
 // filtersMeet reports whether some topic is matched by both filters a and
