@@ -246,36 +246,18 @@ func (o *Options) normalize() (*tls.Config, error) {
 	if o.ClientID == "" {
 		o.ClientID = "sabotd-" + o.Table
 	}
-	if o.KeepAlive <= 0 {
-		o.KeepAlive = DefaultKeepAlive
-	}
-	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
-	}
-	if o.ReconnectMin <= 0 {
-		o.ReconnectMin = DefaultReconnectMin
-	}
-	if o.ReconnectMax <= 0 {
-		o.ReconnectMax = DefaultReconnectMax
-	}
+	positiveOr(&o.KeepAlive, DefaultKeepAlive)
+	positiveOr(&o.ConnectTimeout, DefaultConnectTimeout)
+	positiveOr(&o.ReconnectMin, DefaultReconnectMin)
+	positiveOr(&o.ReconnectMax, DefaultReconnectMax)
 	if o.ReconnectMax < o.ReconnectMin {
 		o.ReconnectMax = o.ReconnectMin
 	}
-	if o.AckTimeout <= 0 {
-		o.AckTimeout = DefaultAckTimeout
-	}
-	if o.Window <= 0 {
-		o.Window = DefaultWindow
-	}
-	if o.RefusalTimeout <= 0 {
-		o.RefusalTimeout = DefaultRefusalTimeout
-	}
-	if o.TakeoverBackoff <= 0 {
-		o.TakeoverBackoff = DefaultTakeoverBackoff
-	}
-	if o.MaxBacklog <= 0 {
-		o.MaxBacklog = DefaultMaxBacklog
-	}
+	positiveOr(&o.AckTimeout, DefaultAckTimeout)
+	positiveOr(&o.Window, DefaultWindow)
+	positiveOr(&o.RefusalTimeout, DefaultRefusalTimeout)
+	positiveOr(&o.TakeoverBackoff, DefaultTakeoverBackoff)
+	positiveOr(&o.MaxBacklog, DefaultMaxBacklog)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -324,6 +306,14 @@ func (o *Options) normalize() (*tls.Config, error) {
 		return nil, nil
 	}
 	return o.TLS.config()
+}
+
+// positiveOr sets *v to d when *v is zero or negative (an option left
+// unset).
+func positiveOr[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 func (t TLSOptions) config() (*tls.Config, error) {
