@@ -59,32 +59,11 @@ func builtSabot(t *testing.T) string {
 	return sabotBin
 }
 
-// lockedBuffer is a log written by a process and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.b) < 4<<20 { // bounded: a test's worth of log
-		l.b = append(l.b, p...)
-	}
-	return len(p), nil
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
-}
-
 // startProc starts a program whose output goes to a log, killed when the
 // test ends, and waits until the log says ready.
-func startProc(t *testing.T, what, ready string, name string, args ...string) (*exec.Cmd, *lockedBuffer) {
+func startProc(t *testing.T, what, ready string, name string, args ...string) (*exec.Cmd, *testenv.LogBuffer) {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &testenv.LogBuffer{}
 	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -450,7 +429,7 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 
 	var alertID string
 	var arrived float64
-	pitWait(t, "the extra-card alert on the broker", 20*time.Second, func() bool {
+	testenv.Wait(t, "the extra-card alert on the broker", 20*time.Second, func() bool {
 		watch.mu.Lock()
 		defer watch.mu.Unlock()
 		for k, at := range watch.alerts {
@@ -512,7 +491,7 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 	if !chromium.Eval[bool](t, ctx, `(() => { const b = document.querySelector('`+ackButton+`'); if (!b) return false; b.click(); return true; })()`) {
 		t.Fatal("the acknowledge button was gone when clicked")
 	}
-	pitWait(t, "the table's alert/ack", 10*time.Second, func() bool {
+	testenv.Wait(t, "the table's alert/ack", 10*time.Second, func() bool {
 		watch.mu.Lock()
 		defer watch.mu.Unlock()
 		return len(watch.acks) > 0
@@ -523,7 +502,7 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 	if ack.Table != "PIT-1" || ack.Operator != "alice" || ack.AlertID != alertID || ack.Code != "extra-card" {
 		t.Errorf("the table's acknowledgement %+v", ack)
 	}
-	pitWait(t, "the table's state without the alert", 10*time.Second, func() bool {
+	testenv.Wait(t, "the table's state without the alert", 10*time.Second, func() bool {
 		watch.mu.Lock()
 		defer watch.mu.Unlock()
 		s := watch.states["PIT-1"]
@@ -549,7 +528,7 @@ func pitBrowserScenario(t *testing.T, brokers []string, kill func(console string
 		// Up to 59 s measured under load (TestFailoverNATSNodeCrash): the
 		// console's 8 filters each need a JetStream consumer, which a
 		// recovering node grants a few at a time.
-		pitWait(t, "the console on another node", 120*time.Second, func() bool {
+		testenv.Wait(t, "the console on another node", 120*time.Second, func() bool {
 			all := regexp.MustCompile(`pit: connected and subscribed" broker=(\S+)`).FindAllStringSubmatch(pitLog.String(), -1)
 			return len(all) > 1 && all[len(all)-1][1] != m[1]
 		})

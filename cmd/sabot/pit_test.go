@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -51,18 +50,6 @@ func TestPitFlags(t *testing.T) {
 		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), "pit: ") {
 			t.Errorf("%v: exit %d: %s", args, code, errb.String())
 		}
-	}
-}
-
-// pitWait waits up to d for cond, failing the test after.
-func pitWait(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -81,7 +81,7 @@ func runPitAsync(t *testing.T, args ...string) (*syncWriter, func() int) {
 	go func() { done <- run(ctx, append([]string{"pit"}, args...), strings.NewReader(""), log, log) }()
 	stop := func() int { cancel(); return <-done }
 	t.Cleanup(func() { cancel() })
-	pitWait(t, "the console serving", 10*time.Second, func() bool { return strings.Contains(log.String(), "pit: serving") })
+	testenv.Wait(t, "the console serving", 10*time.Second, func() bool { return strings.Contains(log.String(), "pit: serving") })
 	return log, stop
 }
 

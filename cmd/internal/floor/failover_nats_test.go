@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/drivers/testenv"
+
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/cmd/internal/pit"
@@ -52,7 +54,7 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 	type table struct {
 		name    string
 		p       *mqtt.Publisher
-		logs    lockedBuffer
+		logs    testenv.LogBuffer
 		mu      sync.Mutex
 		cmdAt   time.Time // the first command received after the kill
 		sent    []string  // card ids published
@@ -100,7 +102,7 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(fc.close)
-	var pitLogs lockedBuffer
+	var pitLogs testenv.LogBuffer
 	model := pit.NewModel(0, nil, nil)
 	console, err := pit.NewSubscriber(pit.BrokerOptions{Brokers: urls, Logger: slog.New(slog.NewTextHandler(&pitLogs, nil))}, model)
 	if err != nil {
@@ -115,9 +117,9 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 
 	// Every client on the first node, the load running and delivered.
 	for _, tb := range ts {
-		floorWait(t, tb.name+" connected to the first node", 60*time.Second, func() bool { st := tb.p.Status(); return st.Connected && st.Broker == urls[0] })
+		testenv.Wait(t, tb.name+" connected to the first node", 60*time.Second, func() bool { st := tb.p.Status(); return st.Connected && st.Broker == urls[0] })
 	}
-	floorWait(t, "the console connected to the first node", 60*time.Second, func() bool { ok, b := console.Link(); return ok && b == urls[0] })
+	testenv.Wait(t, "the console connected to the first node", 60*time.Second, func() bool { ok, b := console.Link(); return ok && b == urls[0] })
 	var load sync.WaitGroup
 	for _, tb := range ts {
 		load.Add(1)
@@ -154,7 +156,7 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 		load.Wait()
 	}
 	t.Cleanup(stopLoad)
-	floorWait(t, "cards of every table at the floor's subscriber", 30*time.Second, func() bool {
+	testenv.Wait(t, "cards of every table at the floor's subscriber", 30*time.Second, func() bool {
 		sub.mu.Lock()
 		defer sub.mu.Unlock()
 		for _, tb := range ts {
@@ -278,13 +280,13 @@ func TestFailoverNATSNodeCrash(t *testing.T) {
 	// Nothing lost: every card published reached the floor's subscriber.
 	stopLoad()
 	for _, tb := range ts {
-		floorWait(t, tb.name+"'s outbox delivered", 90*time.Second, func() bool { return tb.p.Status().Backlog == 0 })
+		testenv.Wait(t, tb.name+"'s outbox delivered", 90*time.Second, func() bool { return tb.p.Status().Backlog == 0 })
 	}
 	for _, tb := range ts {
 		tb.mu.Lock()
 		sent := slices.Clone(tb.sent)
 		tb.mu.Unlock()
-		floorWait(t, fmt.Sprintf("%s's %d cards at the floor's subscriber", tb.name, len(sent)), 60*time.Second, func() bool {
+		testenv.Wait(t, fmt.Sprintf("%s's %d cards at the floor's subscriber", tb.name, len(sent)), 60*time.Second, func() bool {
 			sub.mu.Lock()
 			defer sub.mu.Unlock()
 			for _, id := range sent {

@@ -4,11 +4,10 @@ package floor
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
-	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/sabot-table/sabot/drivers/testenv"
 
 	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 )
@@ -42,15 +41,15 @@ func floorFailoverOnRefusal(t *testing.T, silent bool) {
 	}
 	defer fc.close()
 	if !silent {
-		floorWait(t, "A asked for the card filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
+		testenv.Wait(t, "A asked for the card filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
 	}
 	refused := time.Now()
-	pb := pahoClient(t, b, "table")
+	pb := testenv.PahoClient(t, b, "table")
 	// A card reaches the subscriber only once it has subscribed on B:
 	// publish (each with a new id) until one does.
 	deadline := time.Now().Add(fc.refusal + 20*time.Second)
 	for n := 1; ; n++ {
-		pahoPublish(t, pb, "sabot/T1/card", false, []byte(fmt.Sprintf(`{"id":"T1/s/0/card/%d","time":%q}`, n, time.Now().UTC().Format(time.RFC3339Nano))))
+		testenv.PahoPublish(t, pb, "sabot/T1/card", false, []byte(fmt.Sprintf(`{"id":"T1/s/0/card/%d","time":%q}`, n, time.Now().UTC().Format(time.RFC3339Nano))))
 		time.Sleep(100 * time.Millisecond)
 		sub.mu.Lock()
 		got := sub.cards["T1"]
@@ -105,56 +104,6 @@ func TestFloorSubGaps(t *testing.T) {
 	if s.dups != 1 || s.cards["T1"] != 5 || s.coups["T1"] != 2 {
 		t.Errorf("duplicates %d, cards %d, coups %d; want 1, 5, 2", s.dups, s.cards["T1"], s.coups["T1"])
 	}
-}
-
-// floorWait waits up to d for cond, failing the test after.
-func floorWait(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func pahoClient(t *testing.T, url, id string) paho.Client {
-	t.Helper()
-	c := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID(id).SetCleanSession(true))
-	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		t.Fatalf("connect %s: %v", url, tok.Error())
-	}
-	t.Cleanup(func() { c.Disconnect(50) })
-	return c
-}
-
-func pahoPublish(t *testing.T, c paho.Client, topic string, retained bool, payload []byte) {
-	t.Helper()
-	if tok := c.Publish(topic, 1, retained, payload); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		t.Fatalf("publish %s: %v", topic, tok.Error())
-	}
-}
-
-// lockedBuffer is a log written by a client and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.b) < 4<<20 { // bounded: a test's worth of log
-		l.b = append(l.b, p...)
-	}
-	return len(p), nil
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
 }
 
 // statusMsg is a table's status payload (as the pit console's tests make

@@ -10,40 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/drivers/testenv"
+
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv/mochihook"
 )
-
-func pitWait(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func pahoClient(t *testing.T, url, id string) paho.Client {
-	t.Helper()
-	c := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID(id).SetCleanSession(true))
-	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		t.Fatalf("connect %s: %v", url, tok.Error())
-	}
-	t.Cleanup(func() { c.Disconnect(50) })
-	return c
-}
-
-func pahoPublish(t *testing.T, c paho.Client, topic string, retained bool, payload []byte) {
-	t.Helper()
-	if tok := c.Publish(topic, 1, retained, payload); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		t.Fatalf("publish %s: %v", topic, tok.Error())
-	}
-}
 
 // The console subscribes to every table on the first broker, fails over
 // to the second when the first goes away (the retained messages come
@@ -67,24 +41,24 @@ func TestPitSubscriberFailoverAndAck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	pitWait(t, "connected to the first broker", 10*time.Second, func() bool { c, br := s.Link(); return c && br == a.URL() })
+	testenv.Wait(t, "connected to the first broker", 10*time.Second, func() bool { c, br := s.Link(); return c && br == a.URL() })
 
-	pa := pahoClient(t, a.URL(), "table-a")
-	pahoPublish(t, pa, "sabot/T1/status", true, statusMsg("online", 3, "00000000000000aa", "online", ""))
-	pitWait(t, "T1 online", 5*time.Second, func() bool { return m.Has("T1") })
+	pa := testenv.PahoClient(t, a.URL(), "table-a")
+	testenv.PahoPublish(t, pa, "sabot/T1/status", true, statusMsg("online", 3, "00000000000000aa", "online", ""))
+	testenv.Wait(t, "T1 online", 5*time.Second, func() bool { return m.Has("T1") })
 
 	// The same table publishes on the second broker (a cluster shares
 	// retained messages; two embedded brokers do not, so the test puts
 	// them there).
-	pb := pahoClient(t, b.URL(), "table-b")
-	pahoPublish(t, pb, "sabot/T1/status", true, statusMsg("online", 3, "00000000000000aa", "online", ""))
-	pahoPublish(t, pb, "sabot/T2/status", true, statusMsg("online", 1, "00000000000000bb", "online", ""))
+	pb := testenv.PahoClient(t, b.URL(), "table-b")
+	testenv.PahoPublish(t, pb, "sabot/T1/status", true, statusMsg("online", 3, "00000000000000aa", "online", ""))
+	testenv.PahoPublish(t, pb, "sabot/T2/status", true, statusMsg("online", 1, "00000000000000bb", "online", ""))
 	closeA.Do(func() { a.Close() })
-	pitWait(t, "failover to the second broker", 20*time.Second, func() bool { c, br := s.Link(); return c && br == b.URL() })
-	pitWait(t, "T2 from the second broker", 5*time.Second, func() bool { return m.Has("T2") })
-	pahoPublish(t, pb, "sabot/T1/alert", false, []byte(`{"schema":1,"id":"T1/s/1/alert/1","table":"T1","shoe_id":"s",`+
+	testenv.Wait(t, "failover to the second broker", 20*time.Second, func() bool { c, br := s.Link(); return c && br == b.URL() })
+	testenv.Wait(t, "T2 from the second broker", 5*time.Second, func() bool { return m.Has("T2") })
+	testenv.PahoPublish(t, pb, "sabot/T1/alert", false, []byte(`{"schema":1,"id":"T1/s/1/alert/1","table":"T1","shoe_id":"s",`+
 		`"time":"2026-12-01T10:00:00Z","type":"alert","shoe":1,"coup":1,"code":"extra-card","severity":"error","text":"x","awaits_ack":true}`))
-	pitWait(t, "the alert", 5*time.Second, func() bool { return len(oneTile(t, m, "T1").Alerts) == 1 })
+	testenv.Wait(t, "the alert", 5*time.Second, func() bool { return len(oneTile(t, m, "T1").Alerts) == 1 })
 
 	// The ack command, as a daemon with commands enabled receives it.
 	var mu sync.Mutex
@@ -107,13 +81,13 @@ func TestPitSubscriberFailoverAndAck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pitWait(t, "the command", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
+	testenv.Wait(t, "the command", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
 	if c := got[0]; c.RequestID != id || c.Operator != "alice" || c.Table != "T1" {
 		t.Errorf("command %+v, request id %s", c, id)
 	}
-	pahoPublish(t, pb, "sabot/T1/cmd/ack/reply", false, []byte(fmt.Sprintf(`{"schema":1,"id":"T1/cmd/1","table":"T1","shoe_id":"s",`+
+	testenv.PahoPublish(t, pb, "sabot/T1/cmd/ack/reply", false, []byte(fmt.Sprintf(`{"schema":1,"id":"T1/cmd/1","table":"T1","shoe_id":"s",`+
 		`"time":"2026-12-01T10:00:01Z","command":"ack","request_id":%q,"operator":"alice","accepted":true}`, id)))
-	pitWait(t, "the reply", 5*time.Second, func() bool { a := oneTile(t, m, "T1").Ack; return a != nil && a.State == "accepted" })
+	testenv.Wait(t, "the reply", 5*time.Second, func() bool { a := oneTile(t, m, "T1").Ack; return a != nil && a.State == "accepted" })
 
 	if _, err := s.Ack(t.Context(), "T9", "alice"); err == nil {
 		t.Error("ack to an unknown table sent")
@@ -141,8 +115,8 @@ func TestPitSubscriberConnectedWithoutCoups(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	pitWait(t, "connected", 10*time.Second, func() bool { c, _ := s.Link(); return c })
-	pitWait(t, "the coup filter asked for again", 10*time.Second, func() bool { return h.Asked() >= 2 })
+	testenv.Wait(t, "connected", 10*time.Second, func() bool { c, _ := s.Link(); return c })
+	testenv.Wait(t, "the coup filter asked for again", 10*time.Second, func() bool { return h.Asked() >= 2 })
 }
 
 // A filter the broker refuses (SUBACK failure, as NATS Server answers
@@ -151,7 +125,7 @@ func TestPitSubscriberConnectedWithoutCoups(t *testing.T) {
 func TestPitSubscriberRetriesRefusedFilter(t *testing.T) {
 	h := mochihook.RefuseSubscribe("sabot/+/state", 2)
 	url := mochihook.Serve(t, h)
-	pub := pahoClient(t, url, "table")
+	pub := testenv.PahoClient(t, url, "table")
 	f := newPitFeed(t, "T1")
 	var state []byte
 	for _, m := range f.transcript("../../../drivers/mqtt/testdata/extra-card.shoe") {
@@ -159,21 +133,21 @@ func TestPitSubscriberRetriesRefusedFilter(t *testing.T) {
 			state = m.Payload
 		}
 	}
-	pahoPublish(t, pub, "sabot/T1/state", true, state)
-	pahoPublish(t, pub, "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
+	testenv.PahoPublish(t, pub, "sabot/T1/state", true, state)
+	testenv.PahoPublish(t, pub, "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
 
-	var logs lockedBuffer
+	var logs testenv.LogBuffer
 	m := NewModel(0, nil, nil)
 	s, err := NewSubscriber(BrokerOptions{Brokers: []string{url}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	pitWait(t, "the state after the refusals", 20*time.Second, func() bool {
+	testenv.Wait(t, "the state after the refusals", 20*time.Second, func() bool {
 		tiles, _ := m.Tiles(0)
 		return len(tiles) == 1 && tiles[0].Phase != "" && len(tiles[0].Alerts) == 1
 	})
-	pitWait(t, "connected", 5*time.Second, func() bool { c, _ := s.Link(); return c })
+	testenv.Wait(t, "connected", 5*time.Second, func() bool { c, _ := s.Link(); return c })
 	if asked := h.Asked(); asked != 3 {
 		t.Errorf("the state filter was asked for %d times, want 3 (2 refused)", asked)
 	}
@@ -190,8 +164,8 @@ func TestPitSubscriberFailoverOnRefusal(t *testing.T) {
 	ha := mochihook.RefuseSubscribe("sabot/+/state", 1<<30)
 	a := mochihook.Serve(t, ha)
 	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
-	pahoPublish(t, pahoClient(t, b, "table"), "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
-	var logs lockedBuffer
+	testenv.PahoPublish(t, testenv.PahoClient(t, b, "table"), "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
+	var logs testenv.LogBuffer
 	m := NewModel(0, nil, nil)
 	o := BrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
@@ -200,11 +174,11 @@ func TestPitSubscriberFailoverOnRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	pitWait(t, "A asked for the state filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
+	testenv.Wait(t, "A asked for the state filter", 10*time.Second, func() bool { return ha.Asked() >= 1 })
 	refused := time.Now()
-	pitWait(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { c, br := s.Link(); return c && br == b })
+	testenv.Wait(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { c, br := s.Link(); return c && br == b })
 	t.Logf("on B %v after A was first asked (bound %v)", time.Since(refused).Round(time.Millisecond), o.RefusalTimeout)
-	pitWait(t, "T1 from B", 5*time.Second, func() bool { return m.Has("T1") })
+	testenv.Wait(t, "T1 from B", 5*time.Second, func() bool { return m.Has("T1") })
 	if !strings.Contains(logs.String(), "pit: the broker refuses subscriptions; moving to the next broker") {
 		t.Errorf("the move is not logged:\n%s", logs.String())
 	}
@@ -220,8 +194,8 @@ func TestPitSubscriberFailoverOnSilence(t *testing.T) {
 	ha.HoldSubscribe(true)
 	a := mochihook.Serve(t, ha)
 	b := mochihook.Serve(t, mochihook.RefuseSubscribe("", 0))
-	pahoPublish(t, pahoClient(t, b, "table"), "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
-	var logs lockedBuffer
+	testenv.PahoPublish(t, testenv.PahoClient(t, b, "table"), "sabot/T1/status", true, statusMsg("online", 1, "00000000000000aa", "online", ""))
+	var logs testenv.LogBuffer
 	m := NewModel(0, nil, nil)
 	o := BrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
@@ -231,11 +205,11 @@ func TestPitSubscriberFailoverOnSilence(t *testing.T) {
 	}
 	defer s.Close()
 	start := time.Now()
-	pitWait(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { c, br := s.Link(); return c && br == b })
+	testenv.Wait(t, "connected to B", o.RefusalTimeout+20*time.Second, func() bool { c, br := s.Link(); return c && br == b })
 	if d := time.Since(start); d >= pitSubscribeWait {
 		t.Errorf("on B after %v: the console waited for A's answer", d)
 	}
-	pitWait(t, "T1 from B", 5*time.Second, func() bool { return m.Has("T1") })
+	testenv.Wait(t, "T1 from B", 5*time.Second, func() bool { return m.Has("T1") })
 	if !strings.Contains(logs.String(), "pit: the broker refuses subscriptions; moving to the next broker") {
 		t.Errorf("the move is not logged:\n%s", logs.String())
 	}
@@ -254,7 +228,7 @@ func TestPitSubscriberSilentFloorBoundGrows(t *testing.T) {
 	ha.HoldSubscribe(true)
 	hb.HoldSubscribe(true)
 	a, b := mochihook.Serve(t, ha), mochihook.Serve(t, hb)
-	var logs lockedBuffer
+	var logs testenv.LogBuffer
 	m := NewModel(0, nil, nil)
 	o := BrokerOptions{Brokers: []string{a, b}, ConnectTimeout: 2 * time.Second, RefusalTimeout: time.Second,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
@@ -264,7 +238,7 @@ func TestPitSubscriberSilentFloorBoundGrows(t *testing.T) {
 	}
 	defer s.Close()
 	moved := regexp.MustCompile(`moving to the next broker" broker=\S+ for=(\S+)`)
-	pitWait(t, "three moves", 60*time.Second, func() bool { return len(moved.FindAllString(logs.String(), -1)) >= 3 })
+	testenv.Wait(t, "three moves", 60*time.Second, func() bool { return len(moved.FindAllString(logs.String(), -1)) >= 3 })
 	ha.HoldSubscribe(false)
 	hb.HoldSubscribe(false)
 	var fors []time.Duration
@@ -281,26 +255,5 @@ func TestPitSubscriberSilentFloorBoundGrows(t *testing.T) {
 			t.Errorf("move %d after %v, want %v (all: %v)", i+1, fors[i], want, fors)
 		}
 	}
-	pitWait(t, "connected once the brokers answer", 30*time.Second, func() bool { c, _ := s.Link(); return c })
-}
-
-// lockedBuffer is a log written by a client and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.b) < 4<<20 { // bounded: a test's worth of log
-		l.b = append(l.b, p...)
-	}
-	return len(p), nil
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
+	testenv.Wait(t, "connected once the brokers answer", 30*time.Second, func() bool { c, _ := s.Link(); return c })
 }
