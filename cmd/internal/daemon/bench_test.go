@@ -9,6 +9,7 @@ import (
 
 	"encoding/json"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
@@ -26,9 +27,9 @@ func BenchmarkCardToDisplay(b *testing.B) {
 		b.Fatal(err)
 	}
 	toks, _ := tableau.ParseTranscript(bytes.NewReader(src), "clean")
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Table, cfg.Display.Kind = "B", "fake"
-	g, disp := boardTables(cfg)
+	g, disp := cfg.BoardTables()
 	brd, err := board.Open(g, disp, &board.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
@@ -36,7 +37,7 @@ func BenchmarkCardToDisplay(b *testing.B) {
 	defer brd.Close()
 	d := &daemon{board: brd, metrics: newMetrics(), log: slog.New(slog.DiscardHandler)}
 	newTbl := func() *tableau.Table {
-		t, err := newTable(cfg, nil)
+		t, err := cfg.NewTable(nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -64,7 +65,7 @@ func BenchmarkCardToDisplay(b *testing.B) {
 func BenchmarkReplay(b *testing.B) {
 	src, _ := os.ReadFile("../../../tableau/testdata/clean-8deck.shoe")
 	toks, _ := tableau.ParseTranscript(bytes.NewReader(src), "clean")
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Table = "B"
 	cfg.State.Dir = b.TempDir()
 	j, err := journal.Open(cfg.State.Dir, &journal.Options{NoSync: true})
@@ -86,7 +87,7 @@ func BenchmarkReplay(b *testing.B) {
 	j.Flush()
 	for b.Loop() {
 		d := &daemon{cfg: cfg, journal: j, log: slog.New(slog.DiscardHandler), metrics: newMetrics()}
-		d.table, _ = newTable(cfg, nil)
+		d.table, _ = cfg.NewTable(nil)
 		d.builder = mqtt.NewBuilder(cfg.Table, d.table.Config().Fold.Rules)
 		if _, _, err := d.replay(); err != nil {
 			b.Fatal(err)
@@ -106,7 +107,7 @@ func BenchmarkParseConfig(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		if _, err := ParseConfig(src, "sabotd.toml"); err != nil {
+		if _, err := config.Parse(src, "sabotd.toml"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -116,11 +117,11 @@ func BenchmarkParseConfig(b *testing.B) {
 // MaxConfigSettings unknown keys in one table (the TOML library's time
 // grows with the square of the keys in a table).
 func BenchmarkParseConfigManyKeys(b *testing.B) {
-	src := manyKeys(MaxConfigSettings)
+	src := manyKeys(config.MaxConfigSettings)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		if _, err := ParseConfig(src, "big.toml"); err == nil {
+		if _, err := config.Parse(src, "big.toml"); err == nil {
 			b.Fatal("accepted")
 		}
 	}

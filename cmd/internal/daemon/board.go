@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/sse"
 	"github.com/sabot-table/sabot/drivers/webasset"
@@ -137,7 +138,7 @@ type boardLimits struct {
 	PairMax  int    `json:"pair_max"`
 }
 
-func boardLimitsOf(b BoardConfig) boardLimits {
+func boardLimitsOf(b config.BoardConfig) boardLimits {
 	return boardLimits{Currency: b.Currency, Min: b.MinBet, Max: b.MaxBet, TieMax: b.TieMax, PairMax: b.PairMax}
 }
 
@@ -378,7 +379,7 @@ func boardAssets() (fs.FS, string) {
 
 // gameName is the game's name on the board: [board] game, or the game's
 // usual name.
-func gameName(cfg Config) string {
+func gameName(cfg config.Config) string {
 	if cfg.Board.Game != "" {
 		return cfg.Board.Game
 	}

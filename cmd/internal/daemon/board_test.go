@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -291,16 +292,16 @@ func TestBoardConfig(t *testing.T) {
 		{`game = "` + strings.Repeat("百", 41) + `"`, `x.toml:5: board.game: 41 characters: at most 40 fit the board`},
 		{`currency = "DOLLARS!!"`, `x.toml:5: board.currency: "DOLLARS!!": at most 8 characters`},
 	} {
-		_, err := ParseConfig([]byte(base+c.body), "x.toml")
+		_, err := config.Parse([]byte(base+c.body), "x.toml")
 		if err == nil || err.Error() != "config: "+c.want {
 			t.Errorf("%s: got %v, want %s", c.body, err, c.want)
 		}
 	}
-	cfg, err := ParseConfig([]byte(base+"game = \"Mini Baccarat\"\nlang = \"zh\"\nmin_bet = 10\nmax_bet = 1000"), "x.toml")
+	cfg, err := config.Parse([]byte(base+"game = \"Mini Baccarat\"\nlang = \"zh\"\nmin_bet = 10\nmax_bet = 1000"), "x.toml")
 	if err != nil || gameName(cfg) != "Mini Baccarat" || cfg.Board.Lang != "zh" || boardLimitsOf(cfg.Board).Max != 1000 {
 		t.Fatalf("%+v %v", cfg.Board, err)
 	}
-	if cfg, _ := ParseConfig([]byte(base), "x.toml"); gameName(cfg) != "Punto Banco" || cfg.Board.Lang != "en" {
+	if cfg, _ := config.Parse([]byte(base), "x.toml"); gameName(cfg) != "Punto Banco" || cfg.Board.Lang != "en" {
 		t.Errorf("defaults %+v", cfg.Board)
 	}
 }
@@ -397,9 +398,9 @@ func BenchmarkBoardEncode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Table = "T-1"
-	tbl, err := newTable(cfg, nil)
+	tbl, err := cfg.NewTable(nil)
 	if err != nil {
 		b.Fatal(err)
 	}

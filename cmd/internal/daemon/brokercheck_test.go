@@ -10,6 +10,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
@@ -20,7 +21,7 @@ import (
 // the test machine) and free ports, starts, reaches ready and connects to
 // its embedded broker: it lists no broker that is not there.
 func TestShippedConfigStarts(t *testing.T) {
-	src := string(mustRead(t, filepath.Join("..", "..", "systemd", "sabotd.toml")))
+	src := string(mustRead(t, filepath.Join("..", "..", "..", "systemd", "sabotd.toml")))
 	dir := t.TempDir()
 	for _, r := range [][2]string{
 		{`table = "BAC-01"`, `table = "SHIP-1"`},
@@ -98,7 +99,7 @@ func TestPrintConfigPlaceholderWarning(t *testing.T) {
 	etc, lib := filepath.Join(dir, "etc"), filepath.Join(dir, "lib")
 	os.MkdirAll(etc, 0o755)
 	os.MkdirAll(lib, 0o755)
-	shipped := mustRead(t, filepath.Join("..", "..", "systemd", hostcheck.ShoeRuleFile))
+	shipped := mustRead(t, filepath.Join("..", "..", "..", "systemd", hostcheck.ShoeRuleFile))
 	os.WriteFile(filepath.Join(lib, hostcheck.ShoeRuleFile), shipped, 0o644)
 	conf := filepath.Join(dir, "sabotd.toml")
 	os.WriteFile(conf, []byte("table = \"T\"\n[shoe]\ndevice = \"/dev/sabot-shoe\"\n[state]\ndir = \"/tmp/x\"\n"), 0o644)
@@ -124,7 +125,7 @@ func TestPrintConfigPlaceholderWarning(t *testing.T) {
 	if stderr != want || !strings.Contains(want, filepath.Join(lib, hostcheck.ShoeRuleFile)+":"+strconv.Itoa(line)+" still matches the placeholder serial SET-ADAPTER-SERIAL") {
 		t.Errorf("placeholder in place:\n got %q\nwant %q", stderr, want)
 	}
-	if _, err := ParseConfig([]byte(out), "printed"); err != nil {
+	if _, err := config.Parse([]byte(out), "printed"); err != nil {
 		t.Errorf("standard output is not the configuration: %v", err)
 	}
 	// The edited copy in /etc/udev/rules.d hides the shipped rule.

@@ -92,7 +92,7 @@ func TestClockJumps(t *testing.T) {
 	stop()
 
 	// The whole journal, applied to a fresh table.
-	tb, _ := newTable(r.cfg, nil)
+	tb, _ := r.cfg.NewTable(nil)
 	ids := map[string]uint64{}
 	shoeIDs := map[string]bool{}
 	var jumps []string

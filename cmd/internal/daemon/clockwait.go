@@ -13,11 +13,6 @@ import (
 	"github.com/sabot-table/sabot/drivers/sdnotify"
 )
 
-// DefaultClockSyncedFile is [state] clock_synced_file's default:
-// systemd-timesyncd creates it at its first synchronisation of each boot
-// (systemd-timesyncd.service(8)).
-const DefaultClockSyncedFile = "/run/systemd/timesync/synchronized"
-
 // systemClockSynced reports whether the system clock is synchronised
 // (clockSyncedFrom with hostcheck.ReadClock). It is the default of
 // Main.ClockSynced; the package's tests replace it (TestMain), since the

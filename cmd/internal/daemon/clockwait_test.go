@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/testenv"
 )
@@ -141,14 +142,14 @@ func TestClockWaitOff(t *testing.T) {
 	if calls.Load() != 0 || strings.Contains(logs.String(), "waiting for the clock") {
 		t.Errorf("clock_wait 0s: probed %d times\n%s", calls.Load(), logs.String())
 	}
-	if got := DefaultConfig().State.ClockWaitDuration(); got != 90*time.Second {
+	if got := config.Default().State.ClockWaitDuration(); got != 90*time.Second {
 		t.Errorf("default clock_wait %v, want 90s", got)
 	}
 }
 
 func TestClockWaitConfig(t *testing.T) {
 	for _, v := range []string{"-1s", "2h", "ninety"} {
-		_, err := ParseConfig([]byte("table = \"T\"\n[shoe]\ndevice = \"/dev/null\"\n[state]\ndir = \"/tmp/x\"\nclock_wait = \""+v+"\"\n"), "c.toml")
+		_, err := config.Parse([]byte("table = \"T\"\n[shoe]\ndevice = \"/dev/null\"\n[state]\ndir = \"/tmp/x\"\nclock_wait = \""+v+"\"\n"), "c.toml")
 		want := fmt.Sprintf(`config: c.toml:6: state.clock_wait: %q: want a duration from "0s" (do not wait) to "1h0m0s", e.g. "90s"`, v)
 		if err == nil || err.Error() != want {
 			t.Errorf("clock_wait %q:\n got %v\nwant %s", v, err, want)

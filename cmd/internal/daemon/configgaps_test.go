@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/cmd/internal/config"
 )
 
 // gapCase is a configuration the daemon cannot use: it must stop sabotd at
@@ -165,19 +167,19 @@ func writeGap(t *testing.T, dir string, c gapCase) string {
 	return path
 }
 
-// TestConfigGaps: each value the daemon cannot use is a *ConfigError from
+// TestConfigGaps: each value the daemon cannot use is a *config.Error from
 // LoadConfig naming file, line and key.
 func TestConfigGaps(t *testing.T) {
 	for _, c := range configGaps() {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeGap(t, t.TempDir(), c)
-			_, err := LoadConfig(path)
+			_, err := config.Load(path)
 			if err == nil {
 				t.Fatal("accepted")
 			}
-			var ce *ConfigError
+			var ce *config.Error
 			if !errors.As(err, &ce) {
-				t.Errorf("error %T is not a *ConfigError: %v", err, err)
+				t.Errorf("error %T is not a *config.Error: %v", err, err)
 			}
 			msg := strings.ReplaceAll(err.Error(), filepath.Dir(path)+"/", "")
 			for _, w := range c.want {
@@ -233,7 +235,7 @@ func TestLoadConfigNotAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := LoadConfig(fifo); done <- err }()
+	go func() { _, err := config.Load(fifo); done <- err }()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "fifo.toml: not a regular file") {
@@ -242,12 +244,12 @@ func TestLoadConfigNotAFile(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("LoadConfig blocked on a FIFO")
 	}
-	if _, err := LoadConfig(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := config.Load(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("directory: %v", err)
 	}
 	big := filepath.Join(dir, "big.toml")
-	os.WriteFile(big, bytes.Repeat([]byte("# a comment line of the sort that goes on\n"), MaxConfigBytes/40), 0o600)
-	if _, err := LoadConfig(big); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("big.toml: larger than %d bytes", MaxConfigBytes)) {
+	os.WriteFile(big, bytes.Repeat([]byte("# a comment line of the sort that goes on\n"), config.MaxConfigBytes/40), 0o600)
+	if _, err := config.Load(big); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("big.toml: larger than %d bytes", config.MaxConfigBytes)) {
 		t.Errorf("big file: %v", err)
 	}
 }
@@ -263,25 +265,25 @@ func manyKeys(n int) []byte {
 }
 
 // A file of nothing but unknown keys is refused with the first
-// MaxConfigErrors of them, their positions right, and a count of the rest;
+// config.MaxErrors of them, their positions right, and a count of the rest;
 // past MaxConfigSettings lines it is refused before it is parsed.
 func TestConfigErrorsBounded(t *testing.T) {
-	src := manyKeys(MaxConfigSettings)
-	_, err := ParseConfig(src, "big.toml")
+	src := manyKeys(config.MaxConfigSettings)
+	_, err := config.Parse(src, "big.toml")
 	if err == nil {
 		t.Fatal("accepted")
 	}
 	msg := err.Error()
 	lines := strings.Split(msg, "\n")
-	if len(lines) != MaxConfigErrors+1 || lines[0] != "config: big.toml:1:1: k0: unknown key" ||
-		lines[MaxConfigErrors-1] != fmt.Sprintf("config: big.toml:%d:1: k%d: unknown key", MaxConfigErrors, MaxConfigErrors-1) ||
-		lines[MaxConfigErrors] != fmt.Sprintf("config: and %d more errors", MaxConfigSettings-MaxConfigErrors) {
+	if len(lines) != config.MaxErrors+1 || lines[0] != "config: big.toml:1:1: k0: unknown key" ||
+		lines[config.MaxErrors-1] != fmt.Sprintf("config: big.toml:%d:1: k%d: unknown key", config.MaxErrors, config.MaxErrors-1) ||
+		lines[config.MaxErrors] != fmt.Sprintf("config: and %d more errors", config.MaxConfigSettings-config.MaxErrors) {
 		t.Errorf("%d lines:\n%.2000s", len(lines), msg)
 	}
 	src = append(append([]byte("# a comment\n\n"), src...), "k = 2\n"...)
-	_, err = ParseConfig(src, "big.toml")
-	if want := fmt.Sprintf("config: big.toml:%d: more than %d lines of settings", MaxConfigSettings+3, MaxConfigSettings); err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("%d settings: %v, want %s", MaxConfigSettings+1, err, want)
+	_, err = config.Parse(src, "big.toml")
+	if want := fmt.Sprintf("config: big.toml:%d: more than %d lines of settings", config.MaxConfigSettings+3, config.MaxConfigSettings); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("%d settings: %v, want %s", config.MaxConfigSettings+1, err, want)
 	}
 }
 

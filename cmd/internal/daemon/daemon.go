@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
@@ -27,7 +27,7 @@ import (
 
 // daemon is a running sabotd: it owns every device and the main loop.
 type daemon struct {
-	cfg    Config
+	cfg    config.Config
 	demo   DemoOptions
 	stdout io.Writer
 	log    *slog.Logger
@@ -117,7 +117,7 @@ type daemon struct {
 	recall     *recallRing // the last coups, for /recall (recall.go); nil: none kept
 }
 
-func newDaemon(cfg Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon, error) {
+func newDaemon(cfg config.Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon, error) {
 	d := &daemon{
 		cfg:     cfg,
 		demo:    demo,
@@ -162,52 +162,6 @@ func (d *daemon) err() error {
 	return d.fatal
 }
 
-// maxRegistryLine is the longest line of a UID registry, in bytes (a
-// card's UID is at most 10 bytes, 20 hex digits; the rest is a card and a
-// comment). loadRegistry refuses a longer line with its line and column
-// without reading the rest of it: the scanner's buffer never grows past
-// this.
-const maxRegistryLine = 1024
-
-// loadRegistry reads a UID registry: one "UID CARD" per line, '#' comments,
-// lines of at most maxRegistryLine bytes.
-func loadRegistry(path string) (map[string]tableau.Card, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("shoe.uid_registry: %w", err)
-	}
-	defer f.Close()
-	reg := map[string]tableau.Card{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 4096), maxRegistryLine+1) // +1: the line's '\n'
-	line := 0
-	for sc.Scan() {
-		line++
-		text, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
-		}
-		if len(fields) != 2 {
-			return nil, fmt.Errorf("shoe.uid_registry: %s:%d: want \"UID CARD\", got %q", path, line, strings.TrimSpace(text))
-		}
-		c, err := tableau.ParseCard(fields[1])
-		if err != nil {
-			return nil, fmt.Errorf("shoe.uid_registry: %s:%d: %w", path, line, err)
-		}
-		if prev, dup := reg[fields[0]]; dup {
-			return nil, fmt.Errorf("shoe.uid_registry: %s:%d: UID %s listed twice (%s and %s)", path, line, fields[0], prev, c)
-		}
-		reg[fields[0]] = c
-	}
-	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return nil, fmt.Errorf("shoe.uid_registry: %s:%d:%d: line longer than %d bytes", path, line+1, maxRegistryLine+1, maxRegistryLine)
-	} else if err != nil {
-		return nil, fmt.Errorf("shoe.uid_registry: %s: %w", path, err)
-	}
-	return reg, nil
-}
-
 func (d *daemon) start(ctx context.Context) (err error) {
 	callerCtx := ctx // a stop while waiting for the clock
 	ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -221,11 +175,11 @@ func (d *daemon) start(ctx context.Context) (err error) {
 	}
 	var reg map[string]tableau.Card
 	if d.cfg.Shoe.UIDRegistry != "" {
-		if reg, err = loadRegistry(d.cfg.Shoe.UIDRegistry); err != nil {
+		if reg, err = config.LoadRegistry(d.cfg.Shoe.UIDRegistry); err != nil {
 			return err
 		}
 	}
-	if d.table, err = newTable(d.cfg, reg); err != nil {
+	if d.table, err = d.cfg.NewTable(reg); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	d.rules = d.table.Config().Fold.Rules
@@ -658,7 +612,7 @@ func (d *daemon) newShoe(lastRef string) (*shoe.Shoe, error) {
 	if boot, seq, ok := parseRef(lastRef); ok {
 		opts.Resume = shoe.Position{BootID: boot, Seq: seq}
 	}
-	opts.RS485 = d.cfg.Shoe.rs485()
+	opts.RS485 = d.cfg.Shoe.RS485Setup()
 	opts.RS485.DE = d.rs485DE
 	s, err := shoe.New(opts)
 	if err != nil {

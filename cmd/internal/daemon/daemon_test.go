@@ -19,6 +19,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
@@ -546,7 +547,7 @@ func TestLoadRegistry(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "cards.txt")
 	os.WriteFile(good, []byte("# UID card\n04A1B2C3D4E5F6 AS\n04A1B2C3D4E5F7 10h # a ten\n\n"), 0o600)
-	reg, err := loadRegistry(good)
+	reg, err := config.LoadRegistry(good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +561,7 @@ func TestLoadRegistry(t *testing.T) {
 		"# only a comment\n04": "cards.txt:2:",
 	} {
 		os.WriteFile(good, []byte(body), 0o600)
-		if _, err := loadRegistry(good); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "shoe.uid_registry") {
+		if _, err := config.LoadRegistry(good); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "shoe.uid_registry") {
 			t.Errorf("%q: error %v, want %q", body, err, want)
 		}
 	}

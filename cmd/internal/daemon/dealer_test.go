@@ -265,7 +265,7 @@ func TestDaemonDealerShift(t *testing.T) {
 		d.cfg.Dealer.TimeZone = "UTC" // the daemon's table is made from cfg again in replay
 		d.cfg.Alerts.Misdeal = "alert-only"
 		var err error
-		if d.table, err = newTable(d.cfg, nil); err != nil {
+		if d.table, err = d.cfg.NewTable(nil); err != nil {
 			t.Fatal(err)
 		}
 		return d

@@ -17,6 +17,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"golang.org/x/sys/unix"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
@@ -26,8 +27,8 @@ import (
 // no external broker. The state directory is a temporary one (removed on
 // exit), the embedded broker and the HTTP server take free loopback ports,
 // the board is the fake one (lamps and keys from gpiotest).
-func demoConfig() Config {
-	c := DefaultConfig()
+func demoConfig() config.Config {
+	c := config.Default()
 	c.Table = "DEMO-1"
 	c.Shoe.Device = "(virtual shoe on a pty)"
 	c.Shoe.Protocol = "sabot"

@@ -3,11 +3,13 @@ package daemon
 import (
 	"io"
 	"log/slog"
+
+	"github.com/sabot-table/sabot/cmd/internal/config"
 )
 
 // newLogger returns the daemon's logger: slog text (for terminals and
 // journald) or JSON lines, at the configured level.
-func newLogger(c LogConfig, w io.Writer) *slog.Logger {
+func newLogger(c config.LogConfig, w io.Writer) *slog.Logger {
 	var lvl slog.Level
 	switch c.Level {
 	case "debug":

@@ -28,64 +28,6 @@ type inputReq struct {
 	done chan error // receives the result once journaled and applied; may be nil
 }
 
-// tableOptions builds the tableau options from the configuration.
-func tableOptions(cfg Config) (tableau.Options, error) {
-	if _, err := tableau.ParseGame(cfg.Game); err != nil {
-		return tableau.Options{}, err
-	}
-	var rerr error
-	rules := cfg.houseRules(func(key, format string, args ...any) {
-		if rerr == nil {
-			rerr = fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...))
-		}
-	})
-	if rerr != nil {
-		return tableau.Options{}, rerr
-	}
-	cr, err := tableau.ParseCutRule(cfg.CutRule)
-	if err != nil {
-		return tableau.Options{}, err
-	}
-	return tableau.Options{
-		Decks:   cfg.Decks,
-		Rules:   rules,
-		CutRule: cr,
-		Markers: cfg.markersOn(),
-	}, nil
-}
-
-// newTable builds the table controller from the configuration.
-func newTable(cfg Config, registry map[string]tableau.Card) (*tableau.Table, error) {
-	opts, err := tableOptions(cfg)
-	if err != nil {
-		return nil, err
-	}
-	mp, err := tableau.ParseMisdealPolicy(cfg.Alerts.Misdeal)
-	if err != nil {
-		return nil, err
-	}
-	advantage, err := cfg.Alerts.Advantage()
-	if err != nil {
-		return nil, err
-	}
-	tc := tableau.TableConfig{
-		Table:              cfg.Table,
-		Fold:               opts,
-		Misdeal:            mp,
-		RequireBetsClosed:  cfg.Alerts.RequireBetsClosed,
-		Registry:           registry,
-		Gate:               cfg.Shoe.Gate,
-		AdvantageThreshold: advantage,
-		OverrunCards:       cfg.OverrunCards,
-	}
-	shifts, err := cfg.Dealer.schedule()
-	if err != nil {
-		return nil, err
-	}
-	tc.Shifts = shifts
-	return tableau.NewTable(tc)
-}
-
 // errStopping is submit's error once the daemon is stopping.
 var errStopping = errors.New("sabotd: stopping")
 

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sabot-table/sabot/cmd/internal/config"
 )
 
 func TestVersionFlag(t *testing.T) {
@@ -38,7 +40,7 @@ func TestPrintConfig(t *testing.T) {
 	}
 	// The printed configuration is itself a valid file that gives the same
 	// configuration back.
-	back, err := ParseConfig(out.Bytes(), "printed")
+	back, err := config.Parse(out.Bytes(), "printed")
 	if err != nil {
 		t.Fatalf("printed config does not parse: %v\n%s", err, out.String())
 	}

@@ -4,20 +4,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/tableau"
 )
 
 // The config's overrun_cards reaches the table: a 1-deck shoe with
 // overrun_cards = 3 raises shoe-overrun on its 56th card, once.
 func TestConfigOverrunCards(t *testing.T) {
-	cfg, err := ParseConfig([]byte("table = \"T1\"\ndecks = 1\noverrun_cards = 3\n[shoe]\ndevice = \"/dev/x\"\nmarkers = \"off\"\n"), "c.toml")
+	cfg, err := config.Parse([]byte("table = \"T1\"\ndecks = 1\noverrun_cards = 3\n[shoe]\ndevice = \"/dev/x\"\nmarkers = \"off\"\n"), "c.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if def := DefaultConfig(); def.OverrunCards != 52 {
+	if def := config.Default(); def.OverrunCards != 52 {
 		t.Errorf("default overrun_cards %d", def.OverrunCards)
 	}
-	tb, err := newTable(cfg, nil)
+	tb, err := cfg.NewTable(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

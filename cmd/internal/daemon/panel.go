@@ -11,25 +11,13 @@ import (
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// boardTables are the [gpio] and [display] tables as the board takes them:
-// sabotd's display kind "fake" is the fake backend with an 8-digit MAX7219
-// (whose SPI bytes are recorded).
-func boardTables(c Config) (board.GPIOConfig, board.DisplayConfig) {
-	g, d := c.GPIO, c.Display
-	if d.Kind == "fake" {
-		g.Backend = board.BackendFake
-		d.Kind, d.Options = "max7219", nil
-	}
-	return g, d
-}
-
 // openBoard opens the display, lamps and keys.
 func (d *daemon) openBoard() error {
 	opts := &board.Options{Logger: d.log.With("component", "board"), Terminal: d.stdout}
 	if d.demoScreen != nil {
 		opts.Terminal = d.demoScreen
 	}
-	g, disp := boardTables(d.cfg)
+	g, disp := d.cfg.BoardTables()
 	b, err := board.Open(g, disp, opts)
 	if err != nil {
 		// board.ErrConfig in the chain makes it a configuration error:

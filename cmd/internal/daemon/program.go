@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	buildversion "github.com/sabot-table/sabot/cmd/internal/version"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/hostcheck"
@@ -73,7 +74,7 @@ type Main struct {
 	// ConfigPath is the --config file.
 	ConfigPath string
 	// Config is the effective configuration once ParseFlags returns.
-	Config Config
+	Config config.Config
 	// Demo holds the --demo flags.
 	Demo DemoOptions
 
@@ -96,7 +97,7 @@ type Main struct {
 
 // NewMain returns a Main writing to the process's stdout and stderr.
 func NewMain() *Main {
-	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, Config: DefaultConfig()}
+	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, Config: config.Default()}
 }
 
 // ParseFlags parses the command line and loads the configuration. For
@@ -144,7 +145,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 	switch {
 	case m.ConfigPath != "":
-		cfg, err := LoadConfig(m.ConfigPath)
+		cfg, err := config.Load(m.ConfigPath)
 		if err != nil {
 			return err
 		}
@@ -153,11 +154,11 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		m.Config = demoConfig()
 	default:
 		m.ConfigPath = "/etc/sabot/sabotd.toml"
-		cfg, err := LoadConfig(m.ConfigPath)
+		cfg, err := config.Load(m.ConfigPath)
 		if err != nil {
 			if *printConfig && errors.Is(err, os.ErrNotExist) {
 				// Show the defaults when there is no file yet.
-				m.Config = DefaultConfig()
+				m.Config = config.Default()
 				break
 			}
 			return err
@@ -165,7 +166,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		m.Config = cfg
 	}
 	if *printConfig {
-		out, err := marshalConfig(m.Config)
+		out, err := config.Marshal(m.Config)
 		if err != nil {
 			return fmt.Errorf("config: %w", err)
 		}

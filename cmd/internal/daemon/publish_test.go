@@ -13,6 +13,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
@@ -189,7 +190,7 @@ func (b failingBuilder) State(v tableau.TableView, seq uint64, at time.Time) (mq
 // One message that cannot be encoded is left out alone: the other messages
 // of the batch are built, and the error names the message's id.
 func TestMessagesEncodeErrorIsPerMessage(t *testing.T) {
-	tbl, err := newTable(DefaultConfig(), nil)
+	tbl, err := config.Default().NewTable(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestRecallAfterRestart(t *testing.T) {
 	}
 
 	// The reference: every record through a fresh table.
-	tb, err := newTable(d.cfg, nil)
+	tb, err := d.cfg.NewTable(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/shoe"
@@ -107,16 +108,16 @@ const regHead = "table = \"T1\"\n[shoe]\ndevice = \"/dev/x\"\n"
 
 // The registered protocol's defaults and checks apply to shoe.protocol.
 func TestConfigRegisteredProtocol(t *testing.T) {
-	cfg, err := ParseConfig([]byte(regHead+"protocol = \"test-shoe\"\nparity = \"even\"\n"), "c.toml")
+	cfg, err := config.Parse([]byte(regHead+"protocol = \"test-shoe\"\nparity = \"even\"\n"), "c.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Shoe.Baud != 57600 || cfg.markersOn() {
-		t.Errorf("baud %d markers %v, want the registration's 57600 and off", cfg.Shoe.Baud, cfg.markersOn())
+	if cfg.Shoe.Baud != 57600 || cfg.MarkersOn() {
+		t.Errorf("baud %d markers %v, want the registration's 57600 and off", cfg.Shoe.Baud, cfg.MarkersOn())
 	}
-	cfg, err = ParseConfig([]byte(regHead+"protocol = \"test-shoe\"\nparity = \"even\"\n[gpio]\ncoup_button = \"GPIO13\"\n"), "c.toml")
-	if err != nil || !cfg.markersOn() {
-		t.Errorf("a table coup button turns markers on: %v %v", cfg.markersOn(), err)
+	cfg, err = config.Parse([]byte(regHead+"protocol = \"test-shoe\"\nparity = \"even\"\n[gpio]\ncoup_button = \"GPIO13\"\n"), "c.toml")
+	if err != nil || !cfg.MarkersOn() {
+		t.Errorf("a table coup button turns markers on: %v %v", cfg.MarkersOn(), err)
 	}
 	for _, tc := range []struct{ src, want string }{
 		{"protocol = \"test-shoe\"\n", `c.toml:2: shoe.parity: "none": the test shoe sends even parity`},
@@ -124,12 +125,12 @@ func TestConfigRegisteredProtocol(t *testing.T) {
 		{"protocol = \"test-shoe\"\nparity = \"even\"\nbaud = 57601\n", `c.toml:6: shoe.baud: 57601: not a standard serial line speed`},
 		{"protocol = \"rs232\"\n", `c.toml:4: shoe.protocol: "rs232": unknown; registered protocols: "beetek" (`},
 	} {
-		_, err := ParseConfig([]byte(regHead+tc.src), "c.toml")
+		_, err := config.Parse([]byte(regHead+tc.src), "c.toml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v\nwant …%s…", tc.src, err, tc.want)
 		}
 	}
-	if _, err := ParseConfig([]byte(regHead+"protocol = \"rs232\"\n"), "c.toml"); err == nil || !strings.Contains(err.Error(), `"test-shoe" (a test's shoe)`) {
+	if _, err := config.Parse([]byte(regHead+"protocol = \"rs232\"\n"), "c.toml"); err == nil || !strings.Contains(err.Error(), `"test-shoe" (a test's shoe)`) {
 		t.Errorf("the registered test protocol is not listed: %v", err)
 	}
 }
@@ -137,7 +138,7 @@ func TestConfigRegisteredProtocol(t *testing.T) {
 // The registered chip's options are [display] keys: defaults, types,
 // checks, pins and --print-config all come from its registration.
 func TestConfigRegisteredChip(t *testing.T) {
-	cfg, err := ParseConfig([]byte(regHead+"[display]\nkind = \"test-chip\"\ngain = 7\nlanes = [2, 0, 1]\n"), "c.toml")
+	cfg, err := config.Parse([]byte(regHead+"[display]\nkind = \"test-chip\"\ngain = 7\nlanes = [2, 0, 1]\n"), "c.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,13 +155,13 @@ func TestConfigRegisteredChip(t *testing.T) {
 		{"[gpio]\nlamp = \"GPIO40\"\n", `c.toml:7: gpio.lamp: "GPIO40" is already display.wire`},
 		{"[gpio]\ngain = 2\n", `c.toml:7:1: gpio.gain: unknown key; gain belongs in [display] (test-chip option`},
 	} {
-		_, err := ParseConfig([]byte(regHead+"[display]\nkind = \"test-chip\"\n"+tc.src), "c.toml")
+		_, err := config.Parse([]byte(regHead+"[display]\nkind = \"test-chip\"\n"+tc.src), "c.toml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v\nwant …%s…", tc.src, err, tc.want)
 		}
 	}
 	// A key of the test chip under another chip names the test chip.
-	_, err = ParseConfig([]byte(regHead+"[display]\nkind = \"max7219\"\ngain = 2\n"), "c.toml")
+	_, err = config.Parse([]byte(regHead+"[display]\nkind = \"max7219\"\ngain = 2\n"), "c.toml")
 	if err == nil || !strings.Contains(err.Error(), `c.toml:6:1: display.gain: not an option of display.kind "max7219" (test-chip option`) {
 		t.Errorf("gain under max7219: %v", err)
 	}
@@ -178,7 +179,7 @@ func TestConfigRegisteredChip(t *testing.T) {
 	if !strings.Contains(out.String(), "[display]\nkind = 'test-chip'\nbrightness = 10\ndigits = 0\nwire = 'GPIO40'\ngain = 7\nlanes = []\nflavour = 'plain'\n\n[gpio]") {
 		t.Errorf("--print-config [display]:\n%s", out.String())
 	}
-	back, err := ParseConfig(out.Bytes(), "printed")
+	back, err := config.Parse(out.Bytes(), "printed")
 	if err != nil {
 		t.Fatalf("printed config does not parse: %v\n%s", err, out.String())
 	}

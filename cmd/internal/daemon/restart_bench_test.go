@@ -32,7 +32,7 @@ func BenchmarkStartAfterYears(b *testing.B) {
 	d := testDaemon(b, dir)
 	d.cfg.Shoe.Markers = "on"
 	var err error
-	if d.table, err = newTable(d.cfg, nil); err != nil {
+	if d.table, err = d.cfg.NewTable(nil); err != nil {
 		b.Fatal(err)
 	}
 	one := shoeInputs(b, 1, 1)
@@ -90,7 +90,7 @@ func BenchmarkStartAfterYears(b *testing.B) {
 	for b.Loop() {
 		r := testDaemon(b, dir)
 		r.cfg.Shoe.Markers = "on"
-		if r.table, err = newTable(r.cfg, nil); err != nil {
+		if r.table, err = r.cfg.NewTable(nil); err != nil {
 			b.Fatal(err)
 		}
 		if _, _, err := r.replay(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -122,7 +123,7 @@ func TestRetentionArchivesAndCap(t *testing.T) {
 // 1024 MiB, and a negative value is refused naming the key and line.
 func TestRetentionConfig(t *testing.T) {
 	base := "table = \"R\"\n[shoe]\ndevice = \"/dev/null\"\n[state]\ndir = \"/tmp/x\"\n"
-	c, err := ParseConfig([]byte(base), "r.toml")
+	c, err := config.Parse([]byte(base), "r.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestRetentionConfig(t *testing.T) {
 		t.Fatalf("defaults: %+v", c.State)
 	}
 	for key, line := range map[string]string{"state.retain_days": "retain_days = -1", "state.archive_max_mb": "archive_max_mb = -5"} {
-		_, err := ParseConfig([]byte(base+line+"\n"), "r.toml")
+		_, err := config.Parse([]byte(base+line+"\n"), "r.toml")
 		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "r.toml:6") {
 			t.Errorf("%s: %v", line, err)
 		}

@@ -13,12 +13,13 @@ import (
 
 	"periph.io/x/conn/v3/gpio"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/shoe"
 )
 
 func TestRS485Config(t *testing.T) {
 	base := "table = \"T\"\n[shoe]\ndevice = \"/dev/x\"\n"
-	cfg, err := ParseConfig([]byte(base+`rs485 = "gpio"
+	cfg, err := config.Parse([]byte(base+`rs485 = "gpio"
 rs485_de = "GPIO18"
 rs485_de_active_low = true
 rs485_delay_before_us = 250
@@ -28,10 +29,10 @@ rs485_delay_after_us = 1500
 		t.Fatal(err)
 	}
 	want := shoe.RS485Config{Mode: "gpio", DEName: "GPIO18", ActiveLow: true, DelayBefore: 250 * time.Microsecond, DelayAfter: 1500 * time.Microsecond}
-	if got := cfg.Shoe.rs485(); got != want {
+	if got := cfg.Shoe.RS485Setup(); got != want {
 		t.Fatalf("rs485 %+v, want %+v", got, want)
 	}
-	if d := DefaultConfig().Shoe; d.RS485 != "off" || d.RS485DE != "" || d.RS485DelayBeforeUS != 0 || d.RS485RxDuringTx {
+	if d := config.Default().Shoe; d.RS485 != "off" || d.RS485DE != "" || d.RS485DelayBeforeUS != 0 || d.RS485RxDuringTx {
 		t.Fatalf("defaults %+v", d)
 	}
 	for _, tc := range []struct{ extra, want string }{
@@ -47,7 +48,7 @@ rs485_delay_after_us = 1500
 		{"rs485 = \"gpio\"\nrs485_de = \"GPIO5\"\n[gpio]\nack_key = \"GPIO5\"\n", `shoe.rs485_de: "GPIO5" is already gpio.ack_key`},
 		{"rs485 = \"gpio\"\nrs485_de = \"GPIO23\"\n[display]\nkind = \"tm1637\"\n", `shoe.rs485_de: "GPIO23" is already display.clk`},
 	} {
-		_, err := ParseConfig([]byte(base+tc.extra), "c.toml")
+		_, err := config.Parse([]byte(base+tc.extra), "c.toml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v\nwant %q", tc.extra, err, tc.want)
 		}
@@ -69,7 +70,7 @@ func TestRS485PrintConfig(t *testing.T) {
 			t.Errorf("--print-config lacks %q:\n%s", w, out.String())
 		}
 	}
-	back, err := ParseConfig(out.Bytes(), "printed")
+	back, err := config.Parse(out.Bytes(), "printed")
 	if err != nil || back.Shoe.RS485 != "kernel" || back.Shoe.RS485DelayAfterUS != 2000 {
 		t.Fatalf("printed config reads back as %+v, %v", back.Shoe, err)
 	}

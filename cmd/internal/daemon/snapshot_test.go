@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/tableau"
@@ -61,7 +62,7 @@ func shoeInputs(t testing.TB, n int, seed uint64) []tableau.Input {
 // message builder: what process and replay use.
 func testDaemon(t testing.TB, dir string) *daemon {
 	t.Helper()
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Table, cfg.State.Dir = "S", dir
 	cfg.Alerts.Misdeal = "void"
 	j, err := journal.Open(dir, &journal.Options{NoSync: true, Logger: slog.New(slog.DiscardHandler)})
@@ -69,7 +70,7 @@ func testDaemon(t testing.TB, dir string) *daemon {
 		t.Fatal(err)
 	}
 	d := &daemon{cfg: cfg, journal: j, log: slog.New(slog.DiscardHandler), metrics: newMetrics()}
-	if d.table, err = newTable(cfg, nil); err != nil {
+	if d.table, err = cfg.NewTable(nil); err != nil {
 		t.Fatal(err)
 	}
 	d.builder = mqtt.NewBuilder(cfg.Table, d.table.Config().Fold.Rules)
@@ -90,7 +91,7 @@ func messagesText(msgs []mqtt.Message) []string {
 func fullReplay(t *testing.T, d *daemon) (view string, msgs []string, lastRef string) {
 	t.Helper()
 	mark, _ := d.journal.Mark(markPublished)
-	tb, err := newTable(d.cfg, nil)
+	tb, err := d.cfg.NewTable(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

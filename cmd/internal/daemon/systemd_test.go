@@ -141,8 +141,8 @@ func TestUdevRules(t *testing.T) {
 // unit, the udev rules, sysusers and tmpfiles, the configuration), by the
 // path nfpm gives it: a new user was not told about the GPIO/I²C/SPI rule.
 func TestInstallDocNamesPackagedFiles(t *testing.T) {
-	pkg := string(mustRead(t, filepath.Join("..", "..", "systemd", "nfpm.yaml")))
-	doc := string(mustRead(t, filepath.Join("..", "..", "docs", "install.md")))
+	pkg := string(mustRead(t, filepath.Join("..", "..", "..", "systemd", "nfpm.yaml")))
+	doc := string(mustRead(t, filepath.Join("..", "..", "..", "docs", "install.md")))
 	n := 0
 	for _, l := range strings.Split(pkg, "\n") {
 		dst, ok := strings.CutPrefix(strings.TrimSpace(l), "dst: ")

@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 // negative value or one of 1 or more is refused naming the key.
 func TestAdvantageThresholdKey(t *testing.T) {
 	const base = "table = \"T\"\n[shoe]\ndevice = \"/dev/sabot-shoe\"\n[mqtt]\nbrokers = [\"tcp://10.0.0.5:1883\"]\n[display]\nkind = \"none\"\n[state]\ndir = \"/var/lib/sabot\"\n"
-	cfg, err := ParseConfig([]byte(base), "c.toml")
+	cfg, err := Parse([]byte(base), "c.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestAdvantageThresholdKey(t *testing.T) {
 		val  string
 		want float64
 	}{{"0", 0}, {"0.0", 0}, {"0.01", 0.01}} {
-		cfg, err := ParseConfig([]byte(base+"[alerts]\nadvantage_threshold = "+tc.val+"\n"), "c.toml")
+		cfg, err := Parse([]byte(base+"[alerts]\nadvantage_threshold = "+tc.val+"\n"), "c.toml")
 		if err != nil {
 			t.Errorf("%s: %v", tc.val, err)
 			continue
@@ -33,23 +33,23 @@ func TestAdvantageThresholdKey(t *testing.T) {
 		if err != nil || !a.On() || a.Value() != tc.want {
 			t.Errorf("%s: on=%v value %v err %v", tc.val, a.On(), a.Value(), err)
 		}
-		tb, err := newTable(cfg, nil)
+		tb, err := cfg.NewTable(nil)
 		if err != nil || tb == nil {
 			t.Errorf("%s: newTable: %v", tc.val, err)
 		}
 	}
 	for _, bad := range []string{"-1", "-0.01", "1", "5", "nan"} {
-		_, err := ParseConfig([]byte(base+"[alerts]\nadvantage_threshold = "+bad+"\n"), "c.toml")
+		_, err := Parse([]byte(base+"[alerts]\nadvantage_threshold = "+bad+"\n"), "c.toml")
 		if err == nil || !strings.Contains(err.Error(), "c.toml:11: alerts.advantage_threshold") || !strings.Contains(err.Error(), "0 ≤ T < 1") {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
 	// --print-config of the defaults has no key (off), and prints a set one.
-	out, err := toml.Marshal(DefaultConfig())
+	out, err := toml.Marshal(Default())
 	if err != nil || strings.Contains(string(out), "advantage_threshold") {
 		t.Errorf("defaults print %v:\n%s", err, out)
 	}
-	cfg, _ = ParseConfig([]byte(base+"[alerts]\nadvantage_threshold = 0.02\n"), "c.toml")
+	cfg, _ = Parse([]byte(base+"[alerts]\nadvantage_threshold = 0.02\n"), "c.toml")
 	if out, err := toml.Marshal(cfg); err != nil || !strings.Contains(string(out), "advantage_threshold = 0.02") {
 		t.Errorf("set key prints %v:\n%s", err, out)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 
 // TestLoadRegistryLongLine: a 64 MiB line in the UID registry is refused
 // with the file, line and column where the limit is passed, in constant
-// memory; a line of exactly maxRegistryLine bytes is read.
+// memory; a line of exactly MaxRegistryLine bytes is read.
 func TestLoadRegistryLongLine(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cards.txt")
@@ -29,7 +29,7 @@ func TestLoadRegistryLongLine(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err = loadRegistry(path)
+	_, err = LoadRegistry(path)
 	runtime.ReadMemStats(&after)
 	want := "shoe.uid_registry: " + path + ":3:1025: line longer than 1024 bytes"
 	if err == nil || err.Error() != want {
@@ -39,9 +39,9 @@ func TestLoadRegistryLongLine(t *testing.T) {
 		t.Errorf("allocated %d bytes refusing a 64 MiB line", alloc)
 	}
 	// At the limit: a 1024-byte line (UID, card and a comment) is fine.
-	line := "04A1 AS #" + strings.Repeat("c", maxRegistryLine-len("04A1 AS #"))
+	line := "04A1 AS #" + strings.Repeat("c", MaxRegistryLine-len("04A1 AS #"))
 	os.WriteFile(path, []byte(line+"\n04A2 KD"), 0o600)
-	if reg, err := loadRegistry(path); err != nil || len(reg) != 2 {
+	if reg, err := LoadRegistry(path); err != nil || len(reg) != 2 {
 		t.Errorf("%d-byte line: %v, %v", len(line), reg, err)
 	}
 }

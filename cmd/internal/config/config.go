@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ import (
 
 // Config is sabotd's configuration, read from a TOML file (see
 // systemd/sabotd.toml for every key with its default and meaning). The zero
-// value is not valid: start from DefaultConfig.
+// value is not valid: start from Default.
 type Config struct {
 	// Table is the table's name: used in MQTT topics and message ids, so
 	// letters, digits, '-' and '_' only (mqtt.TableProblem). Required.
@@ -81,7 +81,7 @@ type Config struct {
 // RulesConfig is the [rules] table: the house rules, which differ from
 // casino to casino. Each key is a `sabot check` and `sabot odds` flag of
 // the same name ('-' for '_'), and tableau.Rules.ProblemsGiven validates
-// both. Every key has its default in DefaultConfig, so --print-config
+// both. Every key has its default in Default, so --print-config
 // shows the whole table.
 type RulesConfig struct {
 	// Commission is the house's share of a banker win: "5%", "4%", "2.5%",
@@ -180,12 +180,12 @@ func defaultRulesConfig() RulesConfig {
 	}
 }
 
-// houseRules returns the tableau rules the configuration gives (game and
+// HouseRules returns the tableau rules the configuration gives (game and
 // [rules]), and calls bad for each key that cannot be used: a list of the
 // wrong length, an unknown side bet, and every finding of tableau's one
 // validation (Rules.ProblemsGiven) under its [rules] key. tieKey is where
 // tie_pays was set ("rules.tie_pays", or "tie_pays" in an old file).
-func (c *Config) houseRules(bad func(key, format string, args ...any)) tableau.Rules {
+func (c *Config) HouseRules(bad func(key, format string, args ...any)) tableau.Rules {
 	var r tableau.Rules
 	rc := &c.Rules
 	if info, ok := tableau.LookupGame(c.Game); ok {
@@ -318,9 +318,9 @@ type ShoeConfig struct {
 	RS485RxDuringTx bool `toml:"rs485_rx_during_tx"`
 }
 
-// rs485 is the [shoe] rs485 keys in drivers/shoe's terms (the DE pin by
+// RS485Setup is the [shoe] rs485 keys in drivers/shoe's terms (the DE pin by
 // name only: the daemon resolves it through the board).
-func (s ShoeConfig) rs485() shoe.RS485Config {
+func (s ShoeConfig) RS485Setup() shoe.RS485Config {
 	return shoe.RS485Config{
 		Mode:        s.RS485,
 		DEName:      s.RS485DE,
@@ -520,9 +520,9 @@ type LogConfig struct {
 	Level string `toml:"level"`
 }
 
-// DefaultConfig returns the configuration with every default filled in; a
+// Default returns the configuration with every default filled in; a
 // file only overrides what it sets.
-func DefaultConfig() Config {
+func Default() Config {
 	return Config{
 		Game:         "punto-banco",
 		Decks:        8,
@@ -542,9 +542,9 @@ func DefaultConfig() Config {
 	}
 }
 
-// ConfigError is a configuration error. Line is 0 when the error has no
+// Error is a configuration error. Line is 0 when the error has no
 // place in the file (a required key that is missing).
-type ConfigError struct {
+type Error struct {
 	File string
 	Line int
 	Col  int
@@ -552,7 +552,7 @@ type ConfigError struct {
 	Msg  string
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("config: ")
 	b.WriteString(e.File)
@@ -575,7 +575,7 @@ func (e *ConfigError) Error() string {
 // far larger is the wrong file (a journal, /dev/zero) and is refused before
 // it is read into memory.
 const (
-	// MaxConfigBytes bounds the file: LoadConfig reads at most this much.
+	// MaxConfigBytes bounds the file: Load reads at most this much.
 	MaxConfigBytes = 256 << 10
 	// MaxConfigLine bounds a line (comments included), in bytes.
 	MaxConfigLine = 4096
@@ -587,15 +587,15 @@ const (
 	MaxConfigSettings = 2000
 )
 
-// LoadConfig reads and validates the file at path on top of DefaultConfig.
+// Load reads and validates the file at path on top of Default.
 // It reads at most MaxConfigBytes (+1, to tell a longer file), so memory
 // does not grow with the file.
-func LoadConfig(path string) (Config, error) {
+func Load(path string) (Config, error) {
 	// Stat before opening: opening a FIFO would block.
 	if st, err := os.Stat(path); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	} else if !st.Mode().IsRegular() {
-		return Config{}, &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file: %s", hostcheck.FileKind(st.Mode()))}
+		return Config{}, &Error{File: path, Msg: fmt.Sprintf("not a regular file: %s", hostcheck.FileKind(st.Mode()))}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -607,9 +607,9 @@ func LoadConfig(path string) (Config, error) {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
 	if len(data) > MaxConfigBytes {
-		return Config{}, &ConfigError{File: path, Msg: fmt.Sprintf("larger than %d bytes: not a configuration file", MaxConfigBytes)}
+		return Config{}, &Error{File: path, Msg: fmt.Sprintf("larger than %d bytes: not a configuration file", MaxConfigBytes)}
 	}
-	return ParseConfig(data, path)
+	return Parse(data, path)
 }
 
 // checkLines refuses a line longer than MaxConfigLine and more than
@@ -622,11 +622,11 @@ func checkLines(data []byte, file string) error {
 			i = len(data)
 		}
 		if i > MaxConfigLine {
-			return &ConfigError{File: file, Line: n, Col: MaxConfigLine + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxConfigLine)}
+			return &Error{File: file, Line: n, Col: MaxConfigLine + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxConfigLine)}
 		}
 		if l := bytes.TrimSpace(data[:i]); len(l) > 0 && l[0] != '#' {
 			if settings++; settings > MaxConfigSettings {
-				return &ConfigError{File: file, Line: n, Msg: fmt.Sprintf("more than %d lines of settings: not a sabotd configuration", MaxConfigSettings)}
+				return &Error{File: file, Line: n, Msg: fmt.Sprintf("more than %d lines of settings: not a sabotd configuration", MaxConfigSettings)}
 			}
 		}
 		data = data[min(i+1, len(data)):]
@@ -657,12 +657,12 @@ func plainTypeError(msg string) string {
 	return "wrong type: a TOML " + m[1] + " where " + want + " is wanted"
 }
 
-// ParseConfig decodes and validates a TOML document; file names it in
+// Parse decodes and validates a TOML document; file names it in
 // errors. Over-long lines, unknown keys (keys are case-sensitive; a known
 // key in the wrong table gets a hint where it belongs), wrong types and
 // impossible values are errors that name the key and its line
-// (*ConfigError, joined when several).
-func ParseConfig(data []byte, file string) (Config, error) {
+// (*Error, joined when several).
+func Parse(data []byte, file string) (Config, error) {
 	if err := checkLines(data, file); err != nil {
 		return Config{}, err
 	}
@@ -679,7 +679,7 @@ func ParseConfig(data []byte, file string) (Config, error) {
 	if errs := checkKeys(keys, raw, file); len(errs) > 0 {
 		return Config{}, joinErrors(errs)
 	}
-	cfg := DefaultConfig()
+	cfg := Default()
 	// Every key is known and spelt exactly (checkKeys), so the decoder's
 	// case-insensitive matching cannot apply.
 	if oldRules || oldTie {
@@ -727,7 +727,7 @@ func ParseConfig(data []byte, file string) (Config, error) {
 	set := func(key string) bool { _, ok := pos[key]; return ok }
 	var errs []error
 	bad := func(key, format string, args ...any) {
-		errs = append(errs, &ConfigError{File: file, Line: lineOf(pos, key), Key: key, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{File: file, Line: lineOf(pos, key), Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	if oldRules && set("game") {
 		bad("rules", "%q: the game is game = %q; rules = \"GAME\" is its old name, and [rules] now holds the house rules: keep game only", cfg.Game, cfg.Game)
@@ -751,27 +751,27 @@ func ParseConfig(data []byte, file string) (Config, error) {
 	return cfg, nil
 }
 
-// MaxConfigErrors bounds the errors one load reports: a wrong file (not a
+// MaxErrors bounds the errors one load reports: a wrong file (not a
 // configuration at all) would otherwise give one per line.
-const MaxConfigErrors = 20
+const MaxErrors = 20
 
-// joinErrors joins at most MaxConfigErrors errors, and says how many more
+// joinErrors joins at most MaxErrors errors, and says how many more
 // there were.
 func joinErrors(errs []error) error {
-	if len(errs) > MaxConfigErrors {
-		more := fmt.Errorf("config: and %d more errors", len(errs)-MaxConfigErrors)
-		errs = append(errs[:MaxConfigErrors:MaxConfigErrors], more)
+	if len(errs) > MaxErrors {
+		more := fmt.Errorf("config: and %d more errors", len(errs)-MaxErrors)
+		errs = append(errs[:MaxErrors:MaxErrors], more)
 	}
 	return errors.Join(errs...)
 }
 
-// decodeError turns the TOML library's error into a *ConfigError.
+// decodeError turns the TOML library's error into an *Error.
 func decodeError(err error, file string) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		line, col := de.Position()
 		msg := plainTypeError(strings.TrimPrefix(de.Error(), "toml: "))
-		return &ConfigError{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: msg}
+		return &Error{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: msg}
 	}
 	return fmt.Errorf("config: %s: %w", file, err)
 }
@@ -830,7 +830,7 @@ var schema = func() map[string]bool {
 // table or with another case. A table that is unknown is reported once, not
 // once per key in it.
 func checkKeys(keys []docKey, raw map[string]any, file string) []error {
-	kind := DefaultConfig().Display.Kind
+	kind := Default().Display.Kind
 	if dm, ok := raw["display"].(map[string]any); ok {
 		if k, ok := dm["kind"].(string); ok {
 			kind = k
@@ -870,7 +870,7 @@ func checkKeys(keys []docKey, raw map[string]any, file string) []error {
 		if h := board.OptionHint(opt); inDisplay && h != "" {
 			msg = fmt.Sprintf("not an option of display.kind %q%s", kind, h)
 		}
-		errs = append(errs, &ConfigError{File: file, Line: k.line, Col: k.col, Key: k.key, Msg: msg})
+		errs = append(errs, &Error{File: file, Line: k.line, Col: k.col, Key: k.key, Msg: msg})
 	}
 	return errs
 }
@@ -946,7 +946,7 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 		bad("overrun_cards", "%d: cards beyond 52 × decks before shoe-overrun, 1 to %d (default %d)", c.OverrunCards, tableau.MaxOverrunCards, tableau.DefaultOverrunCards)
 	}
 	rulesOK := true
-	r := c.houseRules(func(key, format string, args ...any) {
+	r := c.HouseRules(func(key, format string, args ...any) {
 		rulesOK = false
 		bad(key, format, args...)
 	})
@@ -1100,13 +1100,13 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 // validateRS485 checks the [shoe] rs485 keys (drivers/shoe's rules) and
 // that the DE pin is no other key's pin ([gpio], the display chip's).
 func (s ShoeConfig) validateRS485(c *Config, bad func(key, format string, args ...any)) {
-	for _, e := range s.rs485().Check() {
+	for _, e := range s.RS485Setup().Check() {
 		bad("shoe."+e.Key, "%s", e.Msg)
 	}
 	if s.RS485 != shoe.RS485GPIO || s.RS485DE == "" {
 		return
 	}
-	g, d := boardTables(*c)
+	g, d := c.BoardTables()
 	uses, err := board.Devices(g, d)
 	if err != nil {
 		return // the board's own errors are reported with their keys
@@ -1202,7 +1202,7 @@ func (c *Config) checkFiles(bad func(key, format string, args ...any)) {
 		if regular("shoe.uid_registry", p) {
 			// The daemon's own loader, so a line it would refuse at
 			// start is refused here, with exit status 2.
-			if _, err := loadRegistry(p); err != nil {
+			if _, err := LoadRegistry(p); err != nil {
 				bad("shoe.uid_registry", "%s", strings.TrimPrefix(err.Error(), "shoe.uid_registry: "))
 			}
 		}
@@ -1233,8 +1233,8 @@ func (b *BoardConfig) validate(bad func(key, format string, args ...any)) {
 	}
 }
 
-// markersOn resolves shoe.markers "auto".
-func (c *Config) markersOn() bool {
+// MarkersOn resolves shoe.markers "auto".
+func (c *Config) MarkersOn() bool {
 	switch c.Shoe.Markers {
 	case "on":
 		return true
@@ -1337,10 +1337,10 @@ func docKeys(data []byte) []docKey {
 	return keys
 }
 
-// marshalConfig writes c as a TOML file that ParseConfig reads back to c:
+// Marshal writes c as a TOML file that Parse reads back to c:
 // every key with its value, the display chip's own keys (in its
 // registration's order, defaults filled in) in the [display] table.
-func marshalConfig(c Config) ([]byte, error) {
+func Marshal(c Config) ([]byte, error) {
 	out, err := toml.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)

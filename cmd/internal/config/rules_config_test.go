@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"math"
@@ -25,7 +25,7 @@ const burn = "shoe 5H 2C 3D 4D 5S 6S | "
 // returns its outputs.
 func runTable(t *testing.T, cfg Config, transcript string) []tableau.Output {
 	t.Helper()
-	tb, err := newTable(cfg, nil)
+	tb, err := cfg.NewTable(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func coups(outs []tableau.Output) []tableau.CoupEvent {
 
 func parseRules(t *testing.T, rules string) Config {
 	t.Helper()
-	cfg, err := ParseConfig([]byte(rulesBase+"[rules]\n"+rules), "c.toml")
+	cfg, err := Parse([]byte(rulesBase+"[rules]\n"+rules), "c.toml")
 	if err != nil {
 		t.Fatalf("%s: %v", rules, err)
 	}
@@ -105,8 +105,8 @@ func TestRulesConfigSettlesAndValues(t *testing.T) {
 			if p := cs[c.coup].Settlement.Of(c.bet); p != want {
 				t.Errorf("coup %d %s settled %+v, want %+v", c.coup+1, c.bet, p, want)
 			}
-			r := cfg.houseRules(func(k, f string, a ...any) { t.Errorf("%s: "+f, append([]any{k}, a...)...) })
-			tb, _ := newTable(cfg, nil)
+			r := cfg.HouseRules(func(k, f string, a ...any) { t.Errorf("%s: "+f, append([]any{k}, a...)...) })
+			tb, _ := cfg.NewTable(nil)
 			if got := tb.Config().Fold.Rules; got != r {
 				t.Errorf("table rules %v, configured %v", got, r)
 			}
@@ -176,24 +176,24 @@ func TestRulesConfigAdvantage(t *testing.T) {
 // top-level tie_pays) reads as game and [rules] tie_pays, and prints in the
 // new form, which reads back the same.
 func TestRulesLegacyForm(t *testing.T) {
-	old, err := ParseConfig([]byte("rules = \"ez\"\ntie_pays = 9\n"+rulesBase), "old.toml")
+	old, err := Parse([]byte("rules = \"ez\"\ntie_pays = 9\n"+rulesBase), "old.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, err := ParseConfig([]byte("game = \"ez\"\n"+rulesBase+"[rules]\ntie_pays = 9\n"), "new.toml")
+	cur, err := Parse([]byte("game = \"ez\"\n"+rulesBase+"[rules]\ntie_pays = 9\n"), "new.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if old.Game != "ez" || old.Rules.TiePays != 9 || old.Rules.Commission != "0%" {
 		t.Errorf("old form: game %q tie %d commission %q", old.Game, old.Rules.TiePays, old.Rules.Commission)
 	}
-	a, _ := marshalConfig(old)
-	b, _ := marshalConfig(cur)
+	a, _ := Marshal(old)
+	b, _ := Marshal(cur)
 	if string(a) != string(b) || !strings.Contains(string(a), "game = 'ez'\n") || strings.Contains(string(a), "\nrules =") {
 		t.Errorf("old form prints\n%s\nnew form prints\n%s", a, b)
 	}
 	// Only the old top-level tie_pays, with [rules] present.
-	mixed, err := ParseConfig([]byte("tie_pays = 9\n"+rulesBase+"[rules]\npair_pays = 12\n"), "mixed.toml")
+	mixed, err := Parse([]byte("tie_pays = 9\n"+rulesBase+"[rules]\npair_pays = 12\n"), "mixed.toml")
 	if err != nil || mixed.Rules.TiePays != 9 || mixed.Rules.PairPays != 12 {
 		t.Errorf("mixed: %+v, %v", mixed.Rules, err)
 	}
@@ -208,19 +208,19 @@ func TestPrintConfigRules(t *testing.T) {
 		{rulesBase + "[rules]\ncommission = 0.04\nside_bets = [\"dragon\"]\npays_dragon = [50, 10, 6, 4, 2, 1]\n", "[rules]\ncommission = '4%'\ntie_pays = 8\npair_pays = 11\npair_suited_pays = 0\nside_bets = ['dragon']\n"},
 		{rulesBase + "[rules]\npair_suited_pays = 25\n", "[rules]\ncommission = '5%'\ntie_pays = 8\npair_pays = 11\npair_suited_pays = 25\nside_bets = []\n"},
 	} {
-		cfg, err := ParseConfig([]byte(c.src), "c.toml")
+		cfg, err := Parse([]byte(c.src), "c.toml")
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := marshalConfig(cfg)
+		out, err := Marshal(cfg)
 		if err != nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("%s: printed (%v)\n%s\nwant it to contain\n%s", c.src, err, out, c.want)
 		}
-		back, err := ParseConfig(out, "printed")
+		back, err := Parse(out, "printed")
 		if err != nil {
 			t.Fatalf("printed config refused: %v\n%s", err, out)
 		}
-		again, _ := marshalConfig(back)
+		again, _ := Marshal(back)
 		if string(again) != string(out) {
 			t.Errorf("printed config does not print the same:\n%s\n---\n%s", out, again)
 		}
@@ -236,7 +236,7 @@ func TestGameConfig(t *testing.T) {
 	const head = "table = \"T\"\n[shoe]\ndevice = \"/dev/sabot-shoe\"\n"
 	parse := func(src string) Config {
 		t.Helper()
-		cfg, err := ParseConfig([]byte(src), "c.toml")
+		cfg, err := Parse([]byte(src), "c.toml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,11 +248,11 @@ func TestGameConfig(t *testing.T) {
 	}
 	draw := parse("game = \"chemin-de-fer\"\ndecks = 8\n" + head + "[rules]\npunter_five = \"draw\"\nbanker_table = \"free\"\n")
 	want, _ := tableau.NewCheminDeFer(tableau.MustDraw, tableau.FreeTable)
-	if tb, err := newTable(draw, nil); err != nil || tb.Config().Fold.Rules.Game != want || tb.Config().Fold.Decks != 8 {
+	if tb, err := draw.NewTable(nil); err != nil || tb.Config().Fold.Rules.Game != want || tb.Config().Fold.Decks != 8 {
 		t.Errorf("chemin de fer draw/free: %v", err)
 	}
 	banque := parse("game = \"banque\"\n" + head)
-	if tb, err := newTable(banque, nil); err != nil || tb.Config().Fold.Rules.Game != tableau.GameBanque || banque.Decks != 3 || banque.Rules.Commission != "0%" || banque.Rules.PunterFive != "" {
+	if tb, err := banque.NewTable(nil); err != nil || tb.Config().Fold.Rules.Game != tableau.GameBanque || banque.Decks != 3 || banque.Rules.Commission != "0%" || banque.Rules.PunterFive != "" {
 		t.Errorf("banque: decks %d %+v %v", banque.Decks, banque.Rules, err)
 	}
 	// The punter's 5 declined ("stand"), then the banker's 3 draws.

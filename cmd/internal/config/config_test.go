@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"errors"
@@ -24,11 +24,11 @@ kind = "none"
 [state]
 dir = "/var/lib/sabot"
 `
-	cfg, err := ParseConfig([]byte(src), "min.toml")
+	cfg, err := Parse([]byte(src), "min.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultConfig()
+	want := Default()
 	want.Table = "BAC-07"
 	want.Shoe.Device = "/dev/sabot-shoe"
 	want.Shoe.Baud = 115200
@@ -40,7 +40,7 @@ dir = "/var/lib/sabot"
 	if cfg.Game != "punto-banco" || cfg.Decks != 8 || cfg.MQTT.TopicPrefix != "sabot" || cfg.HTTP.Addr != "127.0.0.1:0" || cfg.Display.Kind != "none" {
 		t.Fatalf("defaults wrong: %+v", cfg)
 	}
-	if !cfg.markersOn() {
+	if !cfg.MarkersOn() {
 		t.Fatal("markers auto should be on for protocol sabot")
 	}
 }
@@ -56,7 +56,7 @@ func TestBaudDefaults(t *testing.T) {
 		{"protocol = \"beetek\"\n", 9600},
 		{"protocol = \"beetek\"\nbaud = 19200\n", 19200},
 	} {
-		cfg, err := ParseConfig([]byte(base+tc.extra), "c.toml")
+		cfg, err := Parse([]byte(base+tc.extra), "c.toml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,16 +65,16 @@ func TestBaudDefaults(t *testing.T) {
 		}
 	}
 	// Line settings: 8N1 by default, as configured otherwise.
-	cfg, err := ParseConfig([]byte(base), "c.toml")
+	cfg, err := Parse([]byte(base), "c.toml")
 	if err != nil || cfg.Shoe.DataBits != 8 || cfg.Shoe.Parity != "none" || cfg.Shoe.StopBits != "1" {
 		t.Errorf("default line settings %d %q %q (%v), want 8 \"none\" \"1\"", cfg.Shoe.DataBits, cfg.Shoe.Parity, cfg.Shoe.StopBits, err)
 	}
-	cfg, err = ParseConfig([]byte(base+"protocol = \"beetek\"\ndata_bits = 7\nparity = \"even\"\nstop_bits = \"2\"\n"), "c.toml")
+	cfg, err = Parse([]byte(base+"protocol = \"beetek\"\ndata_bits = 7\nparity = \"even\"\nstop_bits = \"2\"\n"), "c.toml")
 	if err != nil || cfg.Shoe.DataBits != 7 || cfg.Shoe.Parity != "even" || cfg.Shoe.StopBits != "2" {
 		t.Errorf("7E2: got %d %q %q (%v)", cfg.Shoe.DataBits, cfg.Shoe.Parity, cfg.Shoe.StopBits, err)
 	}
-	cfg, _ = ParseConfig([]byte(base+"protocol = \"beetek\"\n"), "c.toml")
-	if cfg.markersOn() {
+	cfg, _ = Parse([]byte(base+"protocol = \"beetek\"\n"), "c.toml")
+	if cfg.MarkersOn() {
 		t.Error("markers auto should be off for beetek without a coup button")
 	}
 }
@@ -113,7 +113,7 @@ func TestConfigErrors(t *testing.T) {
 		{"sabot needs 8 data bits", ok + "data_bits = 7\n", `c.toml:4: shoe.data_bits: 7: the sabot protocol's frames are binary`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseConfig([]byte(tc.src), "c.toml")
+			_, err := Parse([]byte(tc.src), "c.toml")
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -126,16 +126,16 @@ func TestConfigErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %q\ndoes not contain %q", err, tc.want)
 			}
-			var ce *ConfigError
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("error %T is not a *ConfigError", err)
+				t.Fatalf("error %T is not a *Error", err)
 			}
 		})
 	}
 }
 
 func TestSeveralErrorsReported(t *testing.T) {
-	_, err := ParseConfig([]byte("table = \"T\"\ndecks = 0\ntie_pays = 10\n[shoe]\ndevice = \"/d\"\n"), "c.toml")
+	_, err := Parse([]byte("table = \"T\"\ndecks = 0\ntie_pays = 10\n[shoe]\ndevice = \"/d\"\n"), "c.toml")
 	if err == nil || !strings.Contains(err.Error(), "c.toml:2: decks") || !strings.Contains(err.Error(), "c.toml:3: tie_pays") {
 		t.Fatalf("want both errors, got %v", err)
 	}
@@ -144,7 +144,7 @@ func TestSeveralErrorsReported(t *testing.T) {
 // TestShippedConfigsParse checks the example configurations in systemd/.
 func TestShippedConfigsParse(t *testing.T) {
 	for _, name := range []string{"sabotd.toml", "sabotd-minimal.toml"} {
-		cfg, err := LoadConfig(filepath.Join("..", "..", "systemd", name))
+		cfg, err := Load(filepath.Join("..", "..", "..", "systemd", name))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -155,7 +155,7 @@ func TestShippedConfigsParse(t *testing.T) {
 }
 
 func TestLoadConfigMissingFile(t *testing.T) {
-	_, err := LoadConfig(filepath.Join(t.TempDir(), "nope.toml"))
+	_, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "nope.toml") {
 		t.Fatalf("err = %v", err)
 	}
@@ -165,7 +165,7 @@ func TestLoadConfigMissingFile(t *testing.T) {
 // the schema and every option of the built-in chips, in its table (set or
 // commented out), so a new key or chip option cannot go undocumented.
 func TestExampleConfigListsEveryKey(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "systemd", "sabotd.toml"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "systemd", "sabotd.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,15 +208,15 @@ func TestExampleConfigListsEveryKey(t *testing.T) {
 // to the publisher; anything else is refused naming the key.
 func TestConfigKeepAlive(t *testing.T) {
 	base := "table = \"T\"\n[shoe]\ndevice = \"/dev/null\"\n[mqtt]\n"
-	cfg, err := ParseConfig([]byte(base+"keepalive = \"5s\"\n"), "c.toml")
+	cfg, err := Parse([]byte(base+"keepalive = \"5s\"\n"), "c.toml")
 	if err != nil || cfg.MQTT.KeepAliveDuration() != 5*time.Second {
 		t.Fatalf("keepalive 5s: %v, %v", cfg.MQTT.KeepAliveDuration(), err)
 	}
-	if cfg, err := ParseConfig([]byte(base), "c.toml"); err != nil || cfg.MQTT.KeepAliveDuration() != 0 {
+	if cfg, err := Parse([]byte(base), "c.toml"); err != nil || cfg.MQTT.KeepAliveDuration() != 0 {
 		t.Fatalf("no keepalive: %v, %v (want 0: the driver's 30 s)", cfg.MQTT.KeepAliveDuration(), err)
 	}
 	for _, v := range []string{"1s", "11m", "5", "-5s"} {
-		_, err := ParseConfig([]byte(base+"keepalive = \""+v+"\"\n"), "c.toml")
+		_, err := Parse([]byte(base+"keepalive = \""+v+"\"\n"), "c.toml")
 		if err == nil || !strings.Contains(err.Error(), "mqtt.keepalive") {
 			t.Errorf("keepalive %q: %v, want an error naming mqtt.keepalive", v, err)
 		}
@@ -228,20 +228,20 @@ func TestConfigKeepAlive(t *testing.T) {
 // --print-config); anything else is refused with the file, line and key.
 func TestConfigRefusalTimeout(t *testing.T) {
 	base := "table = \"T\"\n[shoe]\ndevice = \"/dev/null\"\n[mqtt]\n"
-	cfg, err := ParseConfig([]byte(base+"refusal_timeout = \"30s\"\n"), "c.toml")
+	cfg, err := Parse([]byte(base+"refusal_timeout = \"30s\"\n"), "c.toml")
 	if err != nil || cfg.MQTT.RefusalTimeoutDuration() != 30*time.Second {
 		t.Fatalf("refusal_timeout 30s: %v, %v", cfg.MQTT.RefusalTimeoutDuration(), err)
 	}
-	cfg, err = ParseConfig([]byte(base), "c.toml")
+	cfg, err = Parse([]byte(base), "c.toml")
 	if err != nil || cfg.MQTT.RefusalTimeoutDuration() != mqtt.DefaultRefusalTimeout {
 		t.Fatalf("no refusal_timeout: %v, %v (want the driver's %v)", cfg.MQTT.RefusalTimeoutDuration(), err, mqtt.DefaultRefusalTimeout)
 	}
-	out, err := marshalConfig(cfg)
+	out, err := Marshal(cfg)
 	if err != nil || !strings.Contains(string(out), "refusal_timeout = '10s'") {
 		t.Errorf("--print-config lacks refusal_timeout = '10s' (%v):\n%s", err, out)
 	}
 	for _, v := range []string{"500ms", "11m", "10", "-5s", ""} {
-		_, err := ParseConfig([]byte(base+"refusal_timeout = \""+v+"\"\n"), "c.toml")
+		_, err := Parse([]byte(base+"refusal_timeout = \""+v+"\"\n"), "c.toml")
 		if err == nil || !strings.Contains(err.Error(), "c.toml:5") || !strings.Contains(err.Error(), "mqtt.refusal_timeout") {
 			t.Errorf("refusal_timeout %q: %v, want an error at c.toml:5 naming mqtt.refusal_timeout", v, err)
 		}
