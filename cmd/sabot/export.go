@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/sabot-table/sabot/cmd/internal/recall"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -58,7 +57,7 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return 2
 	}
 	if *state == "" && *verify {
-		*state = defaultStateDir
+		*state = recall.DefaultStateDir
 	}
 	if *state == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "sabot export: --state DIR is required and takes no arguments")
@@ -72,7 +71,7 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	defer j.Close()
 	if *verify {
-		return verifyJournal(j, stdout, stderr)
+		return recall.Verify(j, stdout, stderr)
 	}
 	var w io.Writer = stdout
 	if *outPath != "-" {
@@ -84,7 +83,11 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		defer f.Close()
 		w = f
 	}
-	if err := exportJournal(j, w); err != nil {
+	opts, err := recall.TableOptions(j)
+	if err == nil {
+		err = recall.Export(j, w, opts, checkFlags(opts))
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "sabot export: %v\n", err)
 		return 2
 	}
@@ -119,83 +122,4 @@ func checkFlags(o tableau.Options) string {
 		return fmt.Sprintf("--decks %d %s %s --cut-rule %s --markers %s", decks, game, house, o.CutRule, m)
 	}
 	return fmt.Sprintf("--decks %d --rules %s %s --cut-rule %s --markers %s", decks, g, house, o.CutRule, m)
-}
-
-// exportJournal writes the journal as a transcript: one coup per line
-// ("|" and "shoe" end lines), the daemon's own inputs as comments.
-func exportJournal(j *journal.Journal, w io.Writer) error {
-	opts := tableau.Options{Markers: true}
-	if raw, err := j.Meta(journal.MetaTableOptions); err != nil {
-		return err
-	} else if raw != nil {
-		if err := json.Unmarshal(raw, &opts); err != nil {
-			return fmt.Errorf("%s: table options: %w", j.Path(), err)
-		}
-	}
-	// The export follows the shoe, to say where the journal stops.
-	f, ferr := tableau.NewFold(opts)
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# sabot export of %s (%d events)\n", j.Path(), j.Last())
-	fmt.Fprintf(bw, "# check with: sabot check %s\n", checkFlags(opts))
-	sep := ""
-	endLine := func() {
-		if sep != "" {
-			bw.WriteByte('\n')
-			sep = ""
-		}
-	}
-	err := j.ReplayAll(func(r journal.Record) error { // the archives, then the live journal
-		var in tableau.Input
-		if err := json.Unmarshal(r.Data, &in); err != nil {
-			return fmt.Errorf("%s: record %d: %w", j.Path(), r.Seq, err)
-		}
-		tok, ok := in.Token()
-		if ok && tok.Kind == tableau.TokMarker && !opts.Markers {
-			return nil // the daemon ignored the coup button
-		}
-		if ok && tok.Kind == tableau.TokCard && !tok.Card.Valid() {
-			ok = false
-		}
-		if !ok {
-			endLine()
-			fmt.Fprintf(bw, "# %s %s", r.Time.Format("2006-01-02T15:04:05.000Z"), in.Kind)
-			fields := []string{in.Code, in.Text, in.Operator}
-			if in.Kind == tableau.InputEvent {
-				fields = append(fields, in.Ref) // the binary's or config file's SHA-256
-			}
-			for _, s := range fields {
-				if s != "" {
-					fmt.Fprintf(bw, " %q", s)
-				}
-			}
-			bw.WriteByte('\n')
-			return nil
-		}
-		if tok.Kind == tableau.TokShoe {
-			endLine()
-		}
-		if ferr == nil {
-			f.Feed(tok, nil)
-		}
-		bw.WriteString(sep)
-		bw.WriteString(tok.String())
-		sep = " "
-		if tok.Kind == tableau.TokMarker || tok.Kind == tableau.TokShoe {
-			bw.WriteByte('\n')
-			sep = ""
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	endLine()
-	if ferr == nil && f.Phase() == tableau.PhaseCoup && !f.Voided() && f.Coup().Need() != tableau.NeedNone {
-		// The daemon raised nothing here: it resumes the coup where it
-		// stopped. sabot check, at this file's end, reports the coup
-		// incomplete.
-		fmt.Fprintf(bw, "# the journal ends while coup %d of shoe %d is still being dealt: sabotd resumes it where it stopped (sabot check reports incomplete-coup at the end of this file)\n",
-			f.CoupNumber(), f.Shoe())
-	}
-	return bw.Flush()
 }

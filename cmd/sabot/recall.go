@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sabot-table/sabot/cmd/internal/recall"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -39,22 +40,11 @@ directory). Exit status: 0 printed, 2 unreadable journal or bad flags.
 Flags:
 `
 
-// metaRecallConfig and recallConfig mirror cmd/sabotd's (recall.go): the
-// table settings the daemon stores for a recall replay.
-const metaRecallConfig = "recall-config"
-
-type recallConfig struct {
-	Table             string `json:"table"`
-	Misdeal           string `json:"misdeal"`
-	RequireBetsClosed bool   `json:"require_bets_closed"`
-	OverrunCards      int    `json:"overrun_cards"`
-}
-
 func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, recallUsage); fs.PrintDefaults() }
-	state := fs.String("state", defaultStateDir, "sabotd's state `directory` (holds journal.db)")
+	state := fs.String("state", recall.DefaultStateDir, "sabotd's state `directory` (holds journal.db)")
 	last := fs.Int("last", 10, "how many `coups`, the newest (1 to 1000)")
 	text := fs.Bool("text", false, "print for people instead of JSON lines")
 	if err := fs.Parse(args); err != nil {
@@ -77,7 +67,7 @@ func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return 2
 	}
 	defer j.Close()
-	coups, err := recallJournal(j, *last)
+	coups, err := recall.Journal(j, *last)
 	if err != nil {
 		fmt.Fprintf(stderr, "sabot recall: %v\n", err)
 		return 2
@@ -94,54 +84,4 @@ func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	return 0
-}
-
-// recallJournal replays every record kept (archives, then the live
-// journal) through a table configured as the daemon's was, and returns
-// the last n coups. Memory: the table and n coups; time: linear in the
-// records kept (the daemon's own /recall answers from memory).
-func recallJournal(j *journal.Journal, n int) ([]tableau.RecallCoup, error) {
-	cfg := tableau.TableConfig{Fold: tableau.Options{Markers: true}}
-	if raw, err := j.Meta(journal.MetaTableOptions); err != nil {
-		return nil, err
-	} else if raw != nil {
-		if err := json.Unmarshal(raw, &cfg.Fold); err != nil {
-			return nil, fmt.Errorf("%s: table options: %w", j.Path(), err)
-		}
-	}
-	if raw, err := j.Meta(metaRecallConfig); err != nil {
-		return nil, err
-	} else if raw != nil {
-		var rc recallConfig
-		if err := json.Unmarshal(raw, &rc); err != nil {
-			return nil, fmt.Errorf("%s: recall config: %w", j.Path(), err)
-		}
-		mp, err := tableau.ParseMisdealPolicy(rc.Misdeal)
-		if err != nil {
-			return nil, fmt.Errorf("%s: recall config: %w", j.Path(), err)
-		}
-		cfg.Table, cfg.Misdeal, cfg.RequireBetsClosed, cfg.OverrunCards = rc.Table, mp, rc.RequireBetsClosed, rc.OverrunCards
-	}
-	if cfg.Table == "" {
-		cfg.Table = "table"
-	}
-	t, err := tableau.NewTable(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", j.Path(), err)
-	}
-	r := tableau.NewRecall(n)
-	var outs []tableau.Output
-	err = j.ReplayAll(func(rec journal.Record) error {
-		var in tableau.Input
-		if err := json.Unmarshal(rec.Data, &in); err != nil {
-			return fmt.Errorf("%s: record %d: %w", j.Path(), rec.Seq, err)
-		}
-		outs = t.Apply(rec.Seq, rec.Time, in, outs[:0])
-		r.Add(outs)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return r.Last(n), nil
 }

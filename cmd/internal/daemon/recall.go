@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/sabot-table/sabot/cmd/internal/recall"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -30,21 +31,6 @@ const recallKept = 200
 
 // recallDefault is N when /recall has no last parameter.
 const recallDefault = 10
-
-// metaRecallConfig is the journal meta key holding the table settings a
-// recall replay needs beyond the table options (recallConfig).
-const metaRecallConfig = "recall-config"
-
-// recallConfig is what `sabot recall` needs, besides the table options
-// (journal.MetaTableOptions), to rebuild the table's coups and alerts
-// from the journal as the daemon did (the UID registry and the advantage
-// threshold are not kept: their alerts are the daemon's only).
-type recallConfig struct {
-	Table             string `json:"table"`
-	Misdeal           string `json:"misdeal"`
-	RequireBetsClosed bool   `json:"require_bets_closed"`
-	OverrunCards      int    `json:"overrun_cards"`
-}
 
 // recallRing is the daemon's recall, safe for the HTTP handler beside the
 // main loop.
@@ -100,15 +86,11 @@ func (g *recallRing) restore(raw json.RawMessage) error {
 	return nil
 }
 
-// writeRecallConfig stores the recall settings in the journal meta.
+// writeRecallConfig stores the recall settings in the journal meta
+// (cmd/internal/recall: what `sabot recall` reads back).
 func (d *daemon) writeRecallConfig() error {
-	c := d.table.Config()
-	misdeal := "alert-only"
-	if c.Misdeal == tableau.MisdealVoid {
-		misdeal = "void"
-	}
-	b, _ := json.Marshal(recallConfig{Table: c.Table, Misdeal: misdeal, RequireBetsClosed: c.RequireBetsClosed, OverrunCards: c.OverrunCards})
-	return d.journal.SetMeta(metaRecallConfig, b)
+	b, _ := json.Marshal(recall.ConfigOf(d.table.Config()))
+	return d.journal.SetMeta(recall.MetaConfig, b)
 }
 
 // serveRecall answers /recall?last=N (1 ≤ N ≤ recallKept, default

@@ -1,4 +1,4 @@
-package main
+package recall
 
 import (
 	"fmt"
@@ -8,16 +8,12 @@ import (
 	"github.com/sabot-table/sabot/drivers/journal"
 )
 
-// defaultStateDir is sabotd's default [state] dir (systemd's
-// StateDirectory=sabot), used by `export --verify` and `recall` without
-// --state.
-const defaultStateDir = "/var/lib/sabot"
-
-// verifyJournal is `sabot export --verify`: it checks j's hash chain
-// (journal.Verify) and reports. Exit status: 0 every record kept matches,
+// Verify is `sabot export --verify`: it checks j's hash chain
+// (journal.Verify) and reports on stdout (problems reading on stderr, as
+// "sabot export: verify: ..."). It returns the exit status: 0 every record kept matches,
 // 1 a record does not (printed: its sequence number, time, file and what
 // is wrong), 2 the journal or an archive cannot be read.
-func verifyJournal(j *journal.Journal, stdout, stderr io.Writer) int {
+func Verify(j *journal.Journal, stdout, stderr io.Writer) int {
 	rep, err := j.Verify()
 	if err != nil {
 		fmt.Fprintf(stderr, "sabot export: verify: %v\n", err)
