@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/boardweb"
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
@@ -67,9 +68,9 @@ func openEvents(t *testing.T, url string) *sseReader {
 }
 
 // next returns the next board state, failing after d.
-func (r *sseReader) next(t *testing.T, d time.Duration) boardState {
+func (r *sseReader) next(t *testing.T, d time.Duration) boardweb.State {
 	t.Helper()
-	got := make(chan boardState, 1)
+	got := make(chan boardweb.State, 1)
 	errc := make(chan error, 1)
 	go func() {
 		event := ""
@@ -79,7 +80,7 @@ func (r *sseReader) next(t *testing.T, d time.Duration) boardState {
 			case strings.HasPrefix(line, "event: "):
 				event = strings.TrimPrefix(line, "event: ")
 			case strings.HasPrefix(line, "data: ") && event == "board":
-				var s boardState
+				var s boardweb.State
 				if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &s); err != nil {
 					errc <- err
 					return
@@ -98,7 +99,7 @@ func (r *sseReader) next(t *testing.T, d time.Duration) boardState {
 	case <-time.After(d):
 		t.Fatalf("no board event within %v", d)
 	}
-	return boardState{}
+	return boardweb.State{}
 }
 
 // TestBoardEvents: the event stream starts with the whole state, sends a
@@ -116,7 +117,7 @@ func TestBoardEvents(t *testing.T) {
 		s = ev.next(t, 5*time.Second)
 	}
 	if s.Table != "T-9" || s.Game != "EZ Baccarat" || s.Lang != "zh" || s.Phase != "no-shoe" ||
-		s.Limits != (boardLimits{Currency: "HK$", Min: 100, Max: 20000}) || !s.ShoeOnline || s.Assets == "" {
+		s.Limits != (boardweb.Limits{Currency: "HK$", Min: 100, Max: 20000}) || !s.ShoeOnline || s.Assets == "" {
 		t.Fatalf("first state %+v", s)
 	}
 	// A burn of 1 + 2 cards, then a coup: player 9 (natural), banker 3.
@@ -151,7 +152,7 @@ func TestBoardEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var j boardState
+	var j boardweb.State
 	json.NewDecoder(resp.Body).Decode(&j)
 	resp.Body.Close()
 	if j.AlertCount != 1 || j.Roads.BeadPlate != "P" {
@@ -214,7 +215,7 @@ var external = regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}|@impor
 // TestBoardAssetsOffline: every asset is embedded and refers to nothing
 // outside the daemon (the page works with no network).
 func TestBoardAssetsOffline(t *testing.T) {
-	sub, version := boardAssets()
+	sub, version := boardweb.Assets()
 	n := 0
 	fs.WalkDir(sub, ".", func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -232,7 +233,7 @@ func TestBoardAssetsOffline(t *testing.T) {
 	}
 }
 
-// TestBoardClientBound: at most maxBoardClients event streams; the next
+// TestBoardClientBound: at most boardweb.MaxClients event streams; the next
 // is refused with 503 and Retry-After; a stream that closes frees its
 // place; closing the daemon ends every stream.
 func TestBoardClientBound(t *testing.T) {
@@ -241,9 +242,9 @@ func TestBoardClientBound(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var bodies []io.ReadCloser
-	for i := range maxBoardClients {
-		// maxBoardClientsPerAddr from each loopback address.
-		from := &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(1+i/maxBoardClientsPerAddr))}
+	for i := range boardweb.MaxClients {
+		// boardweb.MaxClientsPerAddr from each loopback address.
+		from := &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(1+i/boardweb.MaxClientsPerAddr))}
 		c := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: from}).DialContext}}
 		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 		resp, err := c.Do(req)
@@ -258,13 +259,11 @@ func TestBoardClientBound(t *testing.T) {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("stream %d: %s, Retry-After %q", maxBoardClients+1, resp.Status, resp.Header.Get("Retry-After"))
+		t.Fatalf("stream %d: %s, Retry-After %q", boardweb.MaxClients+1, resp.Status, resp.Header.Get("Retry-After"))
 	}
 	bodies[0].Close()
 	waitFor(t, "a free place", 5*time.Second, func() bool {
-		m.d.web.hub.mu.Lock()
-		defer m.d.web.hub.mu.Unlock()
-		return m.d.web.hub.clients < maxBoardClients
+		return m.d.web.Hub.Clients() < boardweb.MaxClients
 	})
 	ev := openEvents(t, url)
 	ev.next(t, 5*time.Second)
@@ -273,7 +272,7 @@ func TestBoardClientBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("closing with %d open streams took %v", maxBoardClients, took)
+		t.Errorf("closing with %d open streams took %v", boardweb.MaxClients, took)
 	}
 	for _, b := range bodies[1:] {
 		if _, err := io.Copy(io.Discard, b); err != nil && !strings.Contains(err.Error(), "closed") {
@@ -298,10 +297,10 @@ func TestBoardConfig(t *testing.T) {
 		}
 	}
 	cfg, err := config.Parse([]byte(base+"game = \"Mini Baccarat\"\nlang = \"zh\"\nmin_bet = 10\nmax_bet = 1000"), "x.toml")
-	if err != nil || gameName(cfg) != "Mini Baccarat" || cfg.Board.Lang != "zh" || boardLimitsOf(cfg.Board).Max != 1000 {
+	if err != nil || boardweb.GameName(cfg) != "Mini Baccarat" || cfg.Board.Lang != "zh" || boardweb.LimitsOf(cfg.Board).Max != 1000 {
 		t.Fatalf("%+v %v", cfg.Board, err)
 	}
-	if cfg, _ := config.Parse([]byte(base), "x.toml"); gameName(cfg) != "Punto Banco" || cfg.Board.Lang != "en" {
+	if cfg, _ := config.Parse([]byte(base), "x.toml"); boardweb.GameName(cfg) != "Punto Banco" || cfg.Board.Lang != "en" {
 		t.Errorf("defaults %+v", cfg.Board)
 	}
 }
@@ -338,14 +337,14 @@ func TestDemoPrintsAddresses(t *testing.T) {
 	// The board's hub builds its state from the main loop's notice, after
 	// the coup: the last coup can reach it just after the demo is done
 	// (19 of 20 seen once under load), so wait for it.
-	var s boardState
+	var s boardweb.State
 	read := func() bool {
 		resp, err := http.Get(board[1] + "board.json")
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		s = boardState{}
+		s = boardweb.State{}
 		json.NewDecoder(resp.Body).Decode(&s)
 		return s.Roads.Stats.Coups >= 20
 	}
@@ -411,10 +410,10 @@ func BenchmarkBoardEncode(b *testing.B) {
 			tableau.TokVoid: tableau.InputVoid}[tok.Kind], Card: tok.Card}
 		outs = tbl.Apply(uint64(i+1), time.Unix(0, 0), in, outs[:0])
 	}
-	d := &daemon{cfg: cfg, view: tbl.View(), web: &boardWeb{}}
-	d.web.assets, d.web.version = boardAssets()
+	d := &daemon{cfg: cfg, view: tbl.View(), web: &boardweb.Web{}}
+	d.web.Files, d.web.Version = boardweb.Assets()
 	state, _ := d.encodeBoard()
-	var s boardState
+	var s boardweb.State
 	if err := json.Unmarshal(state, &s); err != nil || s.Roads.Stats.Coups != 84 {
 		b.Fatalf("state of %d bytes: %d coups, %v", len(state), s.Roads.Stats.Coups, err)
 	}

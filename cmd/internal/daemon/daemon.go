@@ -15,6 +15,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/sabot-table/sabot/cmd/internal/boardweb"
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/journal"
@@ -37,7 +38,7 @@ type daemon struct {
 	table   *tableau.Table
 	rules   tableau.Rules
 	http    *httpServer
-	web     *boardWeb // the board page (board.go); nil with [http] addr "off"
+	web     *boardweb.Web // the board page (board.go); nil with [http] addr "off"
 	broker  *embedded.Broker
 	pub     *mqtt.Publisher
 	// undeliverable counts outbox-dropped events being journaled
@@ -236,7 +237,7 @@ func (d *daemon) start(ctx context.Context) (err error) {
 		web := d.startBoard()
 		h, err := startHTTP(d.cfg.HTTP.Addr, d.metrics, d.health, web, d.log, serveRecall(d.recall.last), d.cfg.HTTP.Recall)
 		if err != nil {
-			web.hub.close()
+			web.Hub.Close()
 			return err
 		}
 		d.http = h

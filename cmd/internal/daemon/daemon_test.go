@@ -19,6 +19,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/cmd/internal/boardweb"
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
@@ -384,7 +385,7 @@ dir = %q
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	var sb boardState
+	var sb boardweb.State
 	if err := json.Unmarshal(raw, &sb); err != nil {
 		t.Fatalf("board.json: %v\n%s", err, raw)
 	}

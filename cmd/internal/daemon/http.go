@@ -2,10 +2,8 @@ package daemon
 
 import (
 	"context"
-	"embed"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/sabot-table/sabot/cmd/internal/boardweb"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/webasset"
 )
@@ -112,13 +111,6 @@ type health struct {
 	JournalHead *mqtt.JournalHead `json:"journal_head,omitempty"`
 }
 
-// webFiles are the board page's assets: hand-written HTML, CSS and
-// JavaScript, no external resource of any kind (the page works with no
-// network beyond the daemon).
-//
-//go:embed web
-var webFiles embed.FS
-
 // boardCSP is the board's Content-Security-Policy: nothing but its own
 // origin, no inline script, no forms.
 const boardCSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
@@ -140,7 +132,7 @@ const (
 // "off"). Connections are bounded: request headers httpMaxHeader bytes,
 // read within httpHeaderTimeout, an idle keep-alive connection closed
 // after httpIdleTimeout (the unit's LimitNOFILE=1024 caps descriptors).
-func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log *slog.Logger, recall http.HandlerFunc, recallFrom string) (*httpServer, error) {
+func startHTTP(addr string, m *metrics, status func() health, web *boardweb.Web, log *slog.Logger, recall http.HandlerFunc, recallFrom string) (*httpServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("http.addr %q: %w", addr, err)
@@ -155,7 +147,7 @@ func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log
 		// time, for the pit and regulators; loopback clients only unless
 		// [http] recall = "all".
 		mux.Handle("GET /recall", secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if ip := net.ParseIP(remoteIP(r)); recallFrom != "all" && (ip == nil || !ip.IsLoopback()) {
+			if ip := net.ParseIP(boardweb.RemoteIP(r)); recallFrom != "all" && (ip == nil || !ip.IsLoopback()) {
 				http.Error(w, "recall: served to this machine only ([http] recall = \"loopback\")", http.StatusForbidden)
 				return
 			}
@@ -170,28 +162,10 @@ func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log
 		}
 		json.NewEncoder(w).Encode(h)
 	})))
-	index, err := fs.ReadFile(web.assets, "index.html")
-	if err != nil {
+	if err := web.Register(mux, secure); err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("http: board page: %w", err)
+		return nil, err
 	}
-	mux.Handle("GET /{$}", secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Write(index)
-	})))
-	mux.Handle("GET /assets/", secure(http.StripPrefix("/assets/", webasset.Assets{FS: web.assets}.Files(""))))
-	mux.Handle("GET /board.json", secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		state, _ := web.hub.current()
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(state)
-	})))
-	mux.Handle("GET /events", secure(http.HandlerFunc(web.hub.serveEvents)))
-	// The page's old address.
-	mux.HandleFunc("GET /scoreboard", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/", http.StatusMovedPermanently)
-	})
 	s := &httpServer{
 		srv: &http.Server{Handler: mux, ReadHeaderTimeout: httpHeaderTimeout, IdleTimeout: httpIdleTimeout,
 			MaxHeaderBytes: httpMaxHeader},
@@ -199,7 +173,7 @@ func startHTTP(addr string, m *metrics, status func() health, web *boardWeb, log
 		addr: ln.Addr().String(),
 	}
 	// Event streams never go idle: end them when the server shuts down.
-	s.srv.RegisterOnShutdown(web.hub.close)
+	s.srv.RegisterOnShutdown(web.Hub.Close)
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 			log.Error("http server", "err", err)
