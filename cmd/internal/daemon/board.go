@@ -53,7 +53,7 @@ func (d *daemon) terminalBoard(v tableau.TableView) {
 	}
 	cols, rows := terminalSize(d.stdout)
 	if d.demoScreen != nil && rows > 0 {
-		rows -= d.demoScreen.reserve(cols, rows)
+		rows -= d.demoScreen.Reserve(cols, rows)
 	}
 	if err := d.board.Terminal.SetSize(cols, rows); err != nil {
 		d.log.Warn("terminal display", "err", err)
@@ -121,7 +121,7 @@ func (d *daemon) demoAnnounce() {
 			d.broker.URL(), port, d.cfg.MQTT.TopicPrefix, d.cfg.Table))
 	}
 	if d.demoScreen != nil {
-		d.demoScreen.pin(ls...)
+		d.demoScreen.Pin(ls...)
 		return
 	}
 	for _, l := range ls {

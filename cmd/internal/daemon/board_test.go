@@ -356,34 +356,6 @@ func TestDemoPrintsAddresses(t *testing.T) {
 	}
 }
 
-// TestDemoScreenFits: under the terminal display the demo keeps its two
-// address lines and as many coup lines as the terminal has rows left,
-// each cut to the terminal's width, so the screen never scrolls.
-func TestDemoScreenFits(t *testing.T) {
-	var out strings.Builder
-	s := &demoScreen{w: &out}
-	s.pin("board:  http://127.0.0.1:1/", "broker: tcp://127.0.0.1:2")
-	if got := s.reserve(60, 30); got != 3 {
-		t.Fatalf("reserve = %d, want 3 (2 pinned lines and the last newline)", got)
-	}
-	for i := range 10 {
-		s.line(fmt.Sprintf("shoe 1 coup %3d  %s", i+1, strings.Repeat("x", 70)))
-	}
-	screen := strings.Repeat("line\x1b[K\r\n", 21) + "\x1b[J"
-	out.Reset()
-	s.Write([]byte(screen))
-	lines := strings.Split(strings.TrimSuffix(strings.TrimPrefix(out.String(), screen), "\x1b[K\r\n"), "\x1b[K\r\n")
-	// 30 rows: 21 of screen, 2 pinned, 6 coup lines, the cursor's row.
-	if len(lines) != 8 || !strings.HasPrefix(lines[2], "shoe 1 coup   5") || !strings.HasPrefix(lines[7], "shoe 1 coup  10") {
-		t.Fatalf("lines under the screen: %q", lines)
-	}
-	for _, l := range lines {
-		if len(l) > 60 {
-			t.Errorf("%d columns: %q", len(l), l)
-		}
-	}
-}
-
 // BenchmarkBoardEncode is the cost of one board state (what every card
 // and coup costs the daemon besides the page's own work): the view of a
 // whole 8-deck shoe (84 coups), its roads and the JSON. Sent once per

@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/cmd/internal/demo"
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/drivers/testenv/chromium"
@@ -208,7 +209,7 @@ func subscribeCoups(t *testing.T, url, topic string) *coupClock {
 		SetCleanSession(true).SetAutoReconnect(true)
 	handler := func(_ paho.Client, m paho.Message) {
 		now := float64(time.Now().UnixNano()) / 1e6
-		id := jsonID(m.Payload())
+		id := demo.JSONID(m.Payload())
 		c.mu.Lock()
 		if !c.id[id] {
 			c.id[id] = true

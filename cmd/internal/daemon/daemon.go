@@ -17,6 +17,7 @@ import (
 
 	"github.com/sabot-table/sabot/cmd/internal/boardweb"
 	"github.com/sabot-table/sabot/cmd/internal/config"
+	"github.com/sabot-table/sabot/cmd/internal/demo"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
@@ -29,7 +30,7 @@ import (
 // daemon is a running sabotd: it owns every device and the main loop.
 type daemon struct {
 	cfg    config.Config
-	demo   DemoOptions
+	demo   demo.Options
 	stdout io.Writer
 	log    *slog.Logger
 
@@ -88,8 +89,8 @@ type daemon struct {
 	alive          atomic.Int64
 	coupsSeen      atomic.Int64
 	demoWatch      func(*tableau.Output) // main loop: called for cards, coups, alerts, voids, acks
-	demoRun        *demoRun
-	demoScreen     *demoScreen
+	demoRun        *demo.Run
+	demoScreen     *demo.Screen
 
 	cancel     context.CancelFunc // everything
 	loopCancel context.CancelFunc
@@ -118,10 +119,10 @@ type daemon struct {
 	recall     *recallRing // the last coups, for /recall (recall.go); nil: none kept
 }
 
-func newDaemon(cfg config.Config, demo DemoOptions, stdout, stderr io.Writer) (*daemon, error) {
+func newDaemon(cfg config.Config, opts demo.Options, stdout, stderr io.Writer) (*daemon, error) {
 	d := &daemon{
 		cfg:     cfg,
-		demo:    demo,
+		demo:    opts,
 		stdout:  stdout,
 		log:     newLogger(cfg.Log, stderr),
 		metrics: newMetrics(),
@@ -133,12 +134,12 @@ func newDaemon(cfg config.Config, demo DemoOptions, stdout, stderr io.Writer) (*
 		shoeStop:   shoeStopTimeout,
 		recall:     newRecallRing(),
 	}
-	if demo.Enabled {
-		d.log = demoLogger(stderr)
-		if demo.Rate == "fast" || !isTerminal(stdout) {
+	if opts.Enabled {
+		d.log = demo.Logger(stderr)
+		if opts.Rate == "fast" || !demo.IsTerminal(stdout) {
 			d.cfg.Display.Kind = "none" // plain lines, no screen
 		} else {
-			d.demoScreen = &demoScreen{w: stdout}
+			d.demoScreen = demo.NewScreen(stdout)
 		}
 	}
 	return d, nil
@@ -608,7 +609,7 @@ func (d *daemon) newShoe(lastRef string) (*shoe.Shoe, error) {
 		Logger:   d.log.With("component", "shoe"),
 	}
 	if d.demoRun != nil {
-		opts.Path = d.demoRun.ptyPath
+		opts.Path = d.demoRun.PtyPath()
 	}
 	if boot, seq, ok := parseRef(lastRef); ok {
 		opts.Resume = shoe.Position{BootID: boot, Seq: seq}
@@ -782,7 +783,7 @@ func (d *daemon) close() error {
 	var errs []error
 	// 1. Stop reading: the shoe and the keys.
 	if d.demoRun != nil {
-		d.demoRun.stop()
+		d.demoRun.Stop()
 	}
 	if d.shoe != nil {
 		if err := d.shoe.Close(); err != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/cmd/internal/demo"
 )
 
 // TestDemoFast runs `sabotd --demo --demo-errors --demo-coups 60
@@ -26,7 +26,7 @@ func TestDemoFast(t *testing.T) {
 	if !strings.Contains(text, "received back from the broker") || coupLines < 50 {
 		t.Fatalf("demo output (%d coup lines):\n%s", coupLines, text)
 	}
-	for _, want := range []string{"ALERT extra-card", "ALERT missing-card", "VOID (supervisor)", "acknowledged by the supervisor (" + demoOperator + ")"} {
+	for _, want := range []string{"ALERT extra-card", "ALERT missing-card", "VOID (supervisor)", "acknowledged by the supervisor (" + demo.Operator + ")"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("demo with dealer errors printed no %q line", want)
 		}
@@ -125,42 +125,5 @@ func TestDemoSeedRepeats(t *testing.T) {
 	}
 	if acks == 0 {
 		t.Fatalf("no acknowledgement in the run:\n%s", strings.Join(a, "\n"))
-	}
-}
-
-func TestDemoTokens(t *testing.T) {
-	clean, err := demoTokens(1, 30, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := tableau.FoldTokens(tableau.Options{Markers: true}, clean)
-	if err != nil {
-		t.Fatal(err)
-	}
-	coups := 0
-	for _, e := range evs {
-		switch e.Kind {
-		case tableau.EventCoup:
-			coups++
-		default:
-			t.Fatalf("clean demo shoe raised %s", e)
-		}
-	}
-	if coups != 30 {
-		t.Fatalf("%d coups, want 30", coups)
-	}
-	errs, _ := demoTokens(1, 30, true)
-	evs, _ = tableau.FoldTokens(tableau.Options{Markers: true}, errs)
-	codes := map[string]int{}
-	for _, e := range evs {
-		if e.Kind == tableau.EventAlert {
-			codes[string(e.Alert.Code)]++
-		}
-		if e.Kind == tableau.EventVoid {
-			codes["void"]++
-		}
-	}
-	if codes["extra-card"] == 0 || codes["void"] == 0 || codes["missing-card"] == 0 {
-		t.Fatalf("dealer errors injected: %v", codes)
 	}
 }

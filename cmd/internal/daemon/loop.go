@@ -101,7 +101,7 @@ func (d *daemon) loop(ctx context.Context) {
 			// The demo's supervisor acknowledges right after the input that
 			// makes it due, before the next input: the same place in every
 			// run with the same seed.
-			if in, ok := d.demoRun.supervisorAck(); ok {
+			if in, ok := d.demoRun.SupervisorAck(); ok {
 				err = d.process(ctx, inputReq{in: in, recv: time.Now().UTC().Round(0)})
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/cmd/internal/config"
+	"github.com/sabot-table/sabot/cmd/internal/demo"
 	buildversion "github.com/sabot-table/sabot/cmd/internal/version"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/hostcheck"
@@ -60,15 +61,6 @@ func ExitCode(err error) int {
 	return 1
 }
 
-// DemoOptions are the --demo flags.
-type DemoOptions struct {
-	Enabled bool
-	Errors  bool   // inject dealer errors
-	Coups   int    // deal this many coups, verify and exit (0: run until stopped)
-	Rate    string // "watchable" or "fast"
-	Seed    int64  // shuffle seed (0: from the clock)
-}
-
 // Main is the sabotd program: flags, configuration and the running daemon.
 type Main struct {
 	// ConfigPath is the --config file.
@@ -76,7 +68,7 @@ type Main struct {
 	// Config is the effective configuration once ParseFlags returns.
 	Config config.Config
 	// Demo holds the --demo flags.
-	Demo DemoOptions
+	Demo demo.Options
 
 	Stdout, Stderr io.Writer
 
@@ -151,7 +143,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		}
 		m.Config = cfg
 	case m.Demo.Enabled:
-		m.Config = demoConfig()
+		m.Config = demo.Config()
 	default:
 		m.ConfigPath = "/etc/sabot/sabotd.toml"
 		cfg, err := config.Load(m.ConfigPath)

@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/sabot-table/sabot/cmd/internal/config"
+	"github.com/sabot-table/sabot/cmd/internal/demo"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
@@ -436,7 +437,7 @@ func TestReplaySkipsUnencodableMessage(t *testing.T) {
 	var coupID string
 	for _, m := range wantMsgs {
 		if m.Topic == mqtt.TopicCoup {
-			coupID = jsonID(m.Payload)
+			coupID = demo.JSONID(m.Payload)
 			break
 		}
 	}
@@ -452,7 +453,7 @@ func TestReplaySkipsUnencodableMessage(t *testing.T) {
 	}
 	var wantText []string
 	for _, m := range wantMsgs {
-		if jsonID(m.Payload) != coupID {
+		if demo.JSONID(m.Payload) != coupID {
 			wantText = append(wantText, messagesText([]mqtt.Message{m})...)
 		}
 	}

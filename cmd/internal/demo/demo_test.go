@@ -1,0 +1,74 @@
+package demo
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sabot-table/sabot/tableau"
+)
+
+// TestDemoScreenFits: under the terminal display the demo keeps its two
+// address lines and as many coup lines as the terminal has rows left,
+// each cut to the terminal's width, so the screen never scrolls.
+func TestDemoScreenFits(t *testing.T) {
+	var out strings.Builder
+	s := NewScreen(&out)
+	s.Pin("board:  http://127.0.0.1:1/", "broker: tcp://127.0.0.1:2")
+	if got := s.Reserve(60, 30); got != 3 {
+		t.Fatalf("reserve = %d, want 3 (2 pinned lines and the last newline)", got)
+	}
+	for i := range 10 {
+		s.Line(fmt.Sprintf("shoe 1 coup %3d  %s", i+1, strings.Repeat("x", 70)))
+	}
+	screen := strings.Repeat("line\x1b[K\r\n", 21) + "\x1b[J"
+	out.Reset()
+	s.Write([]byte(screen))
+	lines := strings.Split(strings.TrimSuffix(strings.TrimPrefix(out.String(), screen), "\x1b[K\r\n"), "\x1b[K\r\n")
+	// 30 rows: 21 of screen, 2 pinned, 6 coup lines, the cursor's row.
+	if len(lines) != 8 || !strings.HasPrefix(lines[2], "shoe 1 coup   5") || !strings.HasPrefix(lines[7], "shoe 1 coup  10") {
+		t.Fatalf("lines under the screen: %q", lines)
+	}
+	for _, l := range lines {
+		if len(l) > 60 {
+			t.Errorf("%d columns: %q", len(l), l)
+		}
+	}
+}
+
+func TestDemoTokens(t *testing.T) {
+	clean, err := Tokens(1, 30, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := tableau.FoldTokens(tableau.Options{Markers: true}, clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coups := 0
+	for _, e := range evs {
+		switch e.Kind {
+		case tableau.EventCoup:
+			coups++
+		default:
+			t.Fatalf("clean demo shoe raised %s", e)
+		}
+	}
+	if coups != 30 {
+		t.Fatalf("%d coups, want 30", coups)
+	}
+	errs, _ := Tokens(1, 30, true)
+	evs, _ = tableau.FoldTokens(tableau.Options{Markers: true}, errs)
+	codes := map[string]int{}
+	for _, e := range evs {
+		if e.Kind == tableau.EventAlert {
+			codes[string(e.Alert.Code)]++
+		}
+		if e.Kind == tableau.EventVoid {
+			codes["void"]++
+		}
+	}
+	if codes["extra-card"] == 0 || codes["void"] == 0 || codes["missing-card"] == 0 {
+		t.Fatalf("dealer errors injected: %v", codes)
+	}
+}
