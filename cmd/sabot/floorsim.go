@@ -10,7 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -148,4 +150,16 @@ func runFloorSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 		return 1
 	}
 	return 0
+}
+
+// findSabotd returns sabotd beside the running sabot (both are in
+// /usr/bin from the package), or "sabotd" to be looked up in PATH.
+func findSabotd() string {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), "sabotd")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "sabotd"
 }

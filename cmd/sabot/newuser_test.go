@@ -107,7 +107,7 @@ func TestNewUserDoctorNoSuchUser(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(fmt.Sprintf("table = \"DOC-2\"\n[shoe]\ndevice = \"/dev/null\"\n[display]\nkind = \"none\"\n[state]\ndir = %q\n", state)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errs, _ := sabotOut(t, "doctor", "--sabotd", builtSabotd(t), "--config", conf, "--user", "sabot-no-such-user")
+	out, errs, _ := sabotOut(t, "doctor", "--config", conf, "--user", "sabot-no-such-user")
 	all := out + errs
 	if strings.Contains(all, "sabot-no-such-user may write in it") || !strings.Contains(all, "the user sabot-no-such-user does not exist, so whether it may write in it is not known") {
 		t.Errorf("doctor for a missing user:\n%s", all)
