@@ -78,4 +78,3 @@ func main() {
 	}
 	os.Exit(code)
 }
-
