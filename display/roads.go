@@ -302,54 +302,23 @@ type RoadsInput struct {
 }
 
 // Tally accumulates a shoe's statistics one coup at a time in constant
-// memory (CardsLeft and CoupsLeft excepted: BuildRoads fills them).
+// memory (CardsLeft and CoupsLeft excepted: BuildRoads fills them). It
+// counts as tableau.ResultsSummary does, the table's own summary of the
+// results it no longer keeps.
 type Tally struct {
-	st     Stats
-	run    tableau.Winner // the current run of banker or player wins
-	runLen int
+	sum tableau.ResultsSummary
 }
 
 // Add counts one completed coup (results with no winner are ignored).
-func (t *Tally) Add(r tableau.CoupResult) {
-	if letter(r.Winner) == 0 {
-		return
-	}
-	st := &t.st
-	st.Coups++
-	switch r.Winner {
-	case tableau.WinnerBanker:
-		st.Banker++
-	case tableau.WinnerPlayer:
-		st.Player++
-	case tableau.WinnerTie:
-		st.Tie++
-	}
-	if r.PlayerPair {
-		st.PlayerPairs++
-	}
-	if r.BankerPair {
-		st.BankerPairs++
-	}
-	if r.Natural {
-		st.Naturals++
-	}
-	if r.Winner == tableau.WinnerTie {
-		return // a tie does not break a run
-	}
-	if r.Winner == t.run {
-		t.runLen++
-	} else {
-		t.run, t.runLen = r.Winner, 1
-	}
-	if t.run == tableau.WinnerBanker {
-		st.LongestBanker = max(st.LongestBanker, t.runLen)
-	} else {
-		st.LongestPlayer = max(st.LongestPlayer, t.runLen)
-	}
-}
+func (t *Tally) Add(r tableau.CoupResult) { t.sum.Add(r) }
 
 // Stats returns the statistics counted so far.
-func (t *Tally) Stats() Stats { return t.st }
+func (t *Tally) Stats() Stats {
+	s := t.sum
+	return Stats{Coups: s.Coups, Banker: s.Banker, Player: s.Player, Tie: s.Tie,
+		PlayerPairs: s.PlayerPairs, BankerPairs: s.BankerPairs, Naturals: s.Naturals,
+		LongestBanker: s.LongestBanker, LongestPlayer: s.LongestPlayer}
+}
 
 // Roads is everything a scoreboard shows for one shoe: the `sabot roads`
 // line and the body of the MQTT roads message. Its JSON form is the
@@ -474,12 +443,12 @@ func BuildRoads(in RoadsInput) Roads {
 	if in.Tally != nil {
 		tally = *in.Tally
 	}
-	rd.Stats = tally.st
+	rd.Stats = tally.Stats()
 	st := &rd.Stats
 	skip := max(0, all-MaxRoadCoups)
 	// Every coup of the shoe not drawn: before the window, or before the
 	// results given (with a Tally).
-	rd.DroppedCoups = max(0, tally.st.Coups-(all-skip))
+	rd.DroppedCoups = max(0, tally.sum.Coups-(all-skip))
 	if in.Tally == nil {
 		rd.DroppedCoups = skip + max(0, in.Dropped)
 	}
@@ -592,9 +561,7 @@ func ViewRoads(v tableau.TableView) Roads {
 	}
 	in := RoadsInput{Shoe: v.Shoe, Results: v.Results, CardsLeft: left, Coup: v.Coup, LastCoup: v.LastCoup}
 	if d := v.ResultsDropped; d.Coups > 0 {
-		tally := Tally{run: d.Run, runLen: d.RunLen, st: Stats{Coups: d.Coups, Banker: d.Banker, Player: d.Player,
-			Tie: d.Tie, PlayerPairs: d.PlayerPairs, BankerPairs: d.BankerPairs, Naturals: d.Naturals,
-			LongestBanker: d.LongestBanker, LongestPlayer: d.LongestPlayer}}
+		tally := Tally{sum: d}
 		for _, r := range v.Results {
 			tally.Add(r)
 		}

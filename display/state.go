@@ -254,14 +254,19 @@ func composeBanque(f *segment.Frame, s *TableState) {
 			d[i].Char, d[i].Blink = c, blinking
 		}
 	}
+	// show writes h's label at digit at and its total, blinking while h
+	// must (or may) draw, at digit total.
+	show := func(d []segment.Digit, at, total int, h hand) {
+		put(d, at, h.label, false)
+		put(d, total, rune('0'+Total(h.cards)), s.Waiting == h.wait)
+	}
 	switch {
 	case n >= 8:
 		for i, h := range hands {
 			if len(h.cards) == 0 {
 				continue
 			}
-			put(f.Digits, 3*i, h.label, false)
-			put(f.Digits, 3*i+1, rune('0'+Total(h.cards)), s.Waiting == h.wait)
+			show(f.Digits, 3*i, 3*i+1, h)
 			if c, ok := resultChar[h.result]; ok && i < 2 {
 				put(f.Digits, 3*i+2, c, false)
 			}
@@ -272,8 +277,7 @@ func composeBanque(f *segment.Frame, s *TableState) {
 			if len(h.cards) == 0 {
 				continue
 			}
-			put(f.Digits, 2*i, h.label, false)
-			put(f.Digits, 2*i+1, rune('0'+Total(h.cards)), s.Waiting == h.wait)
+			show(f.Digits, 2*i, 2*i+1, h)
 			f.Digits[2*i+1].DP = h.result == ResultPlayer
 		}
 		f.Digits[n-1].DP = f.Digits[n-1].DP || s.LastCoup
@@ -284,8 +288,7 @@ func composeBanque(f *segment.Frame, s *TableState) {
 				continue
 			}
 			p := make([]segment.Digit, n)
-			put(p, 0, h.label, false)
-			put(p, 3, rune('0'+Total(h.cards)), s.Waiting == h.wait)
+			show(p, 0, 3, h)
 			if c, ok := resultChar[h.result]; ok {
 				put(p, 2, c, false)
 			}

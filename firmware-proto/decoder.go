@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 )
 
 // Decoder reads frames from a byte stream. It buffers its reads, so it may
@@ -257,72 +258,25 @@ func cloneBytes(b HexBytes) HexBytes {
 	return append(make(HexBytes, 0, len(b)), b...)
 }
 
-// cloneMessage copies m and the byte slices it holds (strings are
-// immutable and shared).
+// hexBytesType is the type of the byte-string fields cloneMessage copies.
+var hexBytesType = reflect.TypeFor[HexBytes]()
+
+// cloneMessage copies m and the byte slices it holds: every HexBytes field
+// (UID, Badge, Ext) of this package's message types; strings are immutable
+// and shared.
 func cloneMessage(m Message) Message {
-	switch v := m.(type) {
-	case nil:
+	if m == nil {
 		return nil
-	case *Hello:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *Card:
-		c := *v
-		c.UID, c.Ext = cloneBytes(v.UID), cloneBytes(v.Ext)
-		return &c
-	case *CardUnreadable:
-		c := *v
-		c.UID, c.Ext = cloneBytes(v.UID), cloneBytes(v.Ext)
-		return &c
-	case *Button:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *CutCard:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *ShoeState:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *Alarm:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *Heartbeat:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *Dealer:
-		c := *v
-		c.Badge, c.Ext = cloneBytes(v.Badge), cloneBytes(v.Ext)
-		return &c
-	case *Ack:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *Nak:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *Gate:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *Indicator:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *StatusRequest:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
-	case *TimeSync:
-		c := *v
-		c.Ext = cloneBytes(v.Ext)
-		return &c
+	}
+	if c := NewMessage(m.Type()); c != nil && reflect.TypeOf(c) == reflect.TypeOf(m) {
+		cv := reflect.ValueOf(c).Elem()
+		cv.Set(reflect.ValueOf(m).Elem())
+		for i := range cv.NumField() {
+			if f := cv.Field(i); f.Type() == hexBytesType {
+				f.Set(reflect.ValueOf(cloneBytes(f.Interface().(HexBytes))))
+			}
+		}
+		return c
 	}
 	// A type outside the package (one embedding a Message): copy it
 	// through its payload if that round-trips, else keep it as it is.

@@ -483,19 +483,17 @@ func (c *chipBus) Pin(k string) (gpio.PinIO, error) {
 	return p, err
 }
 
-func (c *chipBus) SPI(k string) (spi.Port, error) {
-	p, err := c.pins.spi(c.key(k), c.s.String(k))
-	if err != nil {
-		return nil, err
-	}
-	c.b.closers = append(c.b.closers, p)
-	return p, nil
-}
+func (c *chipBus) SPI(k string) (spi.Port, error) { return openBus(c, k, c.pins.spi) }
 
-func (c *chipBus) I2C(k string) (i2c.Bus, error) {
-	bus, err := c.pins.i2c(c.key(k), c.s.String(k))
+func (c *chipBus) I2C(k string) (i2c.Bus, error) { return openBus(c, k, c.pins.i2c) }
+
+// openBus opens the bus (SPI port, I²C bus) named by the chip's setting k
+// with open and keeps it for the Board's Close.
+func openBus[T io.Closer](c *chipBus, k string, open func(key, name string) (T, error)) (T, error) {
+	bus, err := open(c.key(k), c.s.String(k))
 	if err != nil {
-		return nil, err
+		var none T
+		return none, err
 	}
 	c.b.closers = append(c.b.closers, bus)
 	return bus, nil

@@ -317,19 +317,30 @@ func (j *Journal) First() uint64 {
 // LastTime returns the time of the last record (the zero time if the
 // journal is empty).
 func (j *Journal) LastTime() (time.Time, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.db == nil {
-		return time.Time{}, ErrClosed
-	}
 	var t time.Time
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.view(func(tx *bolt.Tx) error {
 		if _, v := tx.Bucket(bucketEvents).Cursor().Last(); len(v) >= 8 {
 			t = time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
 		}
 		return nil
 	})
 	return t, err
+}
+
+// view runs fn in a read transaction, holding j.mu; ErrClosed once the
+// journal is closed.
+func (j *Journal) view(fn func(*bolt.Tx) error) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.viewLocked(fn)
+}
+
+// viewLocked is view for a caller that holds j.mu.
+func (j *Journal) viewLocked(fn func(*bolt.Tx) error) error {
+	if j.db == nil {
+		return ErrClosed
+	}
+	return j.db.View(fn)
 }
 
 // Path returns the journal file's path.
@@ -547,13 +558,8 @@ func (j *Journal) Snapshot(atMost uint64) (seq uint64, data []byte, err error) {
 // Snapshots returns the sequence numbers of the stored snapshots, oldest
 // first.
 func (j *Journal) Snapshots() ([]uint64, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.db == nil {
-		return nil, ErrClosed
-	}
 	var seqs []uint64
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.view(func(tx *bolt.Tx) error {
 		if sb := tx.Bucket(bucketSnapshots); sb != nil {
 			return sb.ForEach(func(k, _ []byte) error {
 				if len(k) == 8 {
@@ -596,11 +602,8 @@ func (j *Journal) DurableMark(name string) (uint64, error) {
 // diskMark reads the mark under name from the marks bucket (0 if absent
 // or not 8 bytes long). The caller holds j.mu.
 func (j *Journal) diskMark(name string) (uint64, error) {
-	if j.db == nil {
-		return 0, ErrClosed
-	}
 	var v uint64
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.viewLocked(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bucketMarks).Get([]byte(name)); len(b) == 8 {
 			v = binary.BigEndian.Uint64(b)
 		}
@@ -631,13 +634,8 @@ func (j *Journal) SetMeta(name string, value []byte) error {
 
 // Meta returns the value stored under name, or nil.
 func (j *Journal) Meta(name string) ([]byte, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.db == nil {
-		return nil, ErrClosed
-	}
 	var v []byte
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.view(func(tx *bolt.Tx) error {
 		v = append([]byte(nil), tx.Bucket(bucketMeta).Get([]byte(name))...)
 		return nil
 	})

@@ -18,9 +18,9 @@ package ledchip
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -236,12 +236,7 @@ func Lookup(name string) (Chip, bool) {
 func Names() []string {
 	mu.Lock()
 	defer mu.Unlock()
-	names := make([]string, 0, len(chips))
-	for n := range chips {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(chips))
 }
 
 // Option returns the chip's option of that key.

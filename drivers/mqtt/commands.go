@@ -13,6 +13,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/sabot-table/sabot/drivers/internal/ctxsleep"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -86,7 +87,7 @@ func (p *Publisher) subscribeCommands(ctx context.Context, c paho.Client, r *ref
 		defer p.wg.Done()
 		delay := cmdRetryMin
 		for {
-			if !sleepCtx(ctx, delay) || !c.IsConnectionOpen() {
+			if !ctxsleep.Sleep(ctx, delay) || !c.IsConnectionOpen() {
 				return
 			}
 			p.mu.Lock()

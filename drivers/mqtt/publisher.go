@@ -15,6 +15,8 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"golang.org/x/time/rate"
+
+	"github.com/sabot-table/sabot/drivers/internal/ctxsleep"
 )
 
 // Publisher publishes a table's messages through the durable outbox: every
@@ -588,7 +590,7 @@ func (p *Publisher) connLoop(ctx context.Context) {
 			p.mu.Unlock()
 			p.opts.Logger.Warn("mqtt: cannot connect; will retry", "brokers", p.brokersLog, "username", p.opts.Username,
 				"client_id", p.opts.ClientID, "err", err, "attempt", n, "retry_in", delay)
-			if !sleepCtx(ctx, delay) {
+			if !ctxsleep.Sleep(ctx, delay) {
 				return
 			}
 			delay = min(delay*2, p.opts.ReconnectMax)
@@ -622,7 +624,7 @@ func (p *Publisher) connLoop(ctx context.Context) {
 		p.opts.Logger.Info("mqtt: connected", "broker", broker, "client_id", p.opts.ClientID, "backlog", p.box.Len())
 		p.signal()
 		loss, ok := p.awaitEnd(ctx, c, r, lost, broker)
-		if !ok || !sleepCtx(ctx, delay) {
+		if !ok || !ctxsleep.Sleep(ctx, delay) {
 			return // Close publishes offline and disconnects
 		}
 		// After a loss the broker may have closed the connection because
@@ -707,17 +709,6 @@ func (p *Publisher) newConn() {
 	p.conn = n
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 func (p *Publisher) current() (paho.Client, *refusal) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -762,7 +753,7 @@ func (p *Publisher) sendLoop(ctx context.Context) {
 				p.lastErr = err
 				p.mu.Unlock()
 				p.opts.Logger.Warn("mqtt: delivery interrupted; unacknowledged messages will be sent again", "err", err, "backlog", p.box.Len())
-				if !sleepCtx(ctx, p.opts.ReconnectMin) {
+				if !ctxsleep.Sleep(ctx, p.opts.ReconnectMin) {
 					return
 				}
 				continue

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/sabot-table/sabot/drivers/internal/ctxsleep"
 )
 
 // Takeover reports another daemon publishing as this table: its online
@@ -160,7 +162,7 @@ func (p *Publisher) awaitNoTakeover(ctx context.Context, afterLoss bool) bool {
 			p.opts.Logger.Warn("mqtt: session still taken over by another daemon; staying off the broker",
 				"client_id", p.opts.ClientID, "other_instance", other.Instance, "retry_in", p.opts.TakeoverBackoff, "backlog", p.box.Len())
 		}
-		if !sleepCtx(ctx, p.opts.TakeoverBackoff) {
+		if !ctxsleep.Sleep(ctx, p.opts.TakeoverBackoff) {
 			return false
 		}
 	}

@@ -192,8 +192,6 @@ func (b *Beetek) step(c byte, now time.Time, emit Emit) error {
 			b.burn = containsFold(b.mode, "burn")
 			b.state = btModeDone
 		case c == '[' || c == '<' || c == '\r' || c == '\n' || len(b.mode) >= beetekMaxMode:
-			b.flushUnknown()
-			b.state = btIdle
 			return b.restep(c, now, emit)
 		default:
 			b.mode = append(b.mode, c)
@@ -207,8 +205,6 @@ func (b *Beetek) step(c byte, now time.Time, emit Emit) error {
 		case c == ' ' || c == '\t':
 			b.keep(c)
 		default: // a mode with no body
-			b.flushUnknown()
-			b.state = btIdle
 			return b.restep(c, now, emit)
 		}
 	case btBody:
@@ -220,8 +216,6 @@ func (b *Beetek) step(c byte, now time.Time, emit Emit) error {
 			b.raw = b.raw[:0]
 			return err
 		case c == '<' || c == '[' || c == '\r' || c == '\n' || len(b.body) >= beetekMaxBody:
-			b.flushUnknown()
-			b.state = btIdle
 			return b.restep(c, now, emit)
 		default:
 			b.body = append(b.body, c)
@@ -231,9 +225,12 @@ func (b *Beetek) step(c byte, now time.Time, emit Emit) error {
 	return nil
 }
 
-// restep processes c again in the idle state (it ended the record before
-// it, and may begin the next one). The offset is not advanced twice.
+// restep abandons the record c has ended (its bytes are reported as an
+// unknown record) and processes c again in the idle state, where it may
+// begin the next one. The offset is not advanced twice.
 func (b *Beetek) restep(c byte, now time.Time, emit Emit) error {
+	b.flushUnknown()
+	b.state = btIdle
 	b.offset--
 	return b.step(c, now, emit)
 }

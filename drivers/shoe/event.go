@@ -46,11 +46,15 @@ var kindNames = [...]string{"", "card", "unreadable", "button", "cut-card", "sta
 
 // String returns the kind's name: "card", "unreadable", "button", "cut-card",
 // "state", "alarm", "online", "offline" or "dealer".
-func (k Kind) String() string {
-	if int(k) < len(kindNames) && k != 0 {
-		return kindNames[k]
+func (k Kind) String() string { return enumName(k, kindNames[:], "kind") }
+
+// enumName is names[v] for a value 1..len(names)-1 of an enumeration
+// numbered from 1, else what(v), e.g. "kind(12)".
+func enumName[T ~uint8](v T, names []string, what string) string {
+	if int(v) < len(names) && v != 0 {
+		return names[v]
 	}
-	return fmt.Sprintf("kind(%d)", uint8(k))
+	return fmt.Sprintf("%s(%d)", what, uint8(v))
 }
 
 // Button names a button or key switch on the shoe.
@@ -71,12 +75,7 @@ const (
 var buttonNames = [...]string{"", "coup", "burn", "void", "new-shoe", "stand"}
 
 // String returns "coup", "burn", "void", "new-shoe" or "stand".
-func (b Button) String() string {
-	if int(b) < len(buttonNames) && b != 0 {
-		return buttonNames[b]
-	}
-	return fmt.Sprintf("button(%d)", uint8(b))
-}
+func (b Button) String() string { return enumName(b, buttonNames[:], "button") }
 
 // State is a set of shoe condition flags (KindState events).
 type State uint8

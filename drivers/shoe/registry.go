@@ -2,8 +2,8 @@ package shoe
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -123,12 +123,7 @@ func Register(p ProtocolInfo) {
 func Protocols() []string {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(registry))
 }
 
 // LookupProtocol returns the registered protocol of that name; the error

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sabot-table/sabot/drivers/internal/ctxsleep"
 )
 
 // Options configures a Shoe. Zero fields take the defaults given.
@@ -295,7 +297,7 @@ func (s *Shoe) Run(ctx context.Context, h Handler) error {
 			if err := s.goOffline(err.Error()); err != nil {
 				return err
 			}
-			if !sleepCtx(ctx, backoff) {
+			if !ctxsleep.Sleep(ctx, backoff) {
 				return nil
 			}
 			backoff = min(2*backoff, s.opts.RetryMax)
@@ -336,7 +338,7 @@ func (s *Shoe) Run(ctx context.Context, h Handler) error {
 			return err
 		}
 		// Give the device time to go away (or come back) before reopening.
-		if !sleepCtx(ctx, backoff) {
+		if !ctxsleep.Sleep(ctx, backoff) {
 			break
 		}
 		backoff = min(2*backoff, s.opts.RetryMax)
@@ -378,7 +380,7 @@ func (s *Shoe) serve(ctx context.Context, l *link, emit Emit, buf []byte) error 
 			// ignores the timeout), sleep the rest rather than spin.
 			if el := now.Sub(start); el < rt/2 {
 				s.st.throttled.Add(1)
-				if !sleepCtx(ctx, rt-el) {
+				if !ctxsleep.Sleep(ctx, rt-el) {
 					return nil
 				}
 				now = time.Now()
@@ -513,19 +515,6 @@ func (s *Shoe) Stats() Stats {
 	st.WriteErrors = s.st.writeErrors.Load()
 	st.Refused = s.st.refused.Load()
 	return st
-}
-
-// sleepCtx waits d or until ctx is done; it reports whether it waited the
-// full d.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // link is one open port and its writer.

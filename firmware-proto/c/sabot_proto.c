@@ -174,57 +174,58 @@ static int skip_str(const sp_frame *f, size_t *at, size_t max)
     return 0;
 }
 
+/* What sp_validate checks of each type's payload: at least fixed bytes,
+   then length-prefixed strings of at most max[i] bytes each (0 ends the
+   list); sp_validate adds CARD's rank and suit and GATE's lock byte. */
+struct payload_shape {
+    uint8_t type, fixed, max[3];
+};
+
+static const struct payload_shape shapes[] = {
+    {SP_HELLO, 15, {SP_MAX_STRING, SP_MAX_STRING, SP_MAX_STRING}},
+    {SP_CARD, 7, {SP_MAX_UID, 0, 0}},
+    {SP_CARD_UNREADABLE, 5, {SP_MAX_UID, 0, 0}},
+    {SP_BUTTON, 6, {0, 0, 0}},
+    {SP_CUT_CARD, 4, {0, 0, 0}},
+    {SP_SHOE_STATE, 5, {0, 0, 0}},
+    {SP_ALARM, 6, {SP_MAX_ALARM, 0, 0}},
+    {SP_HEARTBEAT, 10, {0, 0, 0}},
+    {SP_DEALER, 5, {SP_MAX_DEALER, SP_MAX_UID, 0}},
+    {SP_ACK, 4, {0, 0, 0}},
+    {SP_NAK, 5, {0, 0, 0}},
+    {SP_GATE, 1, {0, 0, 0}},
+    {SP_INDICATOR, 4, {0, 0, 0}},
+    {SP_STATUS_REQUEST, 0, {0, 0, 0}},
+    {SP_TIME_SYNC, 8, {0, 0, 0}},
+};
+
 int sp_validate(const sp_frame *f)
 {
-    size_t at;
     const uint8_t *p = f->payload;
-    switch (f->type) {
-    case SP_HELLO:
-        at = 15;
-        if (f->len < at || skip_str(f, &at, SP_MAX_STRING) || skip_str(f, &at, SP_MAX_STRING) ||
-            skip_str(f, &at, SP_MAX_STRING)) {
+    const struct payload_shape *s;
+    size_t at, k;
+    for (s = shapes; s < shapes + sizeof shapes / sizeof shapes[0]; s++) {
+        if (s->type != f->type) {
+            continue;
+        }
+        at = s->fixed;
+        if (f->len < at) {
+            return SP_ERR_PAYLOAD;
+        }
+        for (k = 0; k < sizeof s->max && s->max[k] != 0; k++) {
+            if (skip_str(f, &at, s->max[k])) {
+                return SP_ERR_PAYLOAD;
+            }
+        }
+        if (f->type == SP_CARD && (p[0] < 1 || p[0] > 13 || p[1] > SP_SUIT_CLUBS)) {
+            return SP_ERR_PAYLOAD;
+        }
+        if (f->type == SP_GATE && p[0] > 1) {
             return SP_ERR_PAYLOAD;
         }
         return SP_FRAME;
-    case SP_CARD:
-        at = 7;
-        if (f->len < at || p[0] < 1 || p[0] > 13 || p[1] > SP_SUIT_CLUBS || skip_str(f, &at, SP_MAX_UID)) {
-            return SP_ERR_PAYLOAD;
-        }
-        return SP_FRAME;
-    case SP_CARD_UNREADABLE:
-        at = 5;
-        return (f->len >= at && !skip_str(f, &at, SP_MAX_UID)) ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_BUTTON:
-        return f->len >= 6 ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_CUT_CARD:
-        return f->len >= 4 ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_SHOE_STATE:
-        return f->len >= 5 ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_ALARM:
-        at = 6;
-        return (f->len >= at && !skip_str(f, &at, SP_MAX_ALARM)) ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_HEARTBEAT:
-        return f->len >= 10 ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_DEALER:
-        at = 5;
-        return (f->len >= at && !skip_str(f, &at, SP_MAX_DEALER) && !skip_str(f, &at, SP_MAX_UID)) ? SP_FRAME
-                                                                                                 : SP_ERR_PAYLOAD;
-    case SP_ACK:
-        return f->len >= 4 ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_NAK:
-        return f->len >= 5 ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_GATE:
-        return (f->len >= 1 && p[0] <= 1) ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_INDICATOR:
-        return f->len >= 4 ? SP_FRAME : SP_ERR_PAYLOAD;
-    case SP_STATUS_REQUEST:
-        return SP_FRAME;
-    case SP_TIME_SYNC:
-        return f->len >= 8 ? SP_FRAME : SP_ERR_PAYLOAD;
-    default:
-        return SP_ERR_UNKNOWN_TYPE;
     }
+    return SP_ERR_UNKNOWN_TYPE;
 }
 
 static void head(sp_frame *f, uint8_t type, uint32_t boot, uint32_t seq)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,22 +22,15 @@ type Faults struct {
 
 var faultNames = []string{"corrupt", "drop", "dup", "split", "pull", "reboot", "unreadable"}
 
+// rates are f's fields in the order of faultNames.
+func (f *Faults) rates() []*float64 {
+	return []*float64{&f.Corrupt, &f.Drop, &f.Dup, &f.Split, &f.Pull, &f.Reboot, &f.Unreadable}
+}
+
+// field is the rate of the fault named name, nil for an unknown name.
 func (f *Faults) field(name string) *float64 {
-	switch name {
-	case "corrupt":
-		return &f.Corrupt
-	case "drop":
-		return &f.Drop
-	case "dup":
-		return &f.Dup
-	case "split":
-		return &f.Split
-	case "pull":
-		return &f.Pull
-	case "reboot":
-		return &f.Reboot
-	case "unreadable":
-		return &f.Unreadable
+	if i := slices.Index(faultNames, name); i >= 0 {
+		return f.rates()[i]
 	}
 	return nil
 }

@@ -86,29 +86,7 @@ type Node struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
-	log  *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// Bounded: the last 1 MiB of a node's log is kept.
-	s.b = append(s.b, p...)
-	if len(s.b) > 1<<20 {
-		s.b = append([]byte(nil), s.b[len(s.b)-(1<<20):]...)
-	}
-	return len(p), nil
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return string(s.b)
+	log  *testenv.LogBuffer
 }
 
 // freePort returns a loopback port from testenv.FreePort (never one it
@@ -300,7 +278,7 @@ func (n *Node) Start() {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	// A node outlives no test binary (a timeout, an interrupt).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	log := &syncBuffer{}
+	log := &testenv.LogBuffer{Tail: 1 << 20} // the last MiB of the node's log
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("natscluster: start %s: %v", n.Name, err)
