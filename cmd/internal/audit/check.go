@@ -536,17 +536,24 @@ func foldCheck(cfg Config, r io.Reader, name string, stdout, stderr io.Writer) (
 	}
 	err = <-foldErr
 	<-lexDone // r is not read after foldCheck returns
+	return alerts, endOutput(w, werr, err)
+}
+
+// endOutput ends the output of a check whose writer failed with werr and
+// whose lexer or fold with err: werr first; else err, once the events
+// before it are flushed (they are good output); else flushing w.
+func endOutput(w *bufio.Writer, werr, err error) error {
 	if werr != nil {
-		return alerts, werr
+		return werr
 	}
 	if err != nil {
-		w.Flush() // the events before the error are good output
-		return alerts, err
+		w.Flush()
+		return err
 	}
 	if err := w.Flush(); err != nil {
-		return alerts, fmt.Errorf("writing output: %w", err)
+		return fmt.Errorf("writing output: %w", err)
 	}
-	return alerts, nil
+	return nil
 }
 
 // Batches between foldCheck's three goroutines.

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"runtime"
 
@@ -152,17 +151,7 @@ write:
 			err = sf.err
 		}
 	}
-	if werr != nil {
-		return alerts, werr
-	}
-	if err != nil {
-		w.Flush() // the events before the error are good output
-		return alerts, err
-	}
-	if err := w.Flush(); err != nil {
-		return alerts, fmt.Errorf("writing output: %w", err)
-	}
-	return alerts, nil
+	return alerts, endOutput(w, werr, err)
 }
 
 // lexSegments is foldCheckShoes' lexer: it fills token batches from l,
