@@ -74,20 +74,12 @@ parsed (nothing is printed on standard output then) or bad flags.
 Flags:
 `
 
-// errFlagsReported marks a flag syntax error that the flag package has
-// already printed, with the usage, to stderr.
-var errFlagsReported = errors.New("bad flags")
-
 // parseCheckFlags parses the arguments of `sabot check`. It returns
-// flag.ErrHelp for -h.
+// flag.ErrHelp for -h and errFlagsPrinted for a flag the flag package has
+// printed.
 func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	var cfg audit.Config
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, checkUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("check", checkUsage, stderr)
 	decks := fs.Int("decks", 0, "decks in the shoe, 1–8 (default: the game's, 8; chemin-de-fer 6, banque 3, macao and victoria 2)")
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez (see --game)")
 	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
@@ -109,12 +101,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	// everything after "--" is an argument.
 	var files []string
 	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return cfg, err
-			}
-			// The flag package has printed the error and the usage.
-			return cfg, fmt.Errorf("%w: %w", errFlagsReported, err)
+		if err := parseFlags(fs, rest); err != nil {
+			return cfg, err
 		}
 		left := fs.Args()
 		if len(left) == 0 {
@@ -154,11 +142,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 		errs = append(errs, fmt.Errorf("--advantage: the odds are punto banco's; not with --game %s", g.Name()))
 	}
 	errs = append(errs, house.apply(&cfg.Opts.Rules)...)
-	var err error
-	cfg.Opts.CutRule, err = tableau.ParseCutRule(*cut)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--cut-rule %q: want last-coup or one-more", *cut))
-	}
+	cfg.Opts.CutRule = flagValue(&errs, "cut-rule", *cut, "last-coup or one-more", tableau.ParseCutRule)
 	if cfg.Macao != nil {
 		cfg.Macao.CutRule = cfg.Opts.CutRule
 	}
@@ -237,15 +221,8 @@ func checkGame(game, rules string, set map[string]bool, params map[string]*strin
 // runCheck is `sabot check`: its flags, then audit.Run.
 func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseCheckFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errFlagsReported) {
-		return 2
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "sabot check: %v\n", err)
-		return 2
+	if code, exit := flagsExit(err, stderr, "sabot check: "); exit {
+		return code
 	}
 	return audit.Run(ctx, cfg, stdin, stdout, stderr)
 }

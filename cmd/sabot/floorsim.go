@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -75,9 +74,7 @@ func (l listFlag) Set(s string) error { *l.vals = append(*l.vals, s); return nil
 
 func parseFloorSimFlags(args []string, stderr io.Writer) (floor.Config, error) {
 	c := floor.Config{}
-	fs := flag.NewFlagSet("floor-sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, floorSimUsage); fs.PrintDefaults() }
+	fs := newFlagSet("floor-sim", floorSimUsage, stderr)
 	var tables string
 	var pids []string
 	fs.Var(listFlag{&c.Brokers}, "broker", "broker `URL` (tcp://host:port); repeat for a cluster's nodes")
@@ -131,15 +128,8 @@ func parseFloorSimFlags(args []string, stderr io.Writer) (floor.Config, error) {
 
 func runFloorSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c, err := parseFloorSimFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errFlagsPrinted) {
-		return 2
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+	if code, exit := flagsExit(err, stderr, ""); exit { // its errors say "floor-sim:"
+		return code
 	}
 	pass, err := floor.Run(ctx, c, stdout)
 	if err != nil {

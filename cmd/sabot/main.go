@@ -53,6 +53,19 @@ func main() {
 // again.
 var errFlagsPrinted = errors.New("sabot: bad flag (printed)")
 
+// newFlagSet is the flag set of subcommand name: Parse returns its
+// errors (ContinueOnError), and the flag package writes them, and -h's
+// usage (usage, then the flags' defaults), to stderr.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // parseFlags is fs.Parse(args), with errFlagsPrinted for a bad flag (the
 // flag package prints it and the usage) and flag.ErrHelp for -h.
 func parseFlags(fs *flag.FlagSet, args []string) error {
@@ -63,6 +76,34 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return errFlagsPrinted
 	}
 	return nil
+}
+
+// flagValue is parse(v), the value of flag --name; when v does not parse
+// it appends the error `--name "v": want WANT` to *errs (the flag's
+// value alone, parse's own error dropped) and returns parse's result.
+func flagValue[T any](errs *[]error, name, v, want string, parse func(string) (T, error)) T {
+	x, err := parse(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("--%s %q: want %s", name, v, want))
+	}
+	return x
+}
+
+// flagsExit maps the error of a subcommand's flag parsing to its exit
+// status, exit false for nil (carry on): 0 for -h (flag.ErrHelp, the usage
+// printed), 2 for a flag the flag package has printed (errFlagsPrinted),
+// and 2 for any other error, printed on stderr after prefix ("sabot odds:
+// ", or "" for errors that name their command).
+func flagsExit(err error, stderr io.Writer, prefix string) (code int, exit bool) {
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		return 0, true
+	case !errors.Is(err, errFlagsPrinted):
+		fmt.Fprintf(stderr, "%s%v\n", prefix, err)
+	}
+	return 2, true
 }
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"

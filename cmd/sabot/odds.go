@@ -72,12 +72,7 @@ Flags:
 // printed.
 func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) {
 	var cfg oddsreport.Config
-	fs := flag.NewFlagSet("odds", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, oddsUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("odds", oddsUsage, stderr)
 	fs.IntVar(&cfg.Decks, "decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
 	fs.StringVar(&cfg.Removed, "removed", "", "cards already out of the shoe, e.g. \"5H 5 9C KD\"")
 	rules := fs.String("rules", "punto-banco", "rule profile: punto-banco, super6 or ez")
@@ -161,15 +156,8 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) 
 // runOdds is `sabot odds`: its flags, then oddsreport.Run.
 func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseOddsFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errFlagsPrinted) {
-		return 2
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "sabot odds: %v\n", err)
-		return 2
+	if code, exit := flagsExit(err, stderr, "sabot odds: "); exit {
+		return code
 	}
 	return oddsreport.Run(ctx, cfg, stdin, stdout, stderr)
 }

@@ -34,22 +34,10 @@ func addCheminFlags(fs *flag.FlagSet) *cheminFlags {
 // flag.
 func (f *cheminFlags) apply(c *oddsreport.CheminConfig, set map[string]bool, commission tableau.Commission) []error {
 	var errs []error
-	five, err := tableau.ParseRule(*f.five)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--punter-five %q: want draw, stand or option", *f.five))
-	}
-	bt, err := tableau.ParseBankerTable(*f.table)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--banker-table %q: want scarne or free", *f.table))
-	}
-	sees, err := tableau.ParseBankerSees(*f.sees)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--banker-sees %q: want total or hand", *f.sees))
-	}
-	punterSees, err := tableau.ParseBankerSees(*f.punterSees)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--punter-sees %q: want total or hand", *f.punterSees))
-	}
+	five := flagValue(&errs, "punter-five", *f.five, "draw, stand or option", tableau.ParseRule)
+	bt := flagValue(&errs, "banker-table", *f.table, "scarne or free", tableau.ParseBankerTable)
+	sees := flagValue(&errs, "banker-sees", *f.sees, "total or hand", tableau.ParseBankerSees)
+	punterSees := flagValue(&errs, "punter-sees", *f.punterSees, "total or hand", tableau.ParseBankerSees)
 	c.Solve, c.Five, c.BankerTable = *f.solve, five, bt
 	if len(errs) > 0 {
 		return errs

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -48,9 +47,7 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("pit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, pitUsage); fs.PrintDefaults() }
+	fs := newFlagSet("pit", pitUsage, stderr)
 	var brokers stringList
 	fs.Var(&brokers, "broker", "broker URL (tcp://host:1883, ssl://host:8883, ws://host/mqtt); repeat for a cluster's nodes")
 	listen := fs.String("listen", "127.0.0.1:8090", "address to serve the page on")
@@ -72,11 +69,8 @@ func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	ttl := fs.Duration("session-ttl", pit.DefaultSessionTTL, "how long a login lasts")
 	hashPw := fs.Bool("hash-password", false, "read a password from standard input, print its bcrypt hash, exit")
 	cost := fs.Int("cost", pit.DefaultHashCost, "bcrypt cost for --hash-password")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, exit := flagsExit(parseFlags(fs, args), stderr, ""); exit {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "sabot pit: unexpected argument %q\n", fs.Arg(0))

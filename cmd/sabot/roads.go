@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -103,15 +102,8 @@ func runRoads(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 
 	cfg, err := parseCheckFlags(rest, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errFlagsReported) {
-		return 2
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "sabot roads: %v\n", err)
-		return 2
+	if code, exit := flagsExit(err, stderr, "sabot roads: "); exit {
+		return code
 	}
 	return roadsreport.Run(ctx, cfg, stdin, stdout, stderr)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -50,16 +49,11 @@ Flags:
 `
 
 // parseShoeSimFlags parses the arguments of `sabot shoe-sim`. It returns
-// flag.ErrHelp for -h and errFlagsReported for a flag the flag package
+// flag.ErrHelp for -h and errFlagsPrinted for a flag the flag package
 // has printed.
 func parseShoeSimFlags(args []string, stderr io.Writer) (shoesim.Config, error) {
 	var cfg shoesim.Config
-	fs := flag.NewFlagSet("shoe-sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, shoeSimUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("shoe-sim", shoeSimUsage, stderr)
 	fs.StringVar(&cfg.Link, "link", "", "create a pseudo-terminal and make `PATH` a symbolic link to it")
 	fs.StringVar(&cfg.Port, "port", "", "drive the serial port `DEVICE` instead of a pseudo-terminal")
 	fs.IntVar(&cfg.Baud, "baud", 115200, "baud rate for --port (9600–921600)")
@@ -76,11 +70,8 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoesim.Config, error) 
 	fs.StringVar(&cfg.Dealer, "dealer", "", "sign dealer `ID` in with a badge (DEALER) before dealing")
 	fs.DurationVar(&cfg.Opts.PullTime, "pull-time", 500*time.Millisecond, "how long a simulated cable pull lasts")
 	fs.BoolVar(&cfg.Verbose, "v", false, "log protocol activity to standard error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, err
-		}
-		return cfg, fmt.Errorf("%w: %w", errFlagsReported, err)
+	if err := parseFlags(fs, args); err != nil {
+		return cfg, err
 	}
 	var errs []error
 	if fs.NArg() > 0 {
@@ -122,14 +113,8 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoesim.Config, error) 
 // runShoeSim is `sabot shoe-sim`: its flags, then shoesim.Run.
 func runShoeSim(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseShoeSimFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		if !errors.Is(err, errFlagsReported) {
-			fmt.Fprintf(stderr, "sabot shoe-sim: %v\n", err)
-		}
-		return 2
+	if code, exit := flagsExit(err, stderr, "sabot shoe-sim: "); exit {
+		return code
 	}
 	return shoesim.Run(ctx, cfg, stdout, stderr)
 }

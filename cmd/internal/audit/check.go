@@ -39,6 +39,20 @@ type Config struct {
 	Macao *tableau.MacaoOptions
 }
 
+// SetMarkers sets c.Opts.Markers, and c.Macao's, from c.Markers: on, off,
+// or with "auto" whether the first pass (sc) saw any "|".
+func (c *Config) SetMarkers(sc ScanResult) {
+	switch c.Markers {
+	case "on":
+		c.Opts.Markers = true
+	case "auto":
+		c.Opts.Markers = sc.Markers
+	}
+	if c.Macao != nil {
+		c.Macao.Markers = c.Opts.Markers
+	}
+}
+
 // Run is sabot check of cfg. It reads the transcript twice, in constant
 // memory: the first pass only tokenizes it (a parse error then prints
 // nothing on standard output, and --markers auto learns whether there is
@@ -65,22 +79,14 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 		return 2
 	}
 	if err != nil {
-		printCheckError(stderr, in.name, err)
+		PrintError(stderr, "sabot check", in.name, err)
 		return 2
 	}
 	if sc.Cards == 0 {
 		fmt.Fprintf(stderr, "sabot check: %s: no cards (%d bytes, nothing to check)\n", in.name, sc.Size)
 		return 1
 	}
-	switch cfg.Markers {
-	case "on":
-		cfg.Opts.Markers = true
-	case "auto":
-		cfg.Opts.Markers = sc.Markers
-	}
-	if cfg.Macao != nil {
-		cfg.Macao.Markers = cfg.Opts.Markers
-	}
+	cfg.SetMarkers(sc)
 
 	// Pass 2: fold and print, over exactly the bytes the first pass read.
 	second, err := in.Second(sc.Size)
@@ -98,7 +104,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 		return 2
 	}
 	if err != nil {
-		printCheckError(stderr, in.name, err)
+		PrintError(stderr, "sabot check", in.name, err)
 		var pe *tableau.ParseError
 		if errors.As(err, &pe) { // the first pass read these bytes without error
 			fmt.Fprintf(stderr, "sabot check: %s: changed while it was being checked: the output does not match it\n", in.name)
@@ -117,15 +123,16 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	return 0
 }
 
-// printCheckError prints a parse error as the compiler-style
-// "FILE:LINE:COL: ..." line, anything else prefixed with the command.
-func printCheckError(stderr io.Writer, name string, err error) {
+// PrintError prints err, met reading the transcript name, on stderr: a
+// parse error as the compiler-style "FILE:LINE:COL: ..." line, anything
+// else as "CMD: NAME: ERR" (cmd "sabot check", "sabot roads").
+func PrintError(stderr io.Writer, cmd, name string, err error) {
 	var pe *tableau.ParseError
 	if errors.As(err, &pe) {
 		fmt.Fprintln(stderr, pe.Located())
 		return
 	}
-	fmt.Fprintf(stderr, "sabot check: %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "%s: %s: %v\n", cmd, name, err)
 }
 
 // Input is the transcript sabot check (and sabot roads) reads twice: a regular file
@@ -529,17 +536,24 @@ func foldCheck(cfg Config, r io.Reader, name string, stdout, stderr io.Writer) (
 	}
 	err = <-foldErr
 	<-lexDone // r is not read after foldCheck returns
+	return alerts, endOutput(w, werr, err)
+}
+
+// endOutput ends the output of a check whose writer failed with werr and
+// whose lexer or fold with err: werr first; else err, once the events
+// before it are flushed (they are good output); else flushing w.
+func endOutput(w *bufio.Writer, werr, err error) error {
 	if werr != nil {
-		return alerts, werr
+		return werr
 	}
 	if err != nil {
-		w.Flush() // the events before the error are good output
-		return alerts, err
+		w.Flush()
+		return err
 	}
 	if err := w.Flush(); err != nil {
-		return alerts, fmt.Errorf("writing output: %w", err)
+		return fmt.Errorf("writing output: %w", err)
 	}
-	return alerts, nil
+	return nil
 }
 
 // Batches between foldCheck's three goroutines.
@@ -570,6 +584,33 @@ type checkTok struct {
 	rank  tableau.Rank
 	suit  tableau.Suit
 	whole bool // the token is the next of the batch's extra
+}
+
+// add packs t at the end of tb: a card or marker as its checkTok alone,
+// any other token (or, with positions, every token) also whole in extra.
+func (tb *checkTokBuf) add(t *tableau.Token, positions bool) {
+	whole := positions || t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != "" ||
+		t.Card.Rank > tableau.NumRanks || t.Card.Suit > tableau.NumSuits
+	tb.toks = append(tb.toks, checkTok{kind: t.Kind, rank: t.Card.Rank, suit: t.Card.Suit, whole: whole})
+	if whole {
+		tb.extra = append(tb.extra, *t)
+	}
+}
+
+// token unpacks ct, the next token of a batch whose whole tokens not yet
+// unpacked are *extra: the next of them (taken off *extra), or the
+// shared token of ct's marker or card (cardTokens, markerToken).
+func (ct checkTok) token(extra *[]tableau.Token) *tableau.Token {
+	switch {
+	case ct.whole:
+		t := &(*extra)[0]
+		*extra = (*extra)[1:]
+		return t
+	case ct.kind == tableau.TokMarker:
+		return &markerToken
+	default:
+		return &cardTokens[ct.rank][ct.suit]
+	}
 }
 
 // cardTokens and markerToken are the tokens the fold is fed for plain
@@ -621,13 +662,7 @@ func lexTokens(l *tableau.Lexer, positions bool, free chan *checkTokBuf, full ch
 		for len(tb.toks) < TokBatch && tb.err == nil {
 			scratch, tb.err = l.AppendTokens(scratch[:0], min(lexScratch, TokBatch-len(tb.toks)))
 			for i := range scratch {
-				t := &scratch[i]
-				whole := positions || t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != "" ||
-					t.Card.Rank > tableau.NumRanks || t.Card.Suit > tableau.NumSuits
-				tb.toks = append(tb.toks, checkTok{kind: t.Kind, rank: t.Card.Rank, suit: t.Card.Suit, whole: whole})
-				if whole {
-					tb.extra = append(tb.extra, *t)
-				}
+				tb.add(&scratch[i], positions)
 			}
 		}
 		select {
@@ -645,8 +680,8 @@ func lexTokens(l *tableau.Lexer, positions bool, free chan *checkTokBuf, full ch
 // batches to f, or to mf for Macao and Victoria (f nil; see
 // macaoWarning), and hands full event batches over.
 func foldTokens(f *tableau.Fold, mf *tableau.MacaoFold, cfg Config, name string, tokFree chan<- *checkTokBuf, tokFull <-chan *checkTokBuf, free <-chan *checkBatchBuf, full chan<- *checkBatchBuf, stop <-chan struct{}) error {
-	var voided struct{ shoe, coup int } // the last coup voided
-	var sf shoeFold = f                 // for voidIgnoredReason
+	var voided lastVoided
+	var sf shoeFold = f // for voidIgnoredReason
 	markers := cfg.Opts.Markers
 	if mf != nil {
 		sf, markers = mf, cfg.Macao.Markers
@@ -668,15 +703,7 @@ func foldTokens(f *tableau.Fold, mf *tableau.MacaoFold, cfg Config, name string,
 	for tb := range tokFull {
 		extra := tb.extra
 		for _, ct := range tb.toks {
-			var t *tableau.Token
-			switch {
-			case ct.whole:
-				t, extra = &extra[0], extra[1:]
-			case ct.kind == tableau.TokMarker:
-				t = &markerToken
-			default:
-				t = &cardTokens[ct.rank][ct.suit]
-			}
+			t := ct.token(&extra)
 			n := len(b.evs)
 			switch {
 			case cfg.Advantage.On():
@@ -688,12 +715,7 @@ func foldTokens(f *tableau.Fold, mf *tableau.MacaoFold, cfg Config, name string,
 				b.warns = macaoWarning(b.warns, mf, t, b.evs, n, name)
 			}
 			if t.Kind == tableau.TokVoid {
-				if v := voidOf(b.evs[n:]); v != nil {
-					voided.shoe, voided.coup = v.Shoe, v.Coup
-				} else {
-					b.warns = append(b.warns, checkWarning{at: len(b.evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
-						name, t.Pos, voidIgnoredReason(sf, markers, voided.shoe, voided.coup))})
-				}
+				b.warns = voided.note(b.warns, t, b.evs, n, name, sf, markers)
 			}
 			if t.Kind == tableau.TokStand && mf == nil {
 				b.warns = standWarning(b.warns, t, b.evs, n, name)
@@ -789,6 +811,23 @@ func voidOf(evs []tableau.Event) *tableau.VoidEvent {
 		}
 	}
 	return nil
+}
+
+// lastVoided is the last coup a "void" voided (zero before any), for the
+// warning on a "void" that voids nothing.
+type lastVoided struct{ shoe, coup int }
+
+// note takes the "void" t, whose events are evs[n:]: it records the coup
+// the void voided or, if it voided nothing, appends to warns the line
+// "FILE:LINE:COL: warning: void ignored: why" (why from the fold f after
+// it, as voidIgnoredReason), printed after those events.
+func (v *lastVoided) note(warns []checkWarning, t *tableau.Token, evs []tableau.Event, n int, name string, f shoeFold, markers bool) []checkWarning {
+	if e := voidOf(evs[n:]); e != nil {
+		v.shoe, v.coup = e.Shoe, e.Coup
+		return warns
+	}
+	return append(warns, checkWarning{at: len(evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
+		name, t.Pos, voidIgnoredReason(f, markers, v.shoe, v.coup))})
 }
 
 // voidIgnoredReason says why a "void" voided nothing, from the fold's

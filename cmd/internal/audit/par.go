@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"runtime"
 
@@ -152,17 +151,7 @@ write:
 			err = sf.err
 		}
 	}
-	if werr != nil {
-		return alerts, werr
-	}
-	if err != nil {
-		w.Flush() // the events before the error are good output
-		return alerts, err
-	}
-	if err := w.Flush(); err != nil {
-		return alerts, fmt.Errorf("writing output: %w", err)
-	}
-	return alerts, nil
+	return alerts, endOutput(w, werr, err)
 }
 
 // lexSegments is foldCheckShoes' lexer: it fills token batches from l,
@@ -234,12 +223,7 @@ func lexSegments(l *tableau.Lexer, folds []*shoeFolder, order chan<- int, stop <
 				if tb.last {
 					break
 				}
-				whole := t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != "" ||
-					t.Card.Rank > tableau.NumRanks || t.Card.Suit > tableau.NumSuits
-				tb.toks = append(tb.toks, checkTok{kind: t.Kind, rank: t.Card.Rank, suit: t.Card.Suit, whole: whole})
-				if whole {
-					tb.extra = append(tb.extra, *t)
-				}
+				tb.add(t, false)
 			}
 			pending = pending[k:]
 		}
@@ -284,8 +268,8 @@ func (s shiftedFold) Shoe() int { return s.Fold.Shoe() + s.shift }
 func foldSegments(sf *shoeFolder, cfg Config, name string, stop <-chan struct{}) error {
 	f := sf.f
 	var (
-		voided struct{ shoe, coup int } // the last coup voided (transcript's numbers)
-		shift  int                      // transcript's shoe number - f's, in this segment
+		voided lastVoided // in the transcript's numbers
+		shift  int        // transcript's shoe number - f's, in this segment
 	)
 	b := <-sf.free
 	send := func(end bool) bool {
@@ -324,15 +308,7 @@ func foldSegments(sf *shoeFolder, cfg Config, name string, stop <-chan struct{})
 		}
 		extra := tb.extra
 		for _, ct := range tb.toks {
-			var t *tableau.Token
-			switch {
-			case ct.whole:
-				t, extra = &extra[0], extra[1:]
-			case ct.kind == tableau.TokMarker:
-				t = &markerToken
-			default:
-				t = &cardTokens[ct.rank][ct.suit]
-			}
+			t := ct.token(&extra)
 			n := len(b.evs)
 			if cfg.Advantage.On() {
 				b.evs = f.FeedAdvantages(*t, cfg.Advantage.Value(), b.evs)
@@ -344,12 +320,7 @@ func foldSegments(sf *shoeFolder, cfg Config, name string, stop <-chan struct{})
 				b.warns = standWarning(b.warns, t, b.evs, n, name)
 			}
 			if t.Kind == tableau.TokVoid {
-				if v := voidOf(b.evs[n:]); v != nil {
-					voided.shoe, voided.coup = v.Shoe, v.Coup
-				} else {
-					b.warns = append(b.warns, checkWarning{at: len(b.evs), text: fmt.Sprintf("%s:%s: warning: void ignored: %s",
-						name, t.Pos, voidIgnoredReason(shiftedFold{f, shift}, cfg.Opts.Markers, voided.shoe, voided.coup))})
-				}
+				b.warns = voided.note(b.warns, t, b.evs, n, name, shiftedFold{f, shift}, cfg.Opts.Markers)
 			}
 			if len(b.evs) >= checkBatch || len(b.warns) >= checkBatch {
 				if !send(false) {

@@ -453,34 +453,19 @@ func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 	// The refusal bound, doubled for each broker left in a row (as the
 	// console's subscriber, cmd/internal/pit).
 	f.mu.Lock()
-	bound := min(f.refusal<<min(f.leftInARow, 8), floorSubscribeWait)
+	bound := mqttclient.RefusalBound(f.refusal, f.leftInARow, floorSubscribeWait)
 	f.mu.Unlock()
 	for {
 		asked := time.Now()
 		tok := cl.SubscribeMultiple(pending, f.sub.handle)
 		// An unanswered SUBSCRIBE counts as refused once the bound is
 		// reached.
-		wait := floorSubscribeWait
-		if bounded {
-			since := refusing
-			if since.IsZero() {
-				since = asked
-			}
-			wait = max(min(wait, time.Until(since.Add(bound))), 0)
-		}
 		select {
 		case <-tok.Done():
-		case <-time.After(wait):
+		case <-time.After(mqttclient.AnswerWait(floorSubscribeWait, bounded, refusing, asked, bound)):
 		}
 		if mqttclient.Done(tok) && tok.Error() == nil {
-			refused := map[string]byte{}
-			if st, ok := tok.(*paho.SubscribeToken); ok {
-				for filter, q := range st.Result() {
-					if q > 2 {
-						refused[filter] = pending[filter]
-					}
-				}
-			}
+			refused := mqttclient.Refused(tok, pending)
 			if len(refused) == 0 {
 				f.mu.Lock()
 				f.leftInARow = 0

@@ -1,7 +1,8 @@
 // Package mqttclient holds what the sabot tool's MQTT clients, the pit
 // console (cmd/internal/pit) and the floor harness (cmd/internal/floor),
-// share: the bounds of their --refusal-timeout flag, a quick check that
-// brokers answer, and a test of a paho token.
+// share: the bounds of their --refusal-timeout flag and the arithmetic of
+// leaving a broker that refuses subscriptions, a quick check that brokers
+// answer, and a test of a paho token.
 package mqttclient
 
 import (
@@ -60,4 +61,46 @@ func Done(t paho.Token) bool {
 	default:
 		return false
 	}
+}
+
+// The subscribers of the pit console and of the floor harness leave a
+// broker that refuses their subscriptions (with several --broker): the
+// helpers below are what they share of it.
+
+// RefusalBound is a connection's refusal bound: refusal (--refusal-timeout)
+// doubled for each broker left in a row before it (leftInARow, at most 8
+// doublings), and no more than most, so that a floor whose every node is
+// slow still gets a connection that stays.
+func RefusalBound(refusal time.Duration, leftInARow int, most time.Duration) time.Duration {
+	return min(refusal<<min(leftInARow, 8), most)
+}
+
+// AnswerWait is how long to wait for the answer to a SUBSCRIBE sent at
+// asked: most; or, bounded (a connection that may leave its broker), only
+// until bound after refusing (since when the broker has granted nothing,
+// asked if zero), and not less than 0.
+func AnswerWait(most time.Duration, bounded bool, refusing, asked time.Time, bound time.Duration) time.Duration {
+	if !bounded {
+		return most
+	}
+	if refusing.IsZero() {
+		refusing = asked
+	}
+	return max(min(most, time.Until(refusing.Add(bound))), 0)
+}
+
+// Refused returns the filters the broker refused (a granted QoS above 2:
+// 0x80, failure) in the answer to tok, a SUBSCRIBE of pending (filter to
+// QoS), each with its QoS in pending: what to ask for again. It is empty
+// when tok is not a SUBSCRIBE token.
+func Refused(tok paho.Token, pending map[string]byte) map[string]byte {
+	refused := map[string]byte{}
+	if st, ok := tok.(*paho.SubscribeToken); ok {
+		for filter, q := range st.Result() {
+			if q > 2 {
+				refused[filter] = pending[filter]
+			}
+		}
+	}
+	return refused
 }

@@ -238,34 +238,29 @@ func parsePitUsers(path string, r io.Reader) (map[string][]byte, error) {
 	users := map[string][]byte{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), 4096)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
+	err := scanLines(sc, "pit: users file "+path, func(line int, text string) error {
 		name, hash, ok := strings.Cut(text, ":")
 		if !ok {
-			return nil, fmt.Errorf("pit: users file %s line %d: want name:bcrypt-hash", path, line)
+			return fmt.Errorf("pit: users file %s line %d: want name:bcrypt-hash", path, line)
 		}
 		if !validUserName(name) {
-			return nil, fmt.Errorf("pit: users file %s line %d: user name %q: 1-64 of A-Z a-z 0-9 _ . @ -", path, line, name)
+			return fmt.Errorf("pit: users file %s line %d: user name %q: 1-64 of A-Z a-z 0-9 _ . @ -", path, line, name)
 		}
 		if _, err := bcrypt.Cost([]byte(hash)); err != nil {
-			return nil, fmt.Errorf("pit: users file %s line %d column %d: not a bcrypt hash (make one with sabot pit --hash-password): %w",
+			return fmt.Errorf("pit: users file %s line %d column %d: not a bcrypt hash (make one with sabot pit --hash-password): %w",
 				path, line, len(name)+2, err)
 		}
 		if _, dup := users[name]; dup {
-			return nil, fmt.Errorf("pit: users file %s line %d: user %q given twice", path, line, name)
+			return fmt.Errorf("pit: users file %s line %d: user %q given twice", path, line, name)
 		}
 		if len(users) >= maxPitUsers {
-			return nil, fmt.Errorf("pit: users file %s line %d: more than %d users", path, line, maxPitUsers)
+			return fmt.Errorf("pit: users file %s line %d: more than %d users", path, line, maxPitUsers)
 		}
 		users[name] = []byte(hash)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("pit: users file %s line %d: %w", path, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(users) == 0 {
 		return nil, fmt.Errorf("pit: users file %s: no users", path)

@@ -282,7 +282,7 @@ func (s *Subscriber) onConnect(c paho.Client) {
 		// broker left in a row without a link (up to pitSubscribeWait), so
 		// that a floor whose every node is slow still links to one.
 		s.mu.Lock()
-		bound := min(s.opts.RefusalTimeout<<min(s.leftInARow, 8), pitSubscribeWait)
+		bound := mqttclient.RefusalBound(s.opts.RefusalTimeout, s.leftInARow, pitSubscribeWait)
 		s.mu.Unlock()
 		for {
 			asked := time.Now()
@@ -291,17 +291,9 @@ func (s *Subscriber) onConnect(c paho.Client) {
 			// brokers a connection not linked stops waiting when the bound
 			// is reached (a NATS node recovering from another's death
 			// took 18 s to answer under load, run 10) and leaves.
-			wait := pitSubscribeWait
-			if bounded && !linked {
-				since := refusing
-				if since.IsZero() {
-					since = asked
-				}
-				wait = max(min(wait, time.Until(since.Add(bound))), 0)
-			}
 			select {
 			case <-tok.Done():
-			case <-time.After(wait):
+			case <-time.After(mqttclient.AnswerWait(pitSubscribeWait, bounded && !linked, refusing, asked, bound)):
 			case <-s.done:
 				return
 			}
@@ -311,14 +303,7 @@ func (s *Subscriber) onConnect(c paho.Client) {
 					refusing = asked
 				}
 			} else {
-				refused := map[string]byte{}
-				if st, ok := tok.(*paho.SubscribeToken); ok {
-					for f, q := range st.Result() {
-						if q > 2 {
-							refused[f] = 1
-						}
-					}
-				}
+				refused := mqttclient.Refused(tok, pending) // QoS 1, as all of pending
 				if len(refused) < len(pending) {
 					// Progress: ask for the rest again soon.
 					refusing, delay = time.Time{}, pitSubscribeRetryMin

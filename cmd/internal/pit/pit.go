@@ -26,6 +26,29 @@ import (
 // maxPitBoards bounds the board file's lines (one a table).
 const maxPitBoards = 10000
 
+// scanLines calls fn with each line of sc that is neither blank nor a
+// "#" comment, trimmed, and its number from 1 (the --boards and users
+// files' syntax), up to fn's first error, which it returns. A line that
+// cannot be read (sc.Err: too long, a read error) is the error "WHAT line
+// N: err".
+func scanLines(sc *bufio.Scanner, what string, fn func(line int, text string) error) error {
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		if err := fn(line, text); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s line %d: %w", what, line+1, err)
+	}
+	return nil
+}
+
 // boardURLs returns the board page of each table: the --boards file's
 // entry, else the --board-url template with {table} replaced, else "".
 func boardURLs(file, template string) (func(string) string, error) {
@@ -37,33 +60,28 @@ func boardURLs(file, template string) (func(string) string, error) {
 		}
 		defer f.Close()
 		sc := bufio.NewScanner(f)
-		line := 0
-		for sc.Scan() {
-			line++
-			text := strings.TrimSpace(sc.Text())
-			if text == "" || strings.HasPrefix(text, "#") {
-				continue
-			}
+		err = scanLines(sc, "pit: --boards "+file, func(line int, text string) error {
 			fields := strings.Fields(text)
 			if len(fields) != 2 {
-				return nil, fmt.Errorf("pit: --boards %s line %d: want \"TABLE URL\"", file, line)
+				return fmt.Errorf("pit: --boards %s line %d: want \"TABLE URL\"", file, line)
 			}
 			if !validTableName(fields[0]) {
-				return nil, fmt.Errorf("pit: --boards %s line %d: %q is not a table name", file, line, fields[0])
+				return fmt.Errorf("pit: --boards %s line %d: %q is not a table name", file, line, fields[0])
 			}
 			if err := checkBoardURL(fields[1]); err != nil {
-				return nil, fmt.Errorf("pit: --boards %s line %d column %d: %w", file, line, strings.Index(sc.Text(), fields[1])+1, err)
+				return fmt.Errorf("pit: --boards %s line %d column %d: %w", file, line, strings.Index(sc.Text(), fields[1])+1, err)
 			}
 			if _, dup := boards[fields[0]]; dup {
-				return nil, fmt.Errorf("pit: --boards %s line %d: table %s given twice", file, line, fields[0])
+				return fmt.Errorf("pit: --boards %s line %d: table %s given twice", file, line, fields[0])
 			}
 			if len(boards) >= maxPitBoards {
-				return nil, fmt.Errorf("pit: --boards %s line %d: more than %d tables", file, line, maxPitBoards)
+				return fmt.Errorf("pit: --boards %s line %d: more than %d tables", file, line, maxPitBoards)
 			}
 			boards[fields[0]] = fields[1]
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("pit: --boards %s line %d: %w", file, line+1, err)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if template != "" {

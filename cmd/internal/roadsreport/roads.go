@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -83,38 +82,24 @@ func Run(ctx context.Context, cfg audit.Config, stdin io.Reader, stdout, stderr 
 	// output, and --markers auto learns whether there is a "|".
 	sc, err := audit.Scan(ctx, in)
 	if err != nil {
-		printRoadsError(stderr, in.Name(), err)
+		audit.PrintError(stderr, "sabot roads", in.Name(), err)
 		return 2
 	}
 	if sc.Cards == 0 {
 		fmt.Fprintf(stderr, "sabot roads: %s: no cards (%d bytes, no coup to draw)\n", in.Name(), sc.Size)
 		return 1
 	}
-	switch cfg.Markers {
-	case "on":
-		cfg.Opts.Markers = true
-	case "auto":
-		cfg.Opts.Markers = sc.Markers
-	}
+	cfg.SetMarkers(sc) // (no Macao here: it has no roads)
 	second, err := in.Second(sc.Size)
 	if err != nil {
 		fmt.Fprintf(stderr, "sabot roads: %s: %v\n", in.Name(), err)
 		return 2
 	}
 	if err := foldRoads(ctx, cfg.Opts, second, in.Name(), stdout); err != nil {
-		printRoadsError(stderr, in.Name(), err)
+		audit.PrintError(stderr, "sabot roads", in.Name(), err)
 		return 2
 	}
 	return 0
-}
-
-func printRoadsError(stderr io.Writer, name string, err error) {
-	var pe *tableau.ParseError
-	if errors.As(err, &pe) {
-		fmt.Fprintln(stderr, pe.Located())
-		return
-	}
-	fmt.Fprintf(stderr, "sabot roads: %s: %v\n", name, err)
 }
 
 // foldRoads folds the transcript r token by token and writes the roads of
