@@ -16,14 +16,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
 	"golang.org/x/sys/unix"
-	"periph.io/x/conn/v3/gpio/gpioreg"
-	"periph.io/x/host/v3"
 
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/hostcheck"
@@ -91,8 +88,15 @@ type doctor struct {
 	// readClock reads the clock's synchronisation (hostcheck.ReadClock).
 	readClock func() (hostcheck.ClockState, error)
 	// pinExists tells whether the board has a GPIO pin of that name
-	// (periph host.Init, then gpioreg.ByName: sabotd's own lookup).
+	// (linePinExists: the GPIO chips' line names, which periph's
+	// gpioioctl driver registers for sabotd's own lookup).
 	pinExists func(name string) (bool, error)
+	// openGPIOChip opens a GPIO chip for linePinExists
+	// (hostcheck.OpenGPIOChip).
+	openGPIOChip func(path string) (hostcheck.GPIOChipDevice, error)
+	// gpioLines and gpioErr are what linePinExists read, once.
+	gpioLines *hostcheck.GPIOLines
+	gpioErr   error
 	// statfs returns the free (to unprivileged users) and total bytes of
 	// the file system holding path.
 	statfs func(path string) (free, total uint64, err error)
@@ -131,7 +135,7 @@ func (f finding) write(w io.Writer) {
 }
 
 func newDoctor() *doctor {
-	return &doctor{
+	d := &doctor{
 		paths:      doctorPaths{Dev: "/dev", Etc: "/etc", UdevRules: hostcheck.DefaultRuleDirs},
 		configPath: "/etc/sabot/sabotd.toml",
 		user:       "sabot",
@@ -139,10 +143,13 @@ func newDoctor() *doctor {
 		minFreeMB:  defaultMinFreeMB,
 		timeout:    2 * time.Second,
 		readClock:  hostcheck.ReadClock,
-		pinExists:  periphPinExists,
 		statfs:     statfs,
 		isCharDev:  func(fi fs.FileInfo) bool { return fi.Mode()&fs.ModeCharDevice != 0 },
+
+		openGPIOChip: hostcheck.OpenGPIOChip,
 	}
+	d.pinExists = d.linePinExists
+	return d
 }
 
 func runDoctor(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -667,16 +674,20 @@ func (d *doctor) checkPins(pins []board.DeviceUse) []finding {
 	return out
 }
 
-// periphHost is host.Init, once.
-var periphHost = sync.OnceValue(func() error { _, err := host.Init(); return err })
-
-// periphPinExists looks a pin up as sabotd does (drivers/board: periph
-// host.Init, then gpioreg.ByName).
-func periphPinExists(name string) (bool, error) {
-	if err := periphHost(); err != nil {
-		return false, fmt.Errorf("periph host init: %w", err)
+// linePinExists looks a pin up among the line names of the GPIO chips
+// under paths.Dev, read once (hostcheck.ReadGPIOLines): the names periph's
+// gpioioctl driver registers in gpioreg, where sabotd (drivers/board)
+// looks its pins up. A chip that could not be read is an error only for a
+// name no other chip has.
+func (d *doctor) linePinExists(name string) (bool, error) {
+	if d.gpioLines == nil {
+		l, err := hostcheck.ReadGPIOLines(d.paths.Dev, d.openGPIOChip)
+		d.gpioLines, d.gpioErr = &l, err
 	}
-	return gpioreg.ByName(name) != nil, nil
+	if d.gpioLines.Has(name) {
+		return true, nil
+	}
+	return false, d.gpioErr
 }
 
 // checkClock checks that the clock is synchronised.

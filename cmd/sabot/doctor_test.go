@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sabot-table/sabot/drivers/hostcheck"
 )
@@ -242,6 +245,54 @@ func TestDoctorGPIO(t *testing.T) {
 	wantFindings(t, "nothing fitted", f.d.checkBoard(cfg), ok("gpio", "no GPIO pins configured"))
 	cfg.GPIO.Backend = "fake"
 	wantFindings(t, "fake backend", f.d.checkBoard(cfg), ok("gpio", `backend "fake": no pins or buses are used`))
+}
+
+// lineChip is a GPIO chip whose lines have these names: it answers the
+// chip and line info ioctls (hostcheck's byte layouts) as the kernel does.
+type lineChip []string
+
+func (c lineChip) Ioctl(req uint, arg []byte) error {
+	switch req {
+	case unix.GPIO_GET_CHIPINFO_IOCTL:
+		copy(arg, "gpiochip0")
+		copy(arg[32:], "pinctrl-bcm2711")
+		binary.NativeEndian.PutUint32(arg[64:], uint32(len(c)))
+	case unix.GPIO_V2_GET_LINEINFO_IOCTL:
+		copy(arg, c[binary.NativeEndian.Uint32(arg[64:])])
+	default:
+		return unix.ENOTTY
+	}
+	return nil
+}
+
+func (lineChip) Close() error { return nil }
+
+// Doctor's own lookup: the line names of the chips under --path.dev, as
+// periph's gpioioctl driver registers them for sabotd.
+func TestDoctorGPIOLineNames(t *testing.T) {
+	f := newDocFixture(t)
+	f.d.pinExists = f.d.linePinExists
+	f.d.openGPIOChip = func(string) (hostcheck.GPIOChipDevice, error) {
+		return lineChip{"ID_SDA", "GPIO17", "GPIO23", "GPIO24"}, nil
+	}
+	writeFile(t, filepath.Join(f.dev, "gpiochip0"), "", 0o660)
+	cfg := &doctorConfig{Display: map[string]any{"kind": "tm1637", "clk": "GPIO23", "dio": "GPIO24"}}
+	cfg.GPIO.Lamp = "GPIO17"
+	wantFindings(t, "all there", f.d.checkBoard(cfg),
+		ok("gpio", "3 pins found (GPIO17, GPIO23, GPIO24) on 1 GPIO chips usable by sabot"))
+	cfg.GPIO.AckKey = "P1_29"
+	wantFindings(t, "a header alias", f.d.checkBoard(cfg),
+		fail("gpio", "use the line names `gpioinfo` lists (\"GPIO17\" is header pin 11; docs/install.md has the wiring tables)",
+			`no such pin on this board: gpio.ack_key = "P1_29"`))
+
+	// The real ioctls on a fixture file, which is no GPIO chip.
+	f = newDocFixture(t)
+	f.d.pinExists = f.d.linePinExists
+	chip := filepath.Join(f.dev, "gpiochip0")
+	writeFile(t, chip, "", 0o660)
+	wantFindings(t, "not a chip", f.d.checkBoard(cfg),
+		fail("gpio", "run as root; check that the GPIO driver is loaded",
+			"cannot look up the pins: hostcheck: %s: GPIO_GET_CHIPINFO_IOCTL: inappropriate ioctl for device", chip))
 }
 
 func TestDoctorSPII2C(t *testing.T) {
