@@ -677,8 +677,9 @@ func (d *doctor) checkPins(pins []board.DeviceUse) []finding {
 // linePinExists looks a pin up among the line names of the GPIO chips
 // under paths.Dev, read once (hostcheck.ReadGPIOLines): the names periph's
 // gpioioctl driver registers in gpioreg, where sabotd (drivers/board)
-// looks its pins up. A chip that could not be read is an error only for a
-// name no other chip has.
+// looks its pins up (not the aliases periph's BCM283x driver adds on a Pi
+// 4 or older: see hostcheck.GPIOLines.Has). A chip that could not be read
+// is an error only for a name no other chip has.
 func (d *doctor) linePinExists(name string) (bool, error) {
 	if d.gpioLines == nil {
 		l, err := hostcheck.ReadGPIOLines(d.paths.Dev, d.openGPIOChip)

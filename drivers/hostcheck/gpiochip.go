@@ -194,9 +194,10 @@ type GPIOLines struct {
 	Names map[string]bool
 }
 
-// Has tells whether name is a registered line name. Names only: periph's
-// SoC drivers on ARM also register aliases (a number, a header position),
-// which sabotd would accept and this does not know.
+// Has tells whether name is a registered line name. Names only: on a Pi 4
+// or older periph's BCM283x driver also registers aliases (the bare
+// number, "17", and the pin functions, "PWM0"), which sabotd would accept
+// and this does not know.
 func (l GPIOLines) Has(name string) bool { return l.Names[name] }
 
 // ReadGPIOLines reads the GPIO chips devDir/gpiochip* (devDir is "/dev",
