@@ -232,7 +232,7 @@ func (b *Board) OutputOn(name string) bool {
 // every configured pin and device and returns the board. Zero values take
 // their defaults: backend "gpio", display kind "none", brightness
 // segment.DefaultBrightness. Errors name the config key: a bad value, a
-// pin name that gpioreg does not know (after host.Init), a device that
+// pin name that gpioreg does not know (after Options.HostInit), a device that
 // cannot be opened, ErrNoHost when Options.HostInit is nil and a pin or
 // device is configured. On error everything opened so far is closed.
 func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
@@ -304,7 +304,7 @@ func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
 // Pin resolves one more output pin after Open, through the same backend
 // as the [gpio] pins, for a driver outside the board that drives a line of
 // its own (the shoe's RS-485 driver enable, [shoe] rs485_de): periph's
-// gpioreg after host.Init for backend "gpio", a gpiotest pin stored in
+// gpioreg after Options.HostInit for backend "gpio", a gpiotest pin stored in
 // Fake.Pins[id] for backend "fake". key is the pin's config key
 // ("shoe.rs485_de", Options.KeyPrefix put before it); a name the GPIO
 // chip does not have is a *ConfigError (ErrConfig: sabotd exits 2). The
