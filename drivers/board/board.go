@@ -4,7 +4,11 @@
 // the tower light and the buzzer (patterns driven by a Scheduler), and the
 // coup button, supervisor acknowledge key and void key (debounced press
 // events, see Watch). Pins are named in the configuration ("GPIO17") and
-// resolved through periph's gpioreg after host.Init().
+// resolved through periph's gpioreg after periph's host drivers are
+// initialised: Options.HostInit, which the daemon sets to
+// drivers/board/hostgpio's Init (host.Init), so that this package and the
+// programs that only read board configurations (`sabot doctor`) do not
+// link periph's host drivers.
 //
 // Backend "fake" builds the same board from periph's gpiotest pins, a fake
 // TM1637 that decodes its bus, and recording SPI/I²C fakes, so the whole
@@ -20,7 +24,8 @@
 // The SPI and I²C devices are config: display.spi ("/dev/spidev0.0" or
 // "SPI0.0") and display.i2c ("/dev/i2c-1" or "1"), opened through spireg
 // and i2creg. Tests never touch /dev: they use backend "fake" or replace
-// HostInit, PinByName, OpenSPI and OpenI2C in Options.
+// HostInit, PinByName, OpenSPI and OpenI2C in Options (hostgpio's test
+// runs the real host.Init).
 package board
 
 import (
@@ -45,7 +50,6 @@ import (
 	"periph.io/x/conn/v3/spi"
 	"periph.io/x/conn/v3/spi/spireg"
 	"periph.io/x/conn/v3/spi/spitest"
-	"periph.io/x/host/v3"
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/display/segment"
@@ -86,12 +90,13 @@ var (
 
 // Backends.
 const (
-	BackendGPIO = "gpio" // real pins through periph host
+	BackendGPIO = "gpio" // real pins through periph host (Options.HostInit)
 	BackendFake = "fake" // gpiotest pins and bus fakes
 )
 
-// Options are the seams of Open; the zero value (or nil) uses periph host
-// and the real clock.
+// Options are the seams of Open; the zero value (or nil) uses the real
+// clock and periph's registries, but no host drivers: backend "gpio" with
+// any pin or device configured needs HostInit (hostgpio.Init).
 type Options struct {
 	Logger *slog.Logger
 	Clock  clockwork.Clock
@@ -99,9 +104,13 @@ type Options struct {
 	KeyPrefix string
 	// Terminal is where the terminal display writes; nil means os.Stdout.
 	Terminal io.Writer
-	// Seams for tests; nil means periph: host.Init, gpioreg.ByName,
+	// HostInit initialises periph's host drivers, which fill gpioreg,
+	// spireg and i2creg, before the first pin or device of backend "gpio"
+	// is looked up: hostgpio.Init (host.Init) in the daemon. nil: Open and
+	// Pin fail with ErrNoHost when they need it.
+	HostInit func() (*driverreg.State, error)
+	// Seams for tests; nil means periph's registries: gpioreg.ByName,
 	// spireg.Open, i2creg.Open.
-	HostInit  func() (*driverreg.State, error)
 	PinByName func(name string) gpio.PinIO
 	OpenSPI   func(name string) (spi.PortCloser, error)
 	OpenI2C   func(name string) (i2c.BusCloser, error)
@@ -223,8 +232,9 @@ func (b *Board) OutputOn(name string) bool {
 // every configured pin and device and returns the board. Zero values take
 // their defaults: backend "gpio", display kind "none", brightness
 // segment.DefaultBrightness. Errors name the config key: a bad value, a
-// pin name that gpioreg does not know (after host.Init), a device that
-// cannot be opened. On error everything opened so far is closed.
+// pin name that gpioreg does not know (after Options.HostInit), a device that
+// cannot be opened, ErrNoHost when Options.HostInit is nil and a pin or
+// device is configured. On error everything opened so far is closed.
 func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
 	var o Options
 	if opts != nil {
@@ -260,7 +270,7 @@ func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
 	switch g.Backend {
 	case BackendGPIO, "":
 		if o.HostInit == nil {
-			o.HostInit = host.Init
+			o.HostInit = missingHost
 		}
 		if o.PinByName == nil {
 			o.PinByName = gpioreg.ByName
@@ -272,8 +282,8 @@ func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
 			o.OpenI2C = i2creg.Open
 		}
 		if needsHost(g, d) {
-			if _, err := o.HostInit(); err != nil {
-				return nil, fmt.Errorf("board: periph host init: %w", err)
+			if err := initHost(o.HostInit); err != nil {
+				return nil, err
 			}
 		} else {
 			b.hostInit = o.HostInit // Pin calls it if a pin is asked for
@@ -294,7 +304,7 @@ func Open(g GPIOConfig, d DisplayConfig, opts *Options) (*Board, error) {
 // Pin resolves one more output pin after Open, through the same backend
 // as the [gpio] pins, for a driver outside the board that drives a line of
 // its own (the shoe's RS-485 driver enable, [shoe] rs485_de): periph's
-// gpioreg after host.Init for backend "gpio", a gpiotest pin stored in
+// gpioreg after Options.HostInit for backend "gpio", a gpiotest pin stored in
 // Fake.Pins[id] for backend "fake". key is the pin's config key
 // ("shoe.rs485_de", Options.KeyPrefix put before it); a name the GPIO
 // chip does not have is a *ConfigError (ErrConfig: sabotd exits 2). The
@@ -304,12 +314,33 @@ func (b *Board) Pin(key, id, name string) (gpio.PinIO, error) {
 		return nil, configErr(b.prefix+key, "no pin named")
 	}
 	if b.hostInit != nil {
-		if _, err := b.hostInit(); err != nil {
-			return nil, fmt.Errorf("board: periph host init: %w", err)
+		if err := initHost(b.hostInit); err != nil {
+			return nil, err
 		}
 		b.hostInit = nil
 	}
 	return b.pins.pin(b.prefix+key, id, name, false)
+}
+
+// ErrNoHost is returned by Open and Pin for backend "gpio" when a pin or
+// device is to be looked up and Options.HostInit is nil: nothing has
+// registered the machine's GPIO lines and buses in periph's registries.
+var ErrNoHost = errors.New(`board: backend "gpio" needs periph's host drivers: Options.HostInit is nil (sabotd sets it to drivers/board/hostgpio's Init)`)
+
+// missingHost is Options.HostInit when none is given.
+func missingHost() (*driverreg.State, error) { return nil, ErrNoHost }
+
+// initHost runs the host init; its errors are wrapped as "board: periph
+// host init: ...", but ErrNoHost, which says it already.
+func initHost(init func() (*driverreg.State, error)) error {
+	_, err := init()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNoHost):
+		return err
+	}
+	return fmt.Errorf("board: periph host init: %w", err)
 }
 
 // needsHost reports whether any pin or device is configured.

@@ -12,9 +12,10 @@ import (
 
 // A table wired as in the README: TM1637 on GPIO23 (CLK) and GPIO24 (DIO),
 // alarm lamp on GPIO17, buzzer on GPIO27, acknowledge key on GPIO5. With
-// Backend "gpio" (the default) Open calls host.Init and resolves the names
-// through gpioreg; Backend "fake" builds the same board on fakes, so this
-// example runs anywhere and reads back what the LEDs show.
+// Backend "gpio" (the default) Open calls Options.HostInit (hostgpio.Init,
+// periph's host.Init) and resolves the names through gpioreg; Backend
+// "fake" builds the same board on fakes, so this example runs anywhere and
+// reads back what the LEDs show.
 func ExampleOpen() {
 	pins := board.GPIOConfig{Backend: board.BackendFake, Lamp: "GPIO17", Buzzer: "GPIO27", AckKey: "GPIO5"}
 	disp := board.DisplayConfig{Kind: "tm1637", Brightness: 15, Options: map[string]any{"clk": "GPIO23", "dio": "GPIO24"}}

@@ -1,10 +1,13 @@
 // Package hostcheck reads the parts of a Pi's setup that both sabotd and
 // `sabot doctor` look at: whether the system clock is synchronised (a Pi
 // has no RTC), whether the shoe's udev rule still has the shipped
-// placeholder serial number, and whether an MQTT broker answers.
+// placeholder serial number, and whether an MQTT broker answers; and, for
+// `sabot doctor`, the GPIO chips' line names that sabotd's pin names are
+// looked up in (gpiochip.go).
 //
-// Every path is a parameter (the udev rule directories) so tests run on
-// fixture trees; the clock is read through a function that tests replace.
+// Every path is a parameter (the udev rule directories, the /dev of the
+// GPIO chips) so tests run on fixture trees; the clock is read through a
+// function and the GPIO chips through an interface that tests replace.
 package hostcheck
 
 import (

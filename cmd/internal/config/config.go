@@ -27,7 +27,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/hostcheck"
 	"github.com/sabot-table/sabot/drivers/ledchip"
 	"github.com/sabot-table/sabot/drivers/mqtt"
-	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded/mosqauth"
 	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -997,12 +997,12 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 			}
 		}
 		if c.MQTT.EmbeddedPasswordFile != "" {
-			if _, err := embedded.LoadPasswordFile(c.MQTT.EmbeddedPasswordFile); err != nil {
+			if _, err := mosqauth.LoadPasswordFile(c.MQTT.EmbeddedPasswordFile); err != nil {
 				bad("mqtt.embedded_password_file", "%v", err)
 			}
 		}
 		if c.MQTT.EmbeddedACLFile != "" {
-			if _, err := embedded.LoadACLFile(c.MQTT.EmbeddedACLFile); err != nil {
+			if _, err := mosqauth.LoadACLFile(c.MQTT.EmbeddedACLFile); err != nil {
 				bad("mqtt.embedded_acl_file", "%v", err)
 			}
 		}

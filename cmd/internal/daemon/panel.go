@@ -7,13 +7,16 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/board"
+	"github.com/sabot-table/sabot/drivers/board/hostgpio"
 	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
 )
 
 // openBoard opens the display, lamps and keys.
 func (d *daemon) openBoard() error {
-	opts := &board.Options{Logger: d.log.With("component", "board"), Terminal: d.stdout}
+	// periph's host drivers (host.Init) find the pins and buses of
+	// backend "gpio"; sabotd is the one program that links them.
+	opts := &board.Options{Logger: d.log.With("component", "board"), Terminal: d.stdout, HostInit: hostgpio.Init}
 	if d.demoScreen != nil {
 		opts.Terminal = d.demoScreen
 	}

@@ -20,13 +20,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
-	"periph.io/x/conn/v3/gpio/gpioreg"
-	"periph.io/x/host/v3"
 
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/board"
@@ -61,8 +58,15 @@ type Doctor struct {
 	// readClock reads the clock's synchronisation (hostcheck.ReadClock).
 	readClock func() (hostcheck.ClockState, error)
 	// pinExists tells whether the board has a GPIO pin of that name
-	// (periph host.Init, then gpioreg.ByName: sabotd's own lookup).
+	// (linePinExists: the GPIO chips' line names, which periph's
+	// gpioioctl driver registers for sabotd's own lookup).
 	pinExists func(name string) (bool, error)
+	// openGPIOChip opens a GPIO chip for linePinExists
+	// (hostcheck.OpenGPIOChip).
+	openGPIOChip func(path string) (hostcheck.GPIOChipDevice, error)
+	// gpioLines and gpioErr are what linePinExists read, once.
+	gpioLines *hostcheck.GPIOLines
+	gpioErr   error
 	// statfs returns the free (to unprivileged users) and total bytes of
 	// the file system holding path.
 	statfs func(path string) (free, total uint64, err error)
@@ -106,7 +110,7 @@ func (f Finding) Write(w io.Writer) {
 // New returns a doctor with the Pi's paths, the packaged configuration
 // file, user and groups, and the real hardware seams.
 func New() *Doctor {
-	return &Doctor{
+	d := &Doctor{
 		Paths:      Paths{Dev: "/dev", Etc: "/etc", UdevRules: hostcheck.DefaultRuleDirs},
 		ConfigPath: "/etc/sabot/sabotd.toml",
 		User:       "sabot",
@@ -114,10 +118,13 @@ func New() *Doctor {
 		MinFreeMB:  DefaultMinFreeMB,
 		Timeout:    2 * time.Second,
 		readClock:  hostcheck.ReadClock,
-		pinExists:  periphPinExists,
 		statfs:     statfs,
 		isCharDev:  func(fi fs.FileInfo) bool { return fi.Mode()&fs.ModeCharDevice != 0 },
+
+		openGPIOChip: hostcheck.OpenGPIOChip,
 	}
+	d.pinExists = d.linePinExists
+	return d
 }
 
 // Run runs every check in order and returns their findings. Without a configuration only the user
@@ -503,16 +510,31 @@ func (d *Doctor) checkPins(pins []board.DeviceUse) []Finding {
 	return out
 }
 
-// periphHost is host.Init, once.
-var periphHost = sync.OnceValue(func() error { _, err := host.Init(); return err })
-
-// periphPinExists looks a pin up as sabotd does (drivers/board: periph
-// host.Init, then gpioreg.ByName).
-func periphPinExists(name string) (bool, error) {
-	if err := periphHost(); err != nil {
-		return false, fmt.Errorf("periph host init: %w", err)
+// linePinExists looks a pin up among the line names of the GPIO chips
+// under Paths.Dev, read once (hostcheck.ReadGPIOLines): the names periph's
+// gpioioctl driver registers in gpioreg, where sabotd (drivers/board)
+// looks its pins up. On a Raspberry Pi whose header chip is a Broadcom
+// one (label "pinctrl-bcm…"), periph's bcm283x driver also registers each
+// pin's number as an alias ("17" for GPIO17), which is accepted too; the
+// aliases it adds for pin functions ("PWM0") depend on how the pins are
+// set at the time and are not known here. A chip that could not be read
+// is an error only for a name no other chip has.
+func (d *Doctor) linePinExists(name string) (bool, error) {
+	if d.gpioLines == nil {
+		l, err := hostcheck.ReadGPIOLines(d.Paths.Dev, d.openGPIOChip)
+		d.gpioLines, d.gpioErr = &l, err
 	}
-	return gpioreg.ByName(name) != nil, nil
+	if d.gpioLines.Has(name) {
+		return true, nil
+	}
+	if n, err := strconv.ParseUint(name, 10, 8); err == nil && strconv.FormatUint(n, 10) == name && d.gpioLines.Has("GPIO"+name) {
+		for _, c := range d.gpioLines.Chips {
+			if strings.HasPrefix(c.Label, "pinctrl-bcm") {
+				return true, nil
+			}
+		}
+	}
+	return false, d.gpioErr
 }
 
 // checkClock checks that the clock is synchronised.

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/board"
@@ -242,6 +245,83 @@ func TestDoctorGPIO(t *testing.T) {
 	wantFindings(t, "nothing fitted", f.d.checkBoard(cfg), ok("gpio", "no GPIO pins configured"))
 	cfg.GPIO.Backend = "fake"
 	wantFindings(t, "fake backend", f.d.checkBoard(cfg), ok("gpio", `backend "fake": no pins or buses are used`))
+}
+
+// lineChip is a GPIO chip whose lines have these names: it answers the
+// chip and line info ioctls (hostcheck's byte layouts) as the kernel does.
+type lineChip []string
+
+func (c lineChip) Ioctl(req uint, arg []byte) error {
+	switch req {
+	case unix.GPIO_GET_CHIPINFO_IOCTL:
+		copy(arg, "gpiochip0")
+		copy(arg[32:], "pinctrl-bcm2711")
+		binary.NativeEndian.PutUint32(arg[64:], uint32(len(c)))
+	case unix.GPIO_V2_GET_LINEINFO_IOCTL:
+		copy(arg, c[binary.NativeEndian.Uint32(arg[64:])])
+	default:
+		return unix.ENOTTY
+	}
+	return nil
+}
+
+func (lineChip) Close() error { return nil }
+
+// rp1Chip is lineChip labelled as a Pi 5's RP1 ("pinctrl-rp1").
+type rp1Chip struct{ lineChip }
+
+func (c rp1Chip) Ioctl(req uint, arg []byte) error {
+	err := c.lineChip.Ioctl(req, arg)
+	if req == unix.GPIO_GET_CHIPINFO_IOCTL {
+		clear(arg[32:64])
+		copy(arg[32:], "pinctrl-rp1")
+	}
+	return err
+}
+
+// Doctor's own lookup: the line names of the chips under --path.dev, as
+// periph's gpioioctl driver registers them for sabotd.
+func TestDoctorGPIOLineNames(t *testing.T) {
+	f := newDocFixture(t)
+	f.d.pinExists = f.d.linePinExists
+	f.d.openGPIOChip = func(string) (hostcheck.GPIOChipDevice, error) {
+		return lineChip{"ID_SDA", "GPIO17", "GPIO23", "GPIO24"}, nil
+	}
+	writeFile(t, filepath.Join(f.dev, "gpiochip0"), "", 0o660)
+	cfg := &config.Config{Display: board.DisplayConfig{Kind: "tm1637", Options: map[string]any{"clk": "GPIO23", "dio": "GPIO24"}}}
+	cfg.GPIO.Lamp = "GPIO17"
+	wantFindings(t, "all there", f.d.checkBoard(cfg),
+		ok("gpio", "3 pins found (GPIO17, GPIO23, GPIO24) on 1 GPIO chips usable by sabot"))
+	// periph's bcm283x driver registers each pin's number as an alias on
+	// a Broadcom chip (lineChip's label: pinctrl-bcm2711); a number with
+	// no such line, or written otherwise, is no pin.
+	cfg.GPIO.AckKey = "17"
+	wantFindings(t, "a number alias", f.d.checkBoard(cfg),
+		ok("gpio", "4 pins found (GPIO17, 17, GPIO23, GPIO24) on 1 GPIO chips usable by sabot"))
+	cfg.GPIO.AckKey = "5"
+	wantFindings(t, "a number with no line", f.d.checkBoard(cfg),
+		fail("gpio", "use the line names `gpioinfo` lists (\"GPIO17\" is header pin 11; docs/install.md has the wiring tables)",
+			`no such pin on this board: gpio.ack_key = "5"`))
+	cfg.GPIO.AckKey = "017"
+	wantFindings(t, "a number written otherwise", f.d.checkBoard(cfg),
+		fail("gpio", "use the line names `gpioinfo` lists (\"GPIO17\" is header pin 11; docs/install.md has the wiring tables)",
+			`no such pin on this board: gpio.ack_key = "017"`))
+	rp1 := lineChip{"ID_SDA", "GPIO17", "GPIO23", "GPIO24"}
+	f.d.gpioLines = nil
+	f.d.openGPIOChip = func(string) (hostcheck.GPIOChipDevice, error) { return rp1Chip{rp1}, nil }
+	cfg.GPIO.AckKey = "17"
+	wantFindings(t, "a number on a Pi 5's RP1", f.d.checkBoard(cfg),
+		fail("gpio", "use the line names `gpioinfo` lists (\"GPIO17\" is header pin 11; docs/install.md has the wiring tables)",
+			`no such pin on this board: gpio.ack_key = "17"`))
+
+	// The real ioctls on a fixture file, which is no GPIO chip.
+	f = newDocFixture(t)
+	f.d.pinExists = f.d.linePinExists
+	chip := filepath.Join(f.dev, "gpiochip0")
+	writeFile(t, chip, "", 0o660)
+	wantFindings(t, "not a chip", f.d.checkBoard(cfg),
+		fail("gpio", "run as root; check that the GPIO driver is loaded",
+			"cannot look up the pins: hostcheck: %s: GPIO_GET_CHIPINFO_IOCTL: inappropriate ioctl for device", chip))
 }
 
 func TestDoctorSPII2C(t *testing.T) {

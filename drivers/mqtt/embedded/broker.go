@@ -17,6 +17,8 @@ import (
 	"github.com/mochi-mqtt/server/v2/listeners"
 	"github.com/mochi-mqtt/server/v2/packets"
 	"golang.org/x/time/rate"
+
+	"github.com/sabot-table/sabot/drivers/mqtt/embedded/mosqauth"
 )
 
 // Broker is an in-process MQTT broker (mochi-mqtt) for when no
@@ -70,12 +72,12 @@ func Start(o Options) (*Broker, error) {
 		a.ownPass = []byte(hex.EncodeToString(pass))
 	}
 	if o.PasswordFile != "" {
-		if a.users, err = LoadPasswordFile(o.PasswordFile); err != nil {
+		if a.users, err = mosqauth.LoadPasswordFile(o.PasswordFile); err != nil {
 			return nil, err
 		}
 	}
 	if o.ACLFile != "" {
-		if a.acl, err = LoadACLFile(o.ACLFile); err != nil {
+		if a.acl, err = mosqauth.LoadACLFile(o.ACLFile); err != nil {
 			return nil, err
 		}
 	}
