@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/cmd/internal/audit"
+	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -80,14 +81,18 @@ Flags:
 func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	var cfg audit.Config
 	fs := newFlagSet("check", checkUsage, stderr)
-	decks := fs.Int("decks", 0, "decks in the shoe, 1–8 (default: the game's, 8; chemin-de-fer 6, banque 3, macao and victoria 2)")
+	// anyGame are the flags that apply to every game's shoe: a Macao or
+	// Victoria transcript takes these and its own parameters only
+	// (macaoFlagsApply).
+	var anyGame flagNames
+	decks := fs.Int(anyGame.add("decks"), 0, "decks in the shoe, 1–8 (default: the game's, 8; chemin-de-fer 6, banque 3, macao and victoria 2)")
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez (see --game)")
-	game := fs.String("game", "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
+	game := fs.String(anyGame.add("game"), "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
 	params := addGameParamFlags(fs)
-	cut := fs.String("cut-rule", "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
+	cut := fs.String(anyGame.add("cut-rule"), "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
 	overrun := fs.Int("overrun-cards", tableau.DefaultOverrunCards, "cards beyond 52 × decks one shoe may give before shoe-overrun (sabotd's [shoe] overrun_cards)")
-	house := addHouseFlags(fs)
-	fs.StringVar(&cfg.Markers, "markers", "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
+	house := houseflags.Add(fs)
+	fs.StringVar(&cfg.Markers, anyGame.add("markers"), "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
 	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD`, a fraction of the stake 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%), or off", func(s string) error {
 		a, err := tableau.ParseAdvantageThreshold(s)
 		if err != nil {
@@ -125,7 +130,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	}
 	if m, ok := g.Macao(); ok { // folded by tableau.MacaoFold (package audit)
 		cfg.Macao = &tableau.MacaoOptions{Decks: *decks, Rules: m}
-		errs = append(errs, macaoFlagsApply(g, set)...)
+		errs = append(errs, macaoFlagsApply(g, set, anyGame)...)
 		g = tableau.Game{} // the punto banco fields below are not used
 	}
 	if *decks < 1 || *decks > tableau.MaxDecks {
@@ -141,7 +146,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	if cfg.Advantage.On() && !g.PuntoBancoDeal() {
 		errs = append(errs, fmt.Errorf("--advantage: the odds are punto banco's; not with --game %s", g.Name()))
 	}
-	errs = append(errs, house.apply(&cfg.Opts.Rules)...)
+	errs = append(errs, house.Apply(&cfg.Opts.Rules)...)
 	cfg.Opts.CutRule = flagValue(&errs, "cut-rule", *cut, "last-coup or one-more", tableau.ParseCutRule)
 	if cfg.Macao != nil {
 		cfg.Macao.CutRule = cfg.Opts.CutRule
@@ -227,16 +232,18 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return audit.Run(ctx, cfg, stdin, stdout, stderr)
 }
 
-// macaoCommonFlags are the flags other than its parameters that apply to
-// a Macao or Victoria shoe (the shoe's).
-var macaoCommonFlags = []string{"game", "decks", "cut-rule", "markers"}
-
 // macaoFlagsApply returns an error for each flag given that does not
 // apply to Macao or Victoria game g: the punto banco house rules, side
-// bets and --advantage (its parameters are checked with the game's).
-func macaoFlagsApply(g tableau.Game, set map[string]bool) []error {
+// bets and --advantage (its parameters are checked with the game's). anyGame
+// are the flags every game's shoe takes, as parseCheckFlags defines them.
+func macaoFlagsApply(g tableau.Game, set map[string]bool, anyGame flagNames) []error {
 	info, _ := tableau.LookupGame(g.Name())
-	own := slices.Clone(macaoCommonFlags)
+	own := []string{"game"} // named by the message, not listed in it
+	for _, name := range anyGame {
+		if name != "game" {
+			own = append(own, name)
+		}
+	}
 	for _, p := range info.Params {
 		own = append(own, p.Name)
 	}

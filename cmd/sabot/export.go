@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/cmd/internal/recall"
 	"github.com/sabot-table/sabot/drivers/journal"
-	"github.com/sabot-table/sabot/tableau"
 )
 
 func init() {
@@ -85,7 +85,7 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	opts, err := recall.TableOptions(j)
 	if err == nil {
-		err = recall.Export(j, w, opts, checkFlags(opts))
+		err = recall.Export(j, w, opts, houseflags.CheckArgs(opts))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sabot export: %v\n", err)
@@ -98,28 +98,4 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	return 0
-}
-
-// checkFlags renders opts as `sabot check` flags (the house rules as
-// houseFlagArgs writes them).
-func checkFlags(o tableau.Options) string {
-	m := "off"
-	if o.Markers {
-		m = "on"
-	}
-	decks := o.Decks
-	if decks == 0 {
-		decks = o.Rules.Game.DefaultDecks()
-	}
-	g := o.Rules.Game
-	house := houseFlagArgs(o.Rules)
-	if !g.PuntoBancoDeal() { // --game and the game's parameters
-		game := "--game " + g.Name()
-		info, _ := tableau.LookupGame(g.Name())
-		for i, v := range g.Params() {
-			game += fmt.Sprintf(" --%s %s", info.Params[i].Name, v)
-		}
-		return fmt.Sprintf("--decks %d %s %s --cut-rule %s --markers %s", decks, game, house, o.CutRule, m)
-	}
-	return fmt.Sprintf("--decks %d --rules %s %s --cut-rule %s --markers %s", decks, g, house, o.CutRule, m)
 }

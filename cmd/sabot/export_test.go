@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -88,11 +89,11 @@ func TestExportRoundTrip(t *testing.T) {
 			}
 			exported := filepath.Join(t.TempDir(), "export.shoe")
 			os.WriteFile(exported, out.Bytes(), 0o600)
-			if !strings.Contains(out.String(), "# check with: sabot check "+checkFlags(opts)) ||
+			if !strings.Contains(out.String(), "# check with: sabot check "+houseflags.CheckArgs(opts)) ||
 				!strings.Contains(out.String(), `alarm "E3" "Card Not Read"`) {
 				t.Fatalf("export lacks its header or comments:\n%s", out.String())
 			}
-			got, _ := checkLines(t, append(strings.Fields(checkFlags(opts)), exported)...)
+			got, _ := checkLines(t, append(strings.Fields(houseflags.CheckArgs(opts)), exported)...)
 			want, _ := os.ReadFile(strings.TrimSuffix(shoe, ".shoe") + ".expected.jsonl")
 			gl, wl := strings.Split(strings.TrimSpace(got), "\n"), strings.Split(strings.TrimSpace(string(want)), "\n")
 			if len(gl) != len(wl) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -129,7 +130,7 @@ func TestHouseFlagArgs(t *testing.T) {
 		{Game: tableau.GameSuper6, Commission: c0},
 		{Side: tableau.SideRules{Offered: side, Pays: tableau.SidePays{Big: 0.5, Dragon: [6]float64{50, 10, 6, 4, 2, 1}, Lucky6Three: 23}}},
 	} {
-		args := houseFlagArgs(r)
+		args := houseflags.Args(r)
 		cfg, err := parseCheckFlags(append([]string{"--rules", r.Game.String()}, strings.Fields(args)...), io.Discard)
 		if err != nil {
 			t.Fatalf("%s: %v", args, err)
@@ -140,7 +141,7 @@ func TestHouseFlagArgs(t *testing.T) {
 			t.Errorf("%s parses to %+v, want %+v", args, got, r)
 		}
 	}
-	if a := houseFlagArgs(tableau.Rules{Commission: c4}); a != "--tie-pays 8 --commission 4%" {
+	if a := houseflags.Args(tableau.Rules{Commission: c4}); a != "--tie-pays 8 --commission 4%" {
 		t.Errorf("args %q", a)
 	}
 }

@@ -144,3 +144,14 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nRun 'sabot COMMAND -h' for a command's flags.")
 }
+
+// flagNames records the names of the flags a group defines, in the order
+// it defines them (add wraps each name where the flag is defined), so the
+// group's list is its definitions and not a second list to keep in step.
+type flagNames []string
+
+// add records name and returns it.
+func (n *flagNames) add(name string) string {
+	*n = append(*n, name)
+	return name
+}

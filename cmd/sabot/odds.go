@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -77,7 +79,7 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) 
 	fs.StringVar(&cfg.Removed, "removed", "", "cards already out of the shoe, e.g. \"5H 5 9C KD\"")
 	rules := fs.String("rules", "punto-banco", "rule profile: punto-banco, super6 or ez")
 	game := fs.String("game", "", "the game: punto-banco, super6, ez (as --rules), chemin-de-fer or banque")
-	house := addHouseFlags(fs)
+	house := houseflags.Add(fs)
 	cf := addCheminFlags(fs)
 	bf := addBanqueFlags(fs)
 	fs.BoolVar(&cfg.Batch, "batch", false, "read one CARDS list per standard input line; one JSON object per line")
@@ -125,18 +127,18 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) 
 			}
 			errs = append(errs, fmt.Errorf("%s %q: %s", flagName, profile, msg))
 		}
-		for _, name := range append(cheminOnlyFlags, banqueOnlyFlags...) {
+		for _, name := range append(slices.Clone(cf.names), bf.names...) {
 			if set[name] {
 				errs = append(errs, fmt.Errorf("--%s: only with --game chemin-de-fer or banque", name))
 			}
 		}
 	}
 	cfg.Rules = tableau.Rules{Game: g}
-	errs = append(errs, house.apply(&cfg.Rules)...)
+	errs = append(errs, house.Apply(&cfg.Rules)...)
 	switch cfg.Family {
 	case "chemin-de-fer":
 		errs = append(errs, cf.apply(&cfg.Chemin, set, cfg.Rules.Commission)...)
-		for _, name := range banqueOnlyFlags {
+		for _, name := range bf.names {
 			if set[name] {
 				errs = append(errs, fmt.Errorf("--%s: only with --game banque", name))
 			}

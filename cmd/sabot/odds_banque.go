@@ -9,16 +9,19 @@ import (
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// banqueOnlyFlags are the flags of `sabot odds --game banque` alone.
-var banqueOnlyFlags = []string{"right-five", "left-five"}
-
-type banqueFlags struct{ right, left *string }
+// banqueFlags are the banque flags as parsed; names are the flags of
+// `sabot odds --game banque` alone, as addBanqueFlags defines them.
+type banqueFlags struct {
+	right, left *string
+	names       flagNames
+}
 
 func addBanqueFlags(fs *flag.FlagSet) *banqueFlags {
-	return &banqueFlags{
-		right: fs.String("right-five", "", "banque: the right tableau on 5, `draw|stand` (default: --punter-five)"),
-		left:  fs.String("left-five", "", "banque: the left tableau on 5, `draw|stand` (default: --punter-five)"),
-	}
+	f := &banqueFlags{}
+	n := f.names.add
+	f.right = fs.String(n("right-five"), "", "banque: the right tableau on 5, `draw|stand` (default: --punter-five)")
+	f.left = fs.String(n("left-five"), "", "banque: the left tableau on 5, `draw|stand` (default: --punter-five)")
+	return f
 }
 
 // apply checks the banque flags (and the chemin de fer flags banque

@@ -9,25 +9,25 @@ import (
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// cheminOnlyFlags are the flags of `sabot odds --game chemin-de-fer`.
-var cheminOnlyFlags = []string{"punter-five", "banker-table", "banker", "solve", "banker-sees", "punter-sees", "replacement"}
-
-// cheminFlags are the chemin de fer flags as parsed.
+// cheminFlags are the chemin de fer flags as parsed; names are the flags
+// of `sabot odds --game chemin-de-fer`, as addCheminFlags defines them.
 type cheminFlags struct {
 	five, table, banker, sees, punterSees *string
 	solve, replacement                    *bool
+	names                                 flagNames
 }
 
 func addCheminFlags(fs *flag.FlagSet) *cheminFlags {
-	return &cheminFlags{
-		five:        fs.String("punter-five", "option", "chemin de fer: the punter on 5, `draw|stand` (option: his choice, for --solve)"),
-		table:       fs.String("banker-table", "scarne", "chemin de fer: the banker's table, `scarne|free` (free: every banker decision is his)"),
-		banker:      fs.String("banker", "", "chemin de fer: the banker's choice at each option, `T/V=draw|stand,...` (T/stood, T/*; unlisted: the punto banco tableau)"),
-		sees:        fs.String("banker-sees", "total", "chemin de fer --solve: the banker decides on his `total|hand` (hand: the two cards he holds)"),
-		punterSees:  fs.String("punter-sees", "total", "chemin de fer --solve: the punter decides on 5 by his `total|hand` (hand: the two cards he holds; Ethier and Gámez's Model B3 with --banker-sees hand; needs --commission 0)"),
-		solve:       fs.Bool("solve", false, "chemin de fer: solve the game (both sides' equilibrium strategies over the option cells, and the value)"),
-		replacement: fs.Bool("replacement", false, "chemin de fer --solve: deal every card from the full shoe, as if put back (Kemeny and Snell's model)"),
-	}
+	f := &cheminFlags{}
+	n := f.names.add
+	f.five = fs.String(n("punter-five"), "option", "chemin de fer: the punter on 5, `draw|stand` (option: his choice, for --solve)")
+	f.table = fs.String(n("banker-table"), "scarne", "chemin de fer: the banker's table, `scarne|free` (free: every banker decision is his)")
+	f.banker = fs.String(n("banker"), "", "chemin de fer: the banker's choice at each option, `T/V=draw|stand,...` (T/stood, T/*; unlisted: the punto banco tableau)")
+	f.solve = fs.Bool(n("solve"), false, "chemin de fer: solve the game (both sides' equilibrium strategies over the option cells, and the value)")
+	f.sees = fs.String(n("banker-sees"), "total", "chemin de fer --solve: the banker decides on his `total|hand` (hand: the two cards he holds)")
+	f.punterSees = fs.String(n("punter-sees"), "total", "chemin de fer --solve: the punter decides on 5 by his `total|hand` (hand: the two cards he holds; Ethier and Gámez's Model B3 with --banker-sees hand; needs --commission 0)")
+	f.replacement = fs.Bool(n("replacement"), false, "chemin de fer --solve: deal every card from the full shoe, as if put back (Kemeny and Snell's model)")
+	return f
 }
 
 // apply checks the chemin de fer flags and fills c; one error per bad

@@ -12,8 +12,9 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/journal"
 
-	"github.com/sabot-table/sabot/tableau"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/sabot-table/sabot/tableau"
 )
 
 func verifyRun(t *testing.T, dir string) (string, int) {

@@ -128,19 +128,35 @@ type RulesConfig struct {
 }
 
 // gameParam returns the [rules] field of the game parameter named name
-// ("punter-five"), or nil.
+// ("punter-five"): the string field whose TOML key is the name with '_'
+// for '-' ("punter_five"), or nil when [rules] has no such key.
 func (rc *RulesConfig) gameParam(name string) *string {
-	switch name {
-	case "punter-five":
-		return &rc.PunterFive
-	case "banker-table":
-		return &rc.BankerTable
+	key := strings.ReplaceAll(name, "-", "_")
+	v := reflect.ValueOf(rc).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("toml"), ","); tag == key && f.Type == reflect.TypeFor[string]() {
+			return v.Field(i).Addr().Interface().(*string)
+		}
 	}
 	return nil
 }
 
-// gameParamNames are the game parameters [rules] has a key for.
-var gameParamNames = []string{"punter-five", "banker-table"}
+// gameParamNames are the parameters of the games sabotd deals, from
+// tableau's registry, in its order, each once: every one is a [rules] key
+// (gameParam; TestGameParamsHaveRulesKeys).
+func gameParamNames() []string {
+	var names []string
+	for _, g := range daemonGames() {
+		info, _ := tableau.LookupGame(g)
+		for _, p := range info.Params {
+			if !slices.Contains(names, p.Name) {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	return names
+}
 
 // daemonGames are the games sabotd deals: the registry's games except
 // Macao and Victoria, which are `sabot check` games only (casinos do not
@@ -190,7 +206,7 @@ func (c *Config) HouseRules(bad func(key, format string, args ...any)) tableau.R
 	rc := &c.Rules
 	if info, ok := tableau.LookupGame(c.Game); ok {
 		params := map[string]string{}
-		for _, name := range gameParamNames {
+		for _, name := range gameParamNames() {
 			v := rc.gameParam(name)
 			if *v == "" {
 				continue

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,31 @@ func TestConfigRefusalTimeout(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "c.toml:5") || !strings.Contains(err.Error(), "mqtt.refusal_timeout") {
 			t.Errorf("refusal_timeout %q: %v, want an error at c.toml:5 naming mqtt.refusal_timeout", v, err)
 		}
+	}
+}
+
+// TestGameParamsHaveRulesKeys: every parameter of a game sabotd deals
+// (tableau's registry) has its [rules] key, the name with '_' for '-',
+// and a registered game needs no list edited here: today chemin de fer's
+// punter-five and banker-table, rules.punter_five and rules.banker_table.
+func TestGameParamsHaveRulesKeys(t *testing.T) {
+	names := gameParamNames()
+	if !slices.Equal(names, []string{"punter-five", "banker-table"}) {
+		t.Errorf("game parameters %q, want chemin de fer's punter-five and banker-table", names)
+	}
+	var rc RulesConfig
+	for _, n := range names {
+		f := rc.gameParam(n)
+		if f == nil {
+			t.Errorf("game parameter %q has no [rules] key %q", n, strings.ReplaceAll(n, "-", "_"))
+			continue
+		}
+		*f = "x-" + n
+	}
+	if rc.PunterFive != "x-punter-five" || rc.BankerTable != "x-banker-table" {
+		t.Errorf("gameParam set %+v", rc)
+	}
+	if rc.gameParam("commission") != nil || rc.gameParam("no-such") != nil {
+		t.Error("gameParam finds a [rules] field that is no game parameter's string")
 	}
 }

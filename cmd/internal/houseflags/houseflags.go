@@ -1,4 +1,11 @@
-package main
+// Package houseflags is the house rules as command-line flags, one
+// definition for every command that takes them (`sabot check`, `sabot
+// odds`): --commission, --tie-pays, --pair-pays, --pair-suited-pays,
+// --side-bets and the pay tables --pays-*, sabotd's [rules] keys with '-'
+// for '_' (Add, Flags.Apply); and the way back, a table's options written
+// as the `sabot check` flags that give them (Args, CheckArgs), for `sabot
+// export`.
+package houseflags
 
 import (
 	"flag"
@@ -9,23 +16,23 @@ import (
 	"github.com/sabot-table/sabot/tableau"
 )
 
-// houseFlags are the house-rule flags shared by `sabot check` and
+// Flags are the house-rule flags shared by `sabot check` and
 // `sabot odds` (one helper, so both commands take the same flags with the
 // same defaults and the same errors): --commission, --tie-pays,
 // --pair-pays, --pair-suited-pays, which side bets are offered (--side-bets) and each pay
 // table (--pays-*). They are sabotd's [rules] keys with '-' for '_'.
-type houseFlags struct {
+type Flags struct {
 	commission                                                          tableau.Commission
 	tie, pair, pairSuited                                               *int
 	offered, perfect, either, big, small, dragon, dragonNatural, lucky6 *string
-	errs                                                                []error // from --commission, reported by apply
+	errs                                                                []error // from --commission, reported by Apply
 }
 
 const sideBetsHelp = "side bets offered, comma-separated: perfect-pair, either-pair, big, small, dragon-player, dragon-banker, lucky6, dragon (both), all, or none"
 
-// addHouseFlags registers the house-rule flags on fs.
-func addHouseFlags(fs *flag.FlagSet) *houseFlags {
-	h := &houseFlags{
+// Add registers the house-rule flags on fs.
+func Add(fs *flag.FlagSet) *Flags {
+	h := &Flags{
 		tie:           fs.Int("tie-pays", 8, "tie payout: 8 (8:1) or 9 (9:1)"),
 		pair:          fs.Int("pair-pays", 11, "player pair and banker pair pay `N` to 1 (11, some houses 12)"),
 		pairSuited:    fs.Int("pair-suited-pays", 0, "player pair and banker pair pay `N` to 1 on a suited pair, same rank and suit (some houses 25); 0: as any pair"),
@@ -42,7 +49,7 @@ func addHouseFlags(fs *flag.FlagSet) *houseFlags {
 		c, err := tableau.ParseCommission(s)
 		if err != nil {
 			h.errs = append(h.errs, fmt.Errorf("--commission %q: %s", s, strings.TrimPrefix(trimRules(err), "commission "+fmt.Sprintf("%q", s)+": ")))
-			return nil // reported by apply, with the other rule errors
+			return nil // reported by Apply, with the other rule errors
 		}
 		h.commission = c
 		return nil
@@ -50,10 +57,10 @@ func addHouseFlags(fs *flag.FlagSet) *houseFlags {
 	return h
 }
 
-// apply sets r's house rules from the flags (r.Game is the caller's) and
+// Apply sets r's house rules from the flags (r.Game is the caller's) and
 // returns one error per bad flag, naming the flag and the value. The
 // values are checked by tableau's one validation (Rules.ProblemsGiven).
-func (h *houseFlags) apply(r *tableau.Rules) []error {
+func (h *Flags) Apply(r *tableau.Rules) []error {
 	errs := append([]error(nil), h.errs...)
 	sr, serrs := h.sideRules()
 	errs = append(errs, serrs...)
@@ -73,7 +80,7 @@ func (h *houseFlags) apply(r *tableau.Rules) []error {
 
 // sideRules returns the side rules the flags give, or one error per bad
 // flag naming the flag and the value.
-func (h *houseFlags) sideRules() (tableau.SideRules, []error) {
+func (h *Flags) sideRules() (tableau.SideRules, []error) {
 	// A bad list keeps its default, so it is reported once.
 	sr := tableau.SideRules{Pays: tableau.DefaultSidePays}
 	var errs []error
@@ -104,12 +111,12 @@ func (h *houseFlags) sideRules() (tableau.SideRules, []error) {
 	return sr, errs
 }
 
-// houseFlagArgs renders r's house rules as the flags that give them, for
+// Args renders r's house rules as the flags that give them, for
 // a `sabot check` command line: --tie-pays always, --commission and
 // --pair-pays when they differ from the usual, --pair-suited-pays when a
 // suited pair pays more, --side-bets and the pay tables of the bets
 // offered.
-func houseFlagArgs(r tableau.Rules) string {
+func Args(r tableau.Rules) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--tie-pays %d", r.TiePayout())
 	if c := r.CommissionBP(); c != (tableau.Rules{Game: r.Game}).CommissionBP() {
@@ -162,4 +169,29 @@ func trimRules(err error) string {
 		return s[len(p):]
 	}
 	return s
+}
+
+// CheckArgs renders o as `sabot check` flags: --decks, the game (--rules
+// and a punto banco profile, or --game with its parameters), the house
+// rules as Args writes them, --cut-rule and --markers.
+func CheckArgs(o tableau.Options) string {
+	m := "off"
+	if o.Markers {
+		m = "on"
+	}
+	decks := o.Decks
+	if decks == 0 {
+		decks = o.Rules.Game.DefaultDecks()
+	}
+	g := o.Rules.Game
+	house := Args(o.Rules)
+	if !g.PuntoBancoDeal() { // --game and the game's parameters
+		game := "--game " + g.Name()
+		info, _ := tableau.LookupGame(g.Name())
+		for i, v := range g.Params() {
+			game += fmt.Sprintf(" --%s %s", info.Params[i].Name, v)
+		}
+		return fmt.Sprintf("--decks %d %s %s --cut-rule %s --markers %s", decks, game, house, o.CutRule, m)
+	}
+	return fmt.Sprintf("--decks %d --rules %s %s --cut-rule %s --markers %s", decks, g, house, o.CutRule, m)
 }
