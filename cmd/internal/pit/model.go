@@ -462,30 +462,14 @@ func gameOf(game string, rules json.RawMessage) string {
 	return ""
 }
 
-// pitState is the state payload as the console reads it, with the dealer
-// newer daemons add.
+// pitState is the state payload as the console reads it: the daemon's
+// own declaration (mqtt.StatePayload, made from tableau.TableView), with
+// the dealer kept raw so that a state without the key (from a daemon
+// older than dealer sign-in: the tile keeps what it had) is told from one
+// with no dealer signed in ("").
 type pitState struct {
-	ID             string `json:"id"`
-	Time           string `json:"time"`
-	ShoeID         string `json:"shoe_id"`
-	Shoe           int    `json:"shoe"`
-	Phase          string `json:"phase"`
-	Coup           int    `json:"coup"`
-	PlayerTotal    int    `json:"player_total"`
-	BankerTotal    int    `json:"banker_total"`
-	Complete       bool   `json:"complete"`
-	Voided         bool   `json:"voided"`
-	Winner         string `json:"winner"`
-	Natural        bool   `json:"natural"`
-	CardsRemaining int    `json:"cards_remaining"`
-	OpenAlerts     []struct {
-		ID    string `json:"id"`
-		Code  string `json:"code"`
-		Coup  int    `json:"coup"`
-		Count int    `json:"count"`
-	} `json:"open_alerts"`
-	OpenAlertCount int             `json:"open_alert_count"`
-	Dealer         json.RawMessage `json:"dealer"`
+	mqtt.StatePayload
+	Dealer json.RawMessage `json:"dealer"`
 }
 
 func (m *Model) applyState(t *pitTable, payload []byte) bool {
@@ -503,8 +487,8 @@ func (m *Model) applyState(t *pitTable, payload []byte) bool {
 	if s.Dealer != nil {
 		tl.Dealer = dealerOf(s.Dealer)
 	}
-	if s.Complete && (s.Phase == "between" || s.Phase == "coup") && s.Winner != "" {
-		r := &pitResult{Coup: s.Coup, Winner: s.Winner, PlayerTotal: s.PlayerTotal,
+	if s.Complete && (s.Phase == "between" || s.Phase == "coup") && s.Winner != tableau.WinnerNone {
+		r := &pitResult{Coup: s.Coup, Winner: s.Winner.String(), PlayerTotal: s.PlayerTotal,
 			BankerTotal: s.BankerTotal, Natural: s.Natural, Voided: s.Voided, Known: true}
 		tl.Last = r
 	} else if s.Voided && tl.Last != nil && tl.Last.Coup == s.Coup {
@@ -519,10 +503,10 @@ func (m *Model) applyState(t *pitTable, payload []byte) bool {
 		listed += max(e.Count, 1)
 		a, ok := t.entryByID(e.ID)
 		if !ok {
-			a, ok = t.entryByCode(e.Code)
+			a, ok = t.entryByCode(string(e.Code))
 		}
 		if !ok {
-			a = newPitAlert(e.Code, e.ID, "", "", s.Shoe, e.Coup, "", now, true)
+			a = newPitAlert(string(e.Code), e.ID, "", "", s.Shoe, e.Coup, "", now, true)
 		}
 		a.Count = max(e.Count, 1)
 		a.Coup = e.Coup
