@@ -107,7 +107,7 @@ dir = %q
 		t.Helper()
 		m := NewMain()
 		m.Stderr = &syncBuffer{}
-		if err := m.ParseFlags(context.Background(), []string{"--config", cfgPath}); err != nil {
+		if err := m.Setup(Options{ConfigPath: cfgPath}); err != nil {
 			t.Fatal(err)
 		}
 		if err := m.Run(context.Background()); err != nil {

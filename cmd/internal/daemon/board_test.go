@@ -17,6 +17,7 @@ import (
 
 	"github.com/sabot-table/sabot/cmd/internal/boardweb"
 	"github.com/sabot-table/sabot/cmd/internal/config"
+	"github.com/sabot-table/sabot/cmd/internal/demo"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 )
@@ -313,7 +314,7 @@ func TestDemoPrintsAddresses(t *testing.T) {
 	m := NewMain()
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	m.Stdout, m.Stderr = out, logs
-	if err := m.ParseFlags(context.Background(), []string{"--demo", "--demo-coups", "20", "--demo-rate", "fast", "--demo-seed", "3"}); err != nil {
+	if err := m.Setup(Options{Demo: demo.Options{Enabled: true, Coups: 20, Rate: "fast", Seed: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Run(context.Background()); err != nil {

@@ -108,7 +108,7 @@ func TestPrintConfigPlaceholderWarning(t *testing.T) {
 		var out, errb strings.Builder
 		m.Stdout, m.Stderr = &out, &errb
 		m.UdevRuleDirs = []string{etc, lib}
-		if err := m.ParseFlags(t.Context(), []string{"--config", conf, "--print-config"}); err != nil {
+		if err := m.Setup(Options{ConfigPath: conf, PrintConfig: true}); err != nil {
 			t.Fatal(err)
 		}
 		return out.String(), errb.String()

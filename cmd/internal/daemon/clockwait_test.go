@@ -52,7 +52,7 @@ func startWithClock(t *testing.T, ctx context.Context, conf string, n int64, onP
 	m := NewMain()
 	logs := &syncBuffer{}
 	m.Stderr = logs
-	if err := m.ParseFlags(context.Background(), []string{"--config", path}); err != nil {
+	if err := m.Setup(Options{ConfigPath: path}); err != nil {
 		t.Fatal(err)
 	}
 	calls := &atomic.Int64{}

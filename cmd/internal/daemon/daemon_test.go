@@ -211,7 +211,7 @@ func bootDaemon(t *testing.T, conf string) (*Main, *syncBuffer) {
 	m := NewMain()
 	logs := &syncBuffer{}
 	m.Stderr = logs
-	if err := m.ParseFlags(context.Background(), []string{"--config", path}); err != nil {
+	if err := m.Setup(Options{ConfigPath: path}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Run(context.Background()); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -70,7 +71,7 @@ func runDemo(t *testing.T, seed string) string {
 	m := NewMain()
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	m.Stdout, m.Stderr = out, logs
-	if err := m.ParseFlags(context.Background(), []string{"--demo", "--demo-errors", "--demo-coups", "60", "--demo-rate", "fast", "--demo-seed", seed}); err != nil {
+	if err := m.Setup(Options{Demo: demo.Options{Enabled: true, Errors: true, Coups: 60, Rate: "fast", Seed: seedOf(t, seed)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Run(context.Background()); err != nil {
@@ -126,4 +127,14 @@ func TestDemoSeedRepeats(t *testing.T) {
 	if acks == 0 {
 		t.Fatalf("no acknowledgement in the run:\n%s", strings.Join(a, "\n"))
 	}
+}
+
+// seedOf is a --demo-seed value as a number.
+func seedOf(t *testing.T, seed string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(seed, 10, 64)
+	if err != nil {
+		t.Fatalf("seed %q: %v", seed, err)
+	}
+	return n
 }

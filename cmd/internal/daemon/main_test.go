@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,13 +14,14 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/cmd/internal/config"
+	"github.com/sabot-table/sabot/cmd/internal/demo"
 )
 
 func TestVersionFlag(t *testing.T) {
 	m := NewMain()
 	var out bytes.Buffer
 	m.Stdout = &out
-	if err := m.ParseFlags(context.Background(), []string{"--version"}); err != nil {
+	if err := m.Setup(Options{Version: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !m.ExitEarly || !strings.HasPrefix(out.String(), "sabotd ") {
@@ -35,7 +35,7 @@ func TestPrintConfig(t *testing.T) {
 	m := NewMain()
 	var out bytes.Buffer
 	m.Stdout = &out
-	if err := m.ParseFlags(context.Background(), []string{"--config", path, "--print-config"}); err != nil {
+	if err := m.Setup(Options{ConfigPath: path, PrintConfig: true}); err != nil {
 		t.Fatal(err)
 	}
 	// The printed configuration is itself a valid file that gives the same
@@ -54,17 +54,20 @@ func TestPrintConfig(t *testing.T) {
 	}
 }
 
-func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"--demo-coups", "3"},
-		{"--demo", "--demo-rate", "slow"},
-		{"extra"},
-		{"--config", "/nonexistent/sabotd.toml"},
+// TestBadOptions: --demo-coups without --demo, an unknown --demo-rate and
+// a configuration file that does not exist are refused by Setup (the
+// command line itself: cmd/sabotd's TestParseFlags).
+func TestBadOptions(t *testing.T) {
+	for _, o := range []Options{
+		{Demo: demo.Options{Coups: 3}},
+		{Demo: demo.Options{Enabled: true, Rate: "slow"}},
+		{Demo: demo.Options{Enabled: true, Coups: -1}},
+		{ConfigPath: "/nonexistent/sabotd.toml"},
 	} {
 		m := NewMain()
 		m.Stderr = io.Discard
-		if err := m.ParseFlags(context.Background(), args); err == nil {
-			t.Errorf("%v: no error", args)
+		if err := m.Setup(o); err == nil {
+			t.Errorf("%+v: no error", o)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,10 +30,6 @@ func Version() string { return buildversion.String(LinkedVersion) }
 // StopTimeout bounds a graceful stop: systemd's TimeoutStopSec is longer.
 const StopTimeout = 9 * time.Second
 
-// ErrUsage is ParseFlags' error for a bad command line once the usage has
-// been printed: the caller exits 2 without printing it again.
-var ErrUsage = errors.New("usage")
-
 // errConfig marks a startup error that only a configuration change can
 // fix (a pin name the GPIO chip does not have, ...): sabotd exits 2, which
 // the systemd unit does not restart (RestartPreventExitStatus=2).
@@ -61,11 +56,12 @@ func ExitCode(err error) int {
 	return 1
 }
 
-// Main is the sabotd program: flags, configuration and the running daemon.
+// Main is the sabotd program: its options, configuration and the running
+// daemon.
 type Main struct {
 	// ConfigPath is the --config file.
 	ConfigPath string
-	// Config is the effective configuration once ParseFlags returns.
+	// Config is the effective configuration once Setup returns.
 	Config config.Config
 	// Demo holds the --demo flags.
 	Demo demo.Options
@@ -81,7 +77,7 @@ type Main struct {
 	UdevRuleDirs []string
 	clockPoll    time.Duration // waitForClock's polling interval (0: clockPoll)
 
-	// ExitEarly is set by ParseFlags when --version or --print-config
+	// ExitEarly is set by Setup when --version or --print-config
 	// was handled: Run is not to be called and the program exits 0.
 	ExitEarly bool
 	d         *daemon
@@ -92,36 +88,33 @@ func NewMain() *Main {
 	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, Config: config.Default()}
 }
 
-// ParseFlags parses the command line and loads the configuration. For
-// --version and --print-config it prints and marks the program done (Run is
-// then not to be called; main exits 0).
-func (m *Main) ParseFlags(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("sabotd", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
-	fs.StringVar(&m.ConfigPath, "config", "", "configuration `file` (TOML; default /etc/sabot/sabotd.toml unless --demo)")
-	printConfig := fs.Bool("print-config", false, "print the effective configuration, defaults included, and exit")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.BoolVar(&m.Demo.Enabled, "demo", false, "run without hardware: embedded broker, virtual shoe on a pty, terminal display")
-	fs.BoolVar(&m.Demo.Errors, "demo-errors", false, "with --demo: inject dealer errors")
-	fs.IntVar(&m.Demo.Coups, "demo-coups", 0, "with --demo: deal `N` coups, check each came back from the broker, exit 0 (1 if any was lost)")
-	fs.StringVar(&m.Demo.Rate, "demo-rate", "watchable", "with --demo: dealing pace, \"watchable\" or \"fast\"")
-	fs.Int64Var(&m.Demo.Seed, "demo-seed", 0, "with --demo: shuffle `seed` (0: random)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: sabotd [--config FILE] [--print-config] [--version] [--demo [--demo-errors] [--demo-coups N] [--demo-rate watchable|fast]]\n\n")
-		fs.PrintDefaults()
+// Options are sabotd's command line, as cmd/sabotd parses it.
+type Options struct {
+	// ConfigPath is --config; "": DefaultConfigPath, or the demo's own
+	// configuration with --demo.
+	ConfigPath  string
+	PrintConfig bool // --print-config: print the effective configuration
+	Version     bool // --version: print the version
+	// Demo are the --demo flags; Demo.Rate "" is "watchable".
+	Demo demo.Options
+}
+
+// DefaultConfigPath is where sabotd reads its configuration without
+// --config (the package installs it there).
+const DefaultConfigPath = "/etc/sabot/sabotd.toml"
+
+// Setup does what the command line asks before Run: --version and
+// --print-config print and set ExitEarly (Run is then not to be called;
+// main exits 0); otherwise it checks the --demo options and loads the
+// configuration into Config. Errors name the flag (a bad --demo
+// combination) or are the configuration's (*config.Error: file, line,
+// column, key).
+func (m *Main) Setup(o Options) error {
+	m.ConfigPath, m.Demo = o.ConfigPath, o.Demo
+	if m.Demo.Rate == "" {
+		m.Demo.Rate = "watchable"
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return ErrUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(m.Stderr, "sabotd: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return ErrUsage
-	}
-	if *showVersion {
+	if o.Version {
 		fmt.Fprintln(m.Stdout, "sabotd", Version())
 		m.ExitEarly = true
 		return nil
@@ -145,10 +138,10 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	case m.Demo.Enabled:
 		m.Config = demo.Config()
 	default:
-		m.ConfigPath = "/etc/sabot/sabotd.toml"
+		m.ConfigPath = DefaultConfigPath
 		cfg, err := config.Load(m.ConfigPath)
 		if err != nil {
-			if *printConfig && errors.Is(err, os.ErrNotExist) {
+			if o.PrintConfig && errors.Is(err, os.ErrNotExist) {
 				// Show the defaults when there is no file yet.
 				m.Config = config.Default()
 				break
@@ -157,7 +150,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		}
 		m.Config = cfg
 	}
-	if *printConfig {
+	if o.PrintConfig {
 		out, err := config.Marshal(m.Config)
 		if err != nil {
 			return fmt.Errorf("config: %w", err)

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -173,7 +172,7 @@ func TestConfigRegisteredChip(t *testing.T) {
 	m := NewMain()
 	var out bytes.Buffer
 	m.Stdout = &out
-	if err := m.ParseFlags(context.Background(), []string{"--config", path, "--print-config"}); err != nil {
+	if err := m.Setup(Options{ConfigPath: path, PrintConfig: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "[display]\nkind = 'test-chip'\nbrightness = 10\ndigits = 0\nwire = 'GPIO40'\ngain = 7\nlanes = []\nflavour = 'plain'\n\n[gpio]") {

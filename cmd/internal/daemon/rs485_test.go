@@ -62,7 +62,7 @@ func TestRS485PrintConfig(t *testing.T) {
 	m := NewMain()
 	var out bytes.Buffer
 	m.Stdout = &out
-	if err := m.ParseFlags(context.Background(), []string{"--config", path, "--print-config"}); err != nil {
+	if err := m.Setup(Options{ConfigPath: path, PrintConfig: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"rs485 = 'kernel'", "rs485_de = ''", "rs485_de_active_low = false", "rs485_delay_before_us = 0", "rs485_delay_after_us = 2000", "rs485_rx_during_tx = false"} {
@@ -133,7 +133,7 @@ func TestRS485DaemonUnknownPin(t *testing.T) {
 	os.WriteFile(path, []byte(conf), 0o600)
 	m := NewMain()
 	m.Stderr = &syncBuffer{}
-	if err := m.ParseFlags(context.Background(), []string{"--config", path}); err != nil {
+	if err := m.Setup(Options{ConfigPath: path}); err != nil {
 		t.Fatal(err)
 	}
 	err := m.Run(context.Background())

@@ -35,7 +35,7 @@ func TestStateDirNewerRefused(t *testing.T) {
 	start := func() (*Main, error) {
 		m := NewMain()
 		m.Stderr = &syncBuffer{}
-		if err := m.ParseFlags(context.Background(), []string{"--config", path}); err != nil {
+		if err := m.Setup(Options{ConfigPath: path}); err != nil {
 			t.Fatal(err)
 		}
 		err := m.Run(context.Background())
