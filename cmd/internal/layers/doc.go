@@ -11,8 +11,18 @@
 //  2. firmware-proto (and firmware-proto/...): the shoe's wire protocol and
 //     its simulator.
 //  3. drivers/...: hardware, storage, MQTT, HTTP.
-//  4. cmd/internal/...: the parts of the programs shared between them.
-//  5. cmd/sabot and cmd/sabotd, the programs.
+//  4. cmd/internal, shared: what several products use — the version
+//     string, the MQTT clients' bounds (mqttclient), sabotd's
+//     configuration (config), the journal read back (recall), the
+//     house-rule flags (houseflags) and `sabot check` (audit, whose
+//     printer `sabot roads` uses).
+//  5. cmd/internal, products: the board page (boardweb), --demo (demo),
+//     `sabot doctor`, `odds`, `roads`, `shoe-sim`, the pit console and
+//     the floor harness; a product does not import another (its tests
+//     may).
+//  6. cmd/internal/daemon: sabotd's daemon, which starts the board page
+//     and the demo.
+//  7. cmd/sabot and cmd/sabotd, the programs.
 //
 // Layers 0 and 1 import only the standard library and each other's
 // packages (their tests may use more, pgregory.net/rapid).

@@ -20,13 +20,21 @@ const module = "github.com/sabot-table/sabot"
 var layers = []struct {
 	name     string
 	prefixes []string
+	// apart: the layer's rooms (its prefixes) do not import each other
+	// (their tests may: the floor harness's run a pit console).
+	apart bool
 }{
-	{"tableau and display/segment", []string{"tableau", "display/segment"}},
-	{"display", []string{"display"}},
-	{"firmware-proto", []string{"firmware-proto"}},
-	{"drivers", []string{"drivers"}},
-	{"cmd/internal", []string{"cmd/internal"}},
-	{"the programs", []string{"cmd/sabot", "cmd/sabotd"}},
+	{"tableau and display/segment", []string{"tableau", "display/segment"}, false},
+	{"display", []string{"display"}, false},
+	{"firmware-proto", []string{"firmware-proto"}, false},
+	{"drivers", []string{"drivers"}, false},
+	{"cmd/internal, shared", []string{"cmd/internal/version", "cmd/internal/mqttclient", "cmd/internal/config",
+		"cmd/internal/recall", "cmd/internal/houseflags", "cmd/internal/audit"}, false},
+	{"cmd/internal, products", []string{"cmd/internal/boardweb", "cmd/internal/demo", "cmd/internal/doctor",
+		"cmd/internal/oddsreport", "cmd/internal/roadsreport", "cmd/internal/shoesim", "cmd/internal/pit",
+		"cmd/internal/floor", "cmd/internal/layers"}, true},
+	{"cmd/internal/daemon", []string{"cmd/internal/daemon"}, false},
+	{"the programs", []string{"cmd/sabot", "cmd/sabotd"}, false},
 }
 
 // fakeImporters are the packages that import test doubles outside their
@@ -61,6 +69,19 @@ func rel(path string) (string, bool) {
 	}
 	r, ok := strings.CutPrefix(path, module+"/")
 	return r, ok
+}
+
+// roomOf is the prefix of its layer that path is under ("" for none).
+func roomOf(path string) string {
+	r, _ := rel(path)
+	for _, l := range layers {
+		for _, p := range l.prefixes {
+			if under(r, p) {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // under tells whether r is prefix or below it.
@@ -207,6 +228,8 @@ func checkImport(path string, from int, imp string, test bool) []violation {
 	case inModule && imp != path:
 		if to := layerOf(imp); to > from {
 			out = append(out, violation{path, imp, test, fmt.Sprintf("layer %q imports layer %q, above it", layers[from].name, layers[to].name)})
+		} else if to == from && layers[from].apart && !test && roomOf(path) != roomOf(imp) {
+			out = append(out, violation{path, imp, test, fmt.Sprintf("layer %q: %s imports %s, another room of its layer", layers[from].name, roomOf(path), roomOf(imp))})
 		}
 	}
 	fr, _ := rel(path)
@@ -271,7 +294,11 @@ func TestLayerRules(t *testing.T) {
 		m("drivers/board"):                  {ImportPath: m("drivers/board"), Imports: []string{m("drivers/tm1637/tm1637test"), "periph.io/x/conn/v3/gpio/gpiotest", "periph.io/x/conn/v3/conntest"}},
 		m("drivers/shoe"):                   {ImportPath: m("drivers/shoe"), Imports: []string{m("cmd/internal/floor"), "net/http/httptest"}, TestImports: []string{"periph.io/x/conn/v3/gpio/gpiotest"}},
 		m("display/segment"):                {ImportPath: m("display/segment")},
-		m("cmd/internal/floor"):             {ImportPath: m("cmd/internal/floor")},
+		m("cmd/internal/floor"):             {ImportPath: m("cmd/internal/floor"), Imports: []string{m("cmd/internal/pit"), m("cmd/internal/mqttclient")}},
+		m("cmd/internal/pit"):               {ImportPath: m("cmd/internal/pit"), Imports: []string{m("cmd/internal/pit/pitweb")}},
+		m("cmd/internal/pit/pitweb"):        {ImportPath: m("cmd/internal/pit/pitweb")},
+		m("cmd/internal/mqttclient"):        {ImportPath: m("cmd/internal/mqttclient"), Imports: []string{m("cmd/internal/daemon")}},
+		m("cmd/internal/daemon"):            {ImportPath: m("cmd/internal/daemon")},
 		m("drivers/testenv"):                {ImportPath: m("drivers/testenv"), Imports: []string{"github.com/eclipse/paho.mqtt.golang"}},
 		m("somewhere"):                      {ImportPath: m("somewhere")},
 		"periph.io/x/conn/v3/gpio/gpiotest": {ImportPath: "periph.io/x/conn/v3/gpio/gpiotest"},
@@ -281,9 +308,11 @@ func TestLayerRules(t *testing.T) {
 		got = append(got, v.String())
 	}
 	want := []string{
+		m("cmd/internal/floor") + " imports " + m("cmd/internal/pit") + `: layer "cmd/internal, products": cmd/internal/floor imports cmd/internal/pit, another room of its layer`,
+		m("cmd/internal/mqttclient") + " imports " + m("cmd/internal/daemon") + `: layer "cmd/internal, shared" imports layer "cmd/internal/daemon", above it`,
 		m("display") + " imports github.com/x/y: display imports only the standard library and tableau and display packages",
 		m("drivers/board") + " imports periph.io/x/conn/v3/conntest: a test double, imported only by tests, other doubles and the listed importers (fakeImporters: the board's backend \"fake\")",
-		m("drivers/shoe") + " imports " + m("cmd/internal/floor") + `: layer "drivers" imports layer "cmd/internal", above it`,
+		m("drivers/shoe") + " imports " + m("cmd/internal/floor") + `: layer "drivers" imports layer "cmd/internal, products", above it`,
 		m("drivers/tm1637") + " imports " + m("drivers/tm1637/tm1637test") + ": a test double, imported only by tests, other doubles and the listed importers (fakeImporters: the board's backend \"fake\")",
 		m("somewhere") + ": the package is in no layer: add it to cmd/internal/layers (doc.go and layers)",
 		m("tableau") + " imports " + m("display") + `: layer "tableau and display/segment" imports layer "display", above it`,
