@@ -226,18 +226,3 @@ func TestAlertCodes(t *testing.T) {
 		t.Error("unknown code known")
 	}
 }
-
-func TestParseCardRejectsControlBytes(t *testing.T) {
-	// 0x16 | 0x20 is '6': a case-folding bug once read it as a rank.
-	for _, s := range []string{"\x16", "\x17H", "\x12", "\x19S", "1H", "11", "AX", "A S", "", "KSS", "0", "1"} {
-		if c, err := tableau.ParseCard(s); err == nil {
-			t.Errorf("ParseCard(%q) = %v, want an error", s, c)
-		}
-	}
-	for s, want := range map[string]string{"10h": "TH", "td": "TD", "7": "7", "as": "AS", "Kc": "KC", "q": "Q", "2D": "2D", "9s": "9S", "J": "J"} {
-		c, err := tableau.ParseCard(s)
-		if err != nil || c.String() != want {
-			t.Errorf("ParseCard(%q) = %v, %v; want %s", s, c, err, want)
-		}
-	}
-}

@@ -1,4 +1,9 @@
-package tableau
+// Package card holds the playing cards of Sabot's games: Card, Rank and
+// Suit, their canonical text forms and the transcript card syntax
+// (ParseCard). It imports only the standard library and is the lowest
+// layer of tableau: drivers that only read cards (drivers/shoe) import it
+// rather than the rules engine.
+package card
 
 import (
 	"errors"
@@ -133,6 +138,11 @@ func ParseCard(s string) (Card, error) {
 	return c, nil
 }
 
+// ParseBytes is ParseCard for a byte slice, without allocating: it
+// reports whether b is a card in the transcript syntax instead of
+// returning an error. The transcript lexer reads card words with it.
+func ParseBytes(b []byte) (Card, bool) { return parseCard(b) }
+
 // parseCard is the allocation-free core of ParseCard, for strings and
 // byte slices.
 func parseCard[T ~string | ~[]byte](s T) (Card, bool) {
@@ -142,7 +152,7 @@ func parseCard[T ~string | ~[]byte](s T) (Card, bool) {
 		c.Rank = Rank10
 		s = s[2:]
 	case len(s) >= 1:
-		r := rankFromByte(s[0])
+		r := RankFromByte(s[0])
 		if r == 0 {
 			return Card{}, false
 		}
@@ -155,7 +165,7 @@ func parseCard[T ~string | ~[]byte](s T) (Card, bool) {
 	case 0:
 		return c, true
 	case 1:
-		c.Suit = suitFromByte(s[0])
+		c.Suit = SuitFromByte(s[0])
 		if c.Suit == SuitUnknown {
 			return Card{}, false
 		}
@@ -164,7 +174,10 @@ func parseCard[T ~string | ~[]byte](s T) (Card, bool) {
 	return Card{}, false
 }
 
-func rankFromByte(b byte) Rank {
+// RankFromByte is the rank of a one-byte rank character, case-insensitively
+// ("A", "2".."9", "T", "J", "Q", "K"), or 0 when b is none ("10" is two
+// bytes: see ParseCard).
+func RankFromByte(b byte) Rank {
 	if b >= '2' && b <= '9' {
 		return Rank(b - '0')
 	}
@@ -183,7 +196,9 @@ func rankFromByte(b byte) Rank {
 	return 0
 }
 
-func suitFromByte(b byte) Suit {
+// SuitFromByte is the suit of a suit character, case-insensitively ("S",
+// "H", "D", "C"), or SuitUnknown when b is none.
+func SuitFromByte(b byte) Suit {
 	switch b | 0x20 {
 	case 's':
 		return Spades
