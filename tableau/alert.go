@@ -142,6 +142,10 @@ type AlertMeta struct {
 	Text string
 }
 
+// NumAlertCodes is the number of alert codes (len(AlertCodes)), as a
+// constant: the table latches at most one alert of each.
+const NumAlertCodes = len(alertTable)
+
 // alertTable is every alert code, the Fold's first (in AlertCodes order).
 // A new code is one row here (next E number) plus its tests; TestAlertTable
 // fails on a row with a missing field and display's test on the
@@ -214,4 +218,12 @@ func (a AlertCode) Info(text string) AlertInfo {
 		text = m.Text
 	}
 	return AlertInfo{Severity: m.Severity, Text: text, AwaitsAck: m.Latches}
+}
+
+// AlertInfo is what the Table adds to an alert: its severity and latching
+// (from the alert table, AlertCode.Info) and a human text.
+type AlertInfo struct {
+	Severity  string `json:"severity"` // "error", "warning" or "info"
+	Text      string `json:"text"`
+	AwaitsAck bool   `json:"awaits_ack"`
 }

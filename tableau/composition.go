@@ -46,22 +46,22 @@ func (c Composition) Decks() int { return c.decks }
 // false if it is one more of its rank (4 × decks) or of its rank and suit
 // (decks) than the shoe holds. The card is recorded either way. An invalid
 // card is not recorded and reports false.
-func (c *Composition) Draw(card Card) bool {
-	if !card.Valid() {
+func (c *Composition) Draw(cd Card) bool {
+	if !cd.Valid() {
 		return false
 	}
 	if c.drawn < math.MaxInt {
 		c.drawn++
 	}
-	if c.rank[card.Rank] < math.MaxInt16 { // bound: saturates, never wraps
-		c.rank[card.Rank]++
+	if c.rank[cd.Rank] < math.MaxInt16 { // bound: saturates, never wraps
+		c.rank[cd.Rank]++
 	}
-	ok := int(c.rank[card.Rank]) <= NumSuits*c.decks
-	if card.Suit != SuitUnknown {
-		if c.suited[card.Rank][card.Suit] < math.MaxInt16 {
-			c.suited[card.Rank][card.Suit]++
+	ok := int(c.rank[cd.Rank]) <= NumSuits*c.decks
+	if cd.Suit != SuitUnknown {
+		if c.suited[cd.Rank][cd.Suit] < math.MaxInt16 {
+			c.suited[cd.Rank][cd.Suit]++
 		}
-		if int(c.suited[card.Rank][card.Suit]) > c.decks {
+		if int(c.suited[cd.Rank][cd.Suit]) > c.decks {
 			ok = false
 		}
 	}
@@ -92,4 +92,35 @@ func (c Composition) RemainingCard(r Rank, s Suit) int {
 		return 0
 	}
 	return c.decks - int(c.suited[r][s])
+}
+
+// CompositionState is the whole state of a Composition, as a table
+// snapshot keeps it: the decks, the cards drawn, and the drawn counts of
+// each rank (Rank[r-1] for rank r) and of each rank and suit
+// (Suited[r-1][s-1]; rank-only reads count in Rank alone).
+type CompositionState struct {
+	Decks  int
+	Drawn  int
+	Rank   [NumRanks]int16
+	Suited [NumRanks][NumSuits]int16
+}
+
+// State returns c's whole state (see CompositionState).
+func (c *Composition) State() CompositionState {
+	s := CompositionState{Decks: c.decks, Drawn: c.drawn}
+	copy(s.Rank[:], c.rank[1:])
+	for r := range s.Suited {
+		copy(s.Suited[r][:], c.suited[r+1][1:])
+	}
+	return s
+}
+
+// SetState sets c to the state s (the inverse of State). It does not check
+// s: a snapshot's restore does.
+func (c *Composition) SetState(s CompositionState) {
+	c.decks, c.drawn = s.Decks, s.Drawn
+	copy(c.rank[1:], s.Rank[:])
+	for r := range s.Suited {
+		copy(c.suited[r+1][1:], s.Suited[r][:])
+	}
 }

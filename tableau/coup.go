@@ -139,6 +139,21 @@ func NewCoup(g Game) Coup {
 // Game is the coup's game.
 func (c *Coup) Game() Game { return c.game }
 
+// Turn is the first hand, in decision order, whose decision may still be
+// pending (stands move it on, cards past the hand that drew): with Dead
+// and Options, the
+// state a table snapshot keeps beyond the hands.
+func (c *Coup) Turn() int { return int(c.turn) }
+
+// Restore sets the state a table snapshot keeps beyond the hands and the
+// game: the turn (0–MaxOptions), whether the coup is dead (a stand at a
+// forced draw) and the options chosen (at most MaxOptions, the rest
+// dropped). The snapshot checks the values; Restore does not.
+func (c *Coup) Restore(turn int, dead bool, opts []OptionChoice) {
+	c.turn, c.dead = uint8(turn), dead
+	c.opts.N = uint8(copy(c.opts.List[:], opts))
+}
+
 // Cards is the number of cards dealt into the coup (0–6 in two-hand games,
 // 4–6 when complete; 0–9 in banque).
 func (c Coup) Cards() int { return c.Player.N + c.Banker.N + c.Left.N }
@@ -386,10 +401,10 @@ func (c Coup) Event(shoe, coup int) CoupEvent {
 	return e
 }
 
-// settledEvent writes into e the coup line of the complete coup c, settled
+// SettledEvent writes into e the coup line of the complete coup c, settled
 // under r (valid: the fold validated it), with one tableau decision for
 // both: the fold's hot path.
-func (c *Coup) settledEvent(e *CoupEvent, r Rules, shoe, coup int) {
+func (c *Coup) SettledEvent(e *CoupEvent, r Rules, shoe, coup int) {
 	c.fillEvent(e, r, shoe, coup, true)
 }
 

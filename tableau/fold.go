@@ -321,7 +321,7 @@ func (f *Fold) begin() {
 // inCoup reports whether a coup is in progress: current, not voided, not
 // complete.
 func (f *Fold) inCoup() bool {
-	return f.phase == PhaseCoup && !f.voided && f.coup.need() != NeedNone
+	return f.phase == PhaseCoup && !f.voided && f.coup.Need() != NeedNone
 }
 
 // NewShoe is the "shoe" token: a new shoe begins.
@@ -357,7 +357,7 @@ func (f *Fold) Card(card Card, out []Event) []Event {
 func (f *Fold) emitCoup(out []Event) []Event {
 	// Built in place: an Event is 432 bytes, copied once less each way.
 	out = append(out, Event{Kind: EventCoup})
-	f.coup.settledEvent(&out[len(out)-1].Coup, f.opts.Rules, f.shoe, f.coupNum) // coup complete, rules validated
+	f.coup.SettledEvent(&out[len(out)-1].Coup, f.opts.Rules, f.shoe, f.coupNum) // coup complete, rules validated
 	return out
 }
 
@@ -371,11 +371,11 @@ func (f *Fold) Marker(out []Event) []Event {
 	// "|" at an option is the hand's stand: stand through the options (and
 	// the forced stands between them) until the coup is complete or a hand
 	// must draw.
-	if f.coup.need() != NeedNone {
-		for d, ok := f.coup.Decision(); ok && d.Rule != MustDraw && f.coup.need() != NeedNone; d, ok = f.coup.Decision() {
+	if f.coup.Need() != NeedNone {
+		for d, ok := f.coup.Decision(); ok && d.Rule != MustDraw && f.coup.Need() != NeedNone; d, ok = f.coup.Decision() {
 			f.coup.Stand()
 		}
-		if f.coup.need() == NeedNone {
+		if f.coup.Need() == NeedNone {
 			out = f.emitCoup(out)
 		}
 	}

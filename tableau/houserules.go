@@ -152,10 +152,10 @@ func (r Rules) PairSuitedPayout() int { return r.pairSuitedPays() }
 // replaced by its default (DefaultSidePays).
 func (p SidePays) Effective() SidePays { return p.effective() }
 
-// bankerNet is what a banker win pays per unit in a commission game: 1 −
+// BankerNet is what a banker win pays per unit in a commission game: 1 −
 // the commission (0.95 at 5%). The division is exact to the nearest
 // float64, so 9500/10000 is the literal 0.95.
-func (r Rules) bankerNet() float64 {
+func (r Rules) BankerNet() float64 {
 	return float64(10000-r.CommissionBP()) / 10000
 }
 

@@ -16,7 +16,7 @@ func refAdvantages(rc RankCounts, r Rules, threshold float64) []BetEV {
 	t := float64(o.Sequences)
 	b, p := float64(o.Banker), float64(o.Player)
 	evs := map[Bet]float64{
-		BetPlayer: (p - b) / t, BetTie: (float64(r.tiePays()+1)*float64(o.Tie) - t) / t,
+		BetPlayer: (p - b) / t, BetTie: (float64(r.TiePayout()+1)*float64(o.Tie) - t) / t,
 		BetPlayerPair: 12*float64(o.PlayerPair)/t - 1, BetBankerPair: 12*float64(o.BankerPair)/t - 1,
 	}
 	switch r.Game {
@@ -126,7 +126,7 @@ func TestFeedAdvantages(t *testing.T) {
 		t.Errorf("round trip: %+v, %v", back.Alert, err)
 	}
 	// Other alerts carry no bet or ev.
-	if s := alertEvent(1, 2, AlertExtraCard, Card{}).String(); strings.Contains(s, "bet") || strings.Contains(s, "ev") {
+	if s := (Event{Kind: EventAlert, Alert: AlertEvent{Type: EventAlert, Shoe: 1, Coup: 2, Code: AlertExtraCard}}).String(); strings.Contains(s, "bet") || strings.Contains(s, "ev") {
 		t.Errorf("extra-card alert %s", s)
 	}
 }

@@ -6,6 +6,11 @@ import "strings"
 // `sabot odds` (banker first).
 var oddsBetOrder = [...]Bet{BetBanker, BetPlayer, BetTie, BetPlayerPair, BetBankerPair, BetDragon7, BetPanda8}
 
+// NumMainBets is the number of main bets the odds engine values (banker,
+// player, tie, the two pairs, Dragon 7, Panda 8): the most BetEVs the main
+// bets add to an Advantages answer, and the size of a buffer for them.
+const NumMainBets = len(oddsBetOrder)
+
 // OddsKey returns the JSON key of bet b in `sabot odds` output and in
 // advantage alerts: "banker", "player", "tie", "player_pair",
 // "banker_pair", "dragon7", "panda8" ("" for an unknown bet).
@@ -18,7 +23,7 @@ func OddsKey(b Bet) string {
 	case BetPlayer, BetBanker, BetTie, BetDragon7, BetPanda8:
 		return b.String()
 	}
-	if isSideBet(b) { // "perfect_pair", "dragon_player", …
+	if IsSideBet(b) { // "perfect_pair", "dragon_player", …
 		return strings.ReplaceAll(b.String(), "-", "_")
 	}
 	return ""
@@ -53,21 +58,21 @@ func (o *Odds) EV(bet Bet, r Rules) (ev float64, ok bool) {
 		case GameEZ:
 			return (b - float64(o.Dragon7) - p) / t, true
 		}
-		return (r.bankerNet()*b - p) / t, true
+		return (r.BankerNet()*b - p) / t, true
 	case BetPlayer:
 		return (p - b) / t, true
 	case BetTie:
 		win := float64(o.Tie)
-		return (float64(r.tiePays())*win - (t - win)) / t, true
+		return (float64(r.TiePayout())*win - (t - win)) / t, true
 	case BetPlayerPair, BetBankerPair:
-		if r.suitedPairPaysMore() {
+		if r.SuitedPairPaysMore() {
 			return 0, false
 		}
 		n := o.PlayerPair
 		if bet == BetBankerPair {
 			n = o.BankerPair
 		}
-		return (float64(r.pairPays()+1)*float64(n) - t) / t, true
+		return (float64(r.PairPayout()+1)*float64(n) - t) / t, true
 	case BetDragon7:
 		return (41*float64(o.Dragon7) - t) / t, true
 	case BetPanda8:
@@ -165,7 +170,7 @@ type PairOdds struct {
 // closed form (pairCounts, the count Perfect Pair uses too): no
 // enumeration, no allocation. Errors as AnalyzeSideBets.
 func AnalyzePairs(cc *CardCounts, suitsKnown bool) (PairOdds, error) {
-	n, err := cc.coupCards()
+	n, err := coupCards(cc)
 	if err != nil {
 		return PairOdds{}, err
 	}
@@ -191,12 +196,12 @@ func (po *PairOdds) EV(b Bet, r Rules) (ev float64, ok bool) {
 	if po.Sequences == 0 || (b != BetPlayerPair && b != BetBankerPair) || r.Validate() != nil || !r.Offers(b) {
 		return 0, false
 	}
-	if r.suitedPairPaysMore() && !po.SuitsKnown {
+	if r.SuitedPairPaysMore() && !po.SuitsKnown {
 		return 0, false
 	}
 	t := float64(po.Sequences)
 	pair, suited := float64(po.Pair), float64(po.Suited)
-	return (float64(r.pairPays())*(pair-suited) + float64(r.pairSuitedPays())*suited - (t - pair)) / t, true
+	return (float64(r.PairPayout())*(pair-suited) + float64(r.PairSuitedPayout())*suited - (t - pair)) / t, true
 }
 
 // HouseEdge is −EV.

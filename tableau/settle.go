@@ -64,10 +64,10 @@ func (r Rules) pairSuitedPays() int {
 	return r.PairSuitedPays
 }
 
-// suitedPairPaysMore reports whether a suited pair pays more than an
+// SuitedPairPaysMore reports whether a suited pair pays more than an
 // unsuited one (the house rule is on): only then does a pair bet hang on
 // the suits.
-func (r Rules) suitedPairPaysMore() bool { return r.pairSuitedPays() > r.pairPays() }
+func (r Rules) SuitedPairPaysMore() bool { return r.pairSuitedPays() > r.pairPays() }
 
 // pairSuit says what the first two cards of a hand are as a pair bet
 // sees them.
@@ -109,7 +109,7 @@ func (r Rules) pairPayout(k pairSuit) Payout {
 	case pairSuited:
 		return win(float64(r.pairSuitedPays()))
 	case pairSuitUnknown:
-		if r.suitedPairPaysMore() {
+		if r.SuitedPairPaysMore() {
 			return Payout{}
 		}
 	}
@@ -139,7 +139,7 @@ func (r Rules) String() string {
 	if p := r.pairPays(); p != 11 {
 		s += fmt.Sprintf(" pair %d:1", p)
 	}
-	if r.suitedPairPaysMore() {
+	if r.SuitedPairPaysMore() {
 		s += fmt.Sprintf(" suited pair %d:1", r.pairSuitedPays())
 	}
 	if r.Side.Offered != 0 {
@@ -190,7 +190,7 @@ func (b Bet) String() string {
 	case BetACheval:
 		return "a-cheval"
 	}
-	if isSideBet(b) {
+	if IsSideBet(b) {
 		return sideBetNames[b-BetPerfectPair]
 	}
 	return fmt.Sprintf("Bet(%d)", uint8(b))
@@ -313,7 +313,7 @@ func (r Rules) Settle(c Coup, b Bet) (Payout, error) {
 	if f.winner == WinnerNone {
 		return Payout{}, ErrCoupIncomplete
 	}
-	if isSideBet(b) {
+	if IsSideBet(b) {
 		sf := c.sideFacts()
 		p := r.Side.Pays.effective()
 		return settleSide(&f, &sf, b, &p), nil
@@ -353,7 +353,7 @@ func (r Rules) settle(f *coupFacts, b Bet) Payout {
 			}
 			return win(1)
 		}
-		return win(r.bankerNet()) // 1 − the commission
+		return win(r.BankerNet()) // 1 − the commission
 	case BetTie:
 		if w == WinnerTie {
 			return win(float64(r.tiePays()))
@@ -452,7 +452,7 @@ func (s *Settlement) Of(b Bet) Payout {
 	case BetACheval:
 		return s.ACheval
 	}
-	if isSideBet(b) {
+	if IsSideBet(b) {
 		return *s.sidePayouts()[b-BetPerfectPair]
 	}
 	return Payout{}

@@ -61,8 +61,7 @@ func (s *tableSnap) restoreCoup(c *Coup, what string, player, banker, left []sna
 	if turn < 0 || turn > MaxOptions || len(opts) > MaxOptions {
 		return fmt.Errorf("%w: %sturn %d, %d options", ErrSnapshot, what, turn, len(opts))
 	}
-	c.turn, c.dead = uint8(turn), dead
-	c.opts.N = uint8(copy(c.opts.List[:], opts))
+	c.Restore(turn, dead, opts)
 	return nil
 }
 
@@ -171,20 +170,21 @@ type tableSnap struct {
 // entries ≤ MaxLatched.
 func (t *Table) Snapshot() ([]byte, error) {
 	f := t.fold
+	cs := f.comp.State()
 	s := tableSnap{
 		V:    SnapshotVersion,
-		Shoe: f.shoe, Phase: f.phase, Decks: f.comp.decks, Drawn: f.comp.drawn,
+		Shoe: f.shoe, Phase: f.phase, Decks: cs.Decks, Drawn: cs.Drawn,
 		BurnN: f.burnN, BurnWant: f.burnWant, CoupNum: f.coupNum,
 		Player: toSnapHand(f.coup.Player), Banker: toSnapHand(f.coup.Banker), Left: toSnapHand(f.coup.Left),
-		Turn: int(f.coup.turn), Dead: f.coup.dead, Options: f.coup.opts.Slice(),
+		Turn: f.coup.Turn(), Dead: f.coup.Dead(), Options: f.coup.Options(),
 		Voided: f.voided, Cut: f.cut, LastCoup: f.lastCoup,
 
 		ShoeID: t.shoeID, CurShoe: t.curShoe, InShoe: t.inShoe,
 		Offline: t.offline, BetsOpen: t.betsOpen, Gate: t.gate,
 		Results:     append([]CoupResult{}, t.results...),
 		ShownPlayer: toSnapHand(t.lastCoup.Player), ShownBanker: toSnapHand(t.lastCoup.Banker),
-		ShownGame: t.lastCoup.game != Game{}, ShownLeft: toSnapHand(t.lastCoup.Left),
-		ShownTurn: int(t.lastCoup.turn), ShownDead: t.lastCoup.dead, ShownOptions: t.lastCoup.opts.Slice(),
+		ShownGame: t.lastCoup.Game() != Game{}, ShownLeft: toSnapHand(t.lastCoup.Left),
+		ShownTurn: t.lastCoup.Turn(), ShownDead: t.lastCoup.Dead(), ShownOptions: t.lastCoup.Options(),
 		LastVoided: t.lastVoided, LastSeq: t.lastSeq, PrevShoe: t.prevShoe, PrevID: t.prevID,
 		Dropped: t.dropped,
 		Dealer:  f.dealer, Shift: t.shift,
@@ -196,9 +196,9 @@ func (t *Table) Snapshot() ([]byte, error) {
 	if o := t.shiftOthers; o.Coups != 0 || o.Voids != 0 || len(o.Alerts) > 0 {
 		s.ShiftOthers = &o
 	}
-	s.Rank = append([]int16{}, f.comp.rank[1:]...)
-	for r := 1; r <= NumRanks; r++ {
-		s.Suited = append(s.Suited, append([]int16{}, f.comp.suited[r][1:]...))
+	s.Rank = append([]int16{}, cs.Rank[:]...)
+	for r := range cs.Suited {
+		s.Suited = append(s.Suited, append([]int16{}, cs.Suited[r][:]...))
 	}
 	s.UIDs = make([]snapCard, 0, len(t.uids))
 	for uid, c := range t.uids {
@@ -277,23 +277,25 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 	if (s.Phase == PhaseNoShoe) != (s.Shoe == 0) {
 		return nil, bad("shoe %d in phase %s", s.Shoe, s.Phase)
 	}
+	cs := f.comp.State()
 	if s.Shoe > 0 {
 		if s.Decks < 1 || s.Decks > MaxDecks {
 			return nil, bad("%d decks", s.Decks)
 		}
-		f.comp.decks = s.Decks
+		cs.Decks = s.Decks
 	}
 	if len(s.Rank) != NumRanks || len(s.Suited) != NumRanks {
 		return nil, bad("composition of %d ranks", len(s.Rank))
 	}
-	f.comp.drawn = s.Drawn
-	copy(f.comp.rank[1:], s.Rank)
+	cs.Drawn = s.Drawn
+	copy(cs.Rank[:], s.Rank)
 	for r, row := range s.Suited {
 		if len(row) != NumSuits {
 			return nil, bad("composition of %d suits", len(row))
 		}
-		copy(f.comp.suited[r+1][1:], row)
+		copy(cs.Suited[r][:], row)
 	}
+	f.comp.SetState(cs)
 	f.shoe, f.phase, f.burnN, f.burnWant, f.coupNum = s.Shoe, s.Phase, s.BurnN, s.BurnWant, s.CoupNum
 	if err := s.restoreCoup(&f.coup, "", s.Player, s.Banker, s.Left, s.Turn, s.Dead, s.Options); err != nil {
 		return nil, err

@@ -233,19 +233,6 @@ func (k OutputKind) String() string {
 	return "OutputKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Position is where a drawn card went.
-type Position string
-
-// The card positions.
-const (
-	PositionBurn   Position = "burn"
-	PositionPlayer Position = "player"
-	PositionBanker Position = "banker"
-	PositionNone   Position = "none"  // belongs to no hand (extra card, voided coup)
-	PositionRight  Position = "right" // banque: the right tableau
-	PositionLeft   Position = "left"  // banque: the left tableau
-)
-
 // CardPlay describes a drawn card: where it went and the totals after it.
 type CardPlay struct {
 	Card     Card     `json:"card"`
@@ -259,14 +246,6 @@ type CardPlay struct {
 	// InShoe is the number of cards drawn from this shoe so far, this one
 	// included.
 	InShoe int `json:"in_shoe"`
-}
-
-// AlertInfo is what the Table adds to an alert: its severity and latching
-// (from the alert table, AlertCode.Info) and a human text.
-type AlertInfo struct {
-	Severity  string `json:"severity"` // "error", "warning" or "info"
-	Text      string `json:"text"`
-	AwaitsAck bool   `json:"awaits_ack"`
 }
 
 // AckInfo is an acknowledged latched entry: Count alerts of Code, the
@@ -926,7 +905,7 @@ func (t *Table) latch(a LatchedAlert) {
 }
 
 // MaxLatched bounds the Table's latched entries: one per alert code.
-const MaxLatched = len(alertTable)
+const MaxLatched = NumAlertCodes
 
 // afterInput runs the checks that follow every input: betting reopening
 // when a coup ends, the advantage check after a card, and the gate.
@@ -1099,7 +1078,7 @@ func (t *Table) liveAdvantage() []AdvantageBet {
 	if t.advValid && t.advAt == at {
 		return t.adv
 	}
-	var buf [len(oddsBetOrder)]BetEV
+	var buf [NumMainBets]BetEV
 	bets, err := f.Advantages(buf[:0], t.cfg.AdvantageThreshold.Value())
 	t.adv = t.adv[:0]
 	if err == nil { // an error: fewer than six cards left, nothing to value
