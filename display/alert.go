@@ -3,7 +3,7 @@ package display
 import (
 	"strconv"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The error code a display shows for an alert is the alert's E number in
@@ -20,7 +20,7 @@ const UnknownErrorCode = 99
 // unknown code, or one that is never shown, gives UnknownErrorCode and ok
 // false.
 func ErrorCode(alert string) (n int, ok bool) {
-	m, ok := tableau.LookupAlert(tableau.AlertCode(alert))
+	m, ok := baccarat.LookupAlert(baccarat.AlertCode(alert))
 	if !ok || m.E == 0 {
 		return UnknownErrorCode, false
 	}
@@ -38,7 +38,7 @@ func ErrorText(alert string) string {
 // error code (AlertCodes()[0] is E1's).
 func AlertCodes() []string {
 	var out []string
-	for _, m := range tableau.Alerts() {
+	for _, m := range baccarat.Alerts() {
 		if m.E == 0 {
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Every row of the alert table is complete: a kebab-case code, a severity,
@@ -13,15 +13,15 @@ import (
 // latch may go without (it is never shown).
 func TestAlertTable(t *testing.T) {
 	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	byE := map[int]tableau.AlertCode{}
-	seen := map[tableau.AlertCode]bool{}
-	metas := tableau.Alerts()
-	if len(metas) != len(tableau.AlertCodes) {
-		t.Fatalf("%d rows, %d codes", len(metas), len(tableau.AlertCodes))
+	byE := map[int]baccarat.AlertCode{}
+	seen := map[baccarat.AlertCode]bool{}
+	metas := baccarat.Alerts()
+	if len(metas) != len(baccarat.AlertCodes) {
+		t.Fatalf("%d rows, %d codes", len(metas), len(baccarat.AlertCodes))
 	}
 	for i, m := range metas {
-		if m.Code != tableau.AlertCodes[i] {
-			t.Errorf("row %d is %q, AlertCodes[%d] is %q", i, m.Code, i, tableau.AlertCodes[i])
+		if m.Code != baccarat.AlertCodes[i] {
+			t.Errorf("row %d is %q, AlertCodes[%d] is %q", i, m.Code, i, baccarat.AlertCodes[i])
 		}
 		if !kebab.MatchString(string(m.Code)) {
 			t.Errorf("row %d: code %q is not kebab-case", i, m.Code)
@@ -31,7 +31,7 @@ func TestAlertTable(t *testing.T) {
 		}
 		seen[m.Code] = true
 		switch m.Severity {
-		case tableau.SeverityError, tableau.SeverityWarning, tableau.SeverityInfo:
+		case baccarat.SeverityError, baccarat.SeverityWarning, baccarat.SeverityInfo:
 		default:
 			t.Errorf("%s: severity %q", m.Code, m.Severity)
 		}
@@ -39,7 +39,7 @@ func TestAlertTable(t *testing.T) {
 			t.Errorf("%s: no text", m.Code)
 		}
 		if m.E == 0 {
-			if m.Latches || m.Severity != tableau.SeverityInfo {
+			if m.Latches || m.Severity != baccarat.SeverityInfo {
 				t.Errorf("%s: no E number, but it is shown (latches %v, severity %s)", m.Code, m.Latches, m.Severity)
 			}
 			continue
@@ -51,7 +51,7 @@ func TestAlertTable(t *testing.T) {
 			t.Errorf("E%d is both %s and %s", m.E, prev, m.Code)
 		}
 		byE[m.E] = m.Code
-		got, ok := tableau.LookupAlert(m.Code)
+		got, ok := baccarat.LookupAlert(m.Code)
 		if !ok || got != m {
 			t.Errorf("LookupAlert(%s) = %+v, %v", m.Code, got, ok)
 		}
@@ -61,7 +61,7 @@ func TestAlertTable(t *testing.T) {
 			t.Errorf("E%d unused: numbers must run without gaps", e)
 		}
 	}
-	if _, ok := tableau.LookupAlert("nope"); ok {
+	if _, ok := baccarat.LookupAlert("nope"); ok {
 		t.Error("unknown code found")
 	}
 }
@@ -70,35 +70,35 @@ func TestAlertTable(t *testing.T) {
 // table independently of it.
 func TestAlertTableFacts(t *testing.T) {
 	for _, tc := range []struct {
-		code     tableau.AlertCode
+		code     baccarat.AlertCode
 		e        int
 		severity string
 		latches  bool
 	}{
-		{tableau.AlertExtraCard, 1, "error", true},
-		{tableau.AlertEarlyDraw, 7, "error", true},
-		{tableau.AlertUnreadableCard, 10, "warning", true},
-		{tableau.AlertAdvantage, 12, "warning", false},
-		{tableau.AlertOutboxBacklog, 13, "warning", true},
-		{tableau.AlertShoeOffline, 14, "warning", true},
-		{tableau.AlertShoeOnline, 0, "info", false},
-		{tableau.AlertShoeOverrun, 15, "warning", true},
-		{tableau.AlertJournalFailed, 16, "error", true},
-		{tableau.AlertArchivePruned, 17, "warning", true},
-		{tableau.AlertShoeSequence, 18, "warning", true},
-		{tableau.AlertClockJump, 19, "warning", false},
-		{tableau.AlertSessionTakeover, 20, "error", true},
+		{baccarat.AlertExtraCard, 1, "error", true},
+		{baccarat.AlertEarlyDraw, 7, "error", true},
+		{baccarat.AlertUnreadableCard, 10, "warning", true},
+		{baccarat.AlertAdvantage, 12, "warning", false},
+		{baccarat.AlertOutboxBacklog, 13, "warning", true},
+		{baccarat.AlertShoeOffline, 14, "warning", true},
+		{baccarat.AlertShoeOnline, 0, "info", false},
+		{baccarat.AlertShoeOverrun, 15, "warning", true},
+		{baccarat.AlertJournalFailed, 16, "error", true},
+		{baccarat.AlertArchivePruned, 17, "warning", true},
+		{baccarat.AlertShoeSequence, 18, "warning", true},
+		{baccarat.AlertClockJump, 19, "warning", false},
+		{baccarat.AlertSessionTakeover, 20, "error", true},
 	} {
-		m, ok := tableau.LookupAlert(tc.code)
+		m, ok := baccarat.LookupAlert(tc.code)
 		if !ok || m.E != tc.e || m.Severity != tc.severity || m.Latches != tc.latches {
 			t.Errorf("%s: %+v %v, want E%d %s latches %v", tc.code, m, ok, tc.e, tc.severity, tc.latches)
 		}
 	}
-	info := tableau.AlertShoeOffline.Info("")
+	info := baccarat.AlertShoeOffline.Info("")
 	if info.Text != "the shoe stopped answering" || !info.AwaitsAck || info.Severity != "warning" {
 		t.Errorf("shoe-offline info %+v", info)
 	}
-	if info := tableau.AlertCode("from-the-future").Info("x"); info.Text != "x" || !info.AwaitsAck || info.Severity != "error" {
+	if info := baccarat.AlertCode("from-the-future").Info("x"); info.Text != "x" || !info.AwaitsAck || info.Severity != "error" {
 		t.Errorf("unknown code info %+v", info)
 	}
 }

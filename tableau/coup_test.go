@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // cards parses a space-separated list of cards; it fails the test on a bad
@@ -23,9 +25,9 @@ func cards(t testing.TB, s string) []tableau.Card {
 	return out
 }
 
-func dealAll(t testing.TB, s string) tableau.Coup {
+func dealAll(t testing.TB, s string) baccarat.Coup {
 	t.Helper()
-	var c tableau.Coup
+	var c baccarat.Coup
 	for _, card := range cards(t, s) {
 		if _, a := c.Deal(card); a != "" {
 			t.Fatalf("%s: %s at %s", s, a, card)
@@ -38,7 +40,7 @@ func TestCoupFacts(t *testing.T) {
 	type facts struct {
 		player, banker        string
 		pt, bt                int
-		winner                tableau.Winner
+		winner                baccarat.Winner
 		natural, ppair, bpair bool
 		dragon7, panda8, b6   bool
 		n                     int
@@ -48,35 +50,35 @@ func TestCoupFacts(t *testing.T) {
 		want facts
 	}{
 		// Player 7H 3C (0) draws 4H; banker 2D KS (2) always draws: 4C makes 6.
-		{"7H 2D 3C KS 4H 4C", facts{"7H 3C 4H", "2D KS 4C", 4, 6, tableau.WinnerBanker, false, false, false, false, false, true, 6}},
-		{"9S 3H KD 5C", facts{"9S KD", "3H 5C", 9, 8, tableau.WinnerPlayer, true, false, false, false, false, false, 4}},
-		{"3S 6H 2D JC 8H", facts{"3S 2D 8H", "6H JC", 3, 6, tableau.WinnerBanker, false, false, false, false, false, true, 5}},
-		{"6C 2S 3C 2C", facts{"6C 3C", "2S 2C", 9, 4, tableau.WinnerPlayer, true, false, true, false, false, false, 4}},
-		{"9S 9H 9C 9D", facts{"9S 9C", "9H 9D", 8, 8, tableau.WinnerTie, true, true, true, false, false, false, 4}},
+		{"7H 2D 3C KS 4H 4C", facts{"7H 3C 4H", "2D KS 4C", 4, 6, baccarat.WinnerBanker, false, false, false, false, false, true, 6}},
+		{"9S 3H KD 5C", facts{"9S KD", "3H 5C", 9, 8, baccarat.WinnerPlayer, true, false, false, false, false, false, 4}},
+		{"3S 6H 2D JC 8H", facts{"3S 2D 8H", "6H JC", 3, 6, baccarat.WinnerBanker, false, false, false, false, false, true, 5}},
+		{"6C 2S 3C 2C", facts{"6C 3C", "2S 2C", 9, 4, baccarat.WinnerPlayer, true, false, true, false, false, false, 4}},
+		{"9S 9H 9C 9D", facts{"9S 9C", "9H 9D", 8, 8, baccarat.WinnerTie, true, true, true, false, false, false, 4}},
 		// Dragon 7: banker 3 draws on player's third card 2 and makes 7 against 6.
-		{"AS KH 3S 3D 2H 4C", facts{"AS 3S 2H", "KH 3D 4C", 6, 7, tableau.WinnerBanker, false, false, false, true, false, false, 6}},
+		{"AS KH 3S 3D 2H 4C", facts{"AS 3S 2H", "KH 3D 4C", 6, 7, baccarat.WinnerBanker, false, false, false, true, false, false, 6}},
 		// Panda 8: player 4+A=5 draws a 3 = 8; banker 6 stands on 3.
-		{"4S 6H AH KC 3D", facts{"4S AH 3D", "6H KC", 8, 6, tableau.WinnerPlayer, false, false, false, false, true, false, 5}},
+		{"4S 6H AH KC 3D", facts{"4S AH 3D", "6H KC", 8, 6, baccarat.WinnerPlayer, false, false, false, false, true, false, 5}},
 		// Banker two-card 6 stands on the player's third card 0 and wins on 6; both hands pairs.
-		{"2S 3H 2D 3C KH", facts{"2S 2D KH", "3H 3C", 4, 6, tableau.WinnerBanker, false, true, true, false, false, true, 5}},
+		{"2S 3H 2D 3C KH", facts{"2S 2D KH", "3H 3C", 4, 6, baccarat.WinnerBanker, false, true, true, false, false, true, 5}},
 		// Both stand: player 7, banker 6.
-		{"4S 3H 3D 3C", facts{"4S 3D", "3H 3C", 7, 6, tableau.WinnerPlayer, false, false, true, false, false, false, 4}},
+		{"4S 3H 3D 3C", facts{"4S 3D", "3H 3C", 7, 6, baccarat.WinnerPlayer, false, false, true, false, false, false, 4}},
 		// Player stands on 6; banker 5 draws (player stood) and busts to 4: player wins; no third for player.
-		{"QS 2H 6D 3C 9C", facts{"QS 6D", "2H 3C 9C", 6, 4, tableau.WinnerPlayer, false, false, false, false, false, false, 5}},
+		{"QS 2H 6D 3C 9C", facts{"QS 6D", "2H 3C 9C", 6, 4, baccarat.WinnerPlayer, false, false, false, false, false, false, 5}},
 		// Rank-only cards: 5 5 | 3 2 → player 8 natural.
-		{"5 5 3 2", facts{"5 3", "5 2", 8, 7, tableau.WinnerPlayer, true, false, false, false, false, false, 4}},
+		{"5 5 3 2", facts{"5 3", "5 2", 8, 7, baccarat.WinnerPlayer, true, false, false, false, false, false, 4}},
 		// A ten and a king are not a pair.
-		{"TS KH KD TC", facts{"TS KD", "KH TC", 0, 0, tableau.WinnerNone, false, false, false, false, false, false, 4}},
+		{"TS KH KD TC", facts{"TS KD", "KH TC", 0, 0, baccarat.WinnerNone, false, false, false, false, false, false, 4}},
 	}
 	for _, tc := range cases {
-		var c tableau.Coup
+		var c baccarat.Coup
 		for _, card := range cards(t, tc.deal) {
 			c.Deal(card)
 		}
 		w := tc.want
 		if tc.deal == "TS KH KD TC" {
 			// Not complete yet: both totals 0, the player draws.
-			if c.Need() != tableau.NeedPlayerThird || c.Winner() != tableau.WinnerNone || c.PlayerPair() || c.BankerPair() {
+			if c.Need() != baccarat.NeedPlayerThird || c.Winner() != baccarat.WinnerNone || c.PlayerPair() || c.BankerPair() {
 				t.Errorf("%s: need %v winner %v pairs %v %v", tc.deal, c.Need(), c.Winner(), c.PlayerPair(), c.BankerPair())
 			}
 			continue
@@ -86,27 +88,27 @@ func TestCoupFacts(t *testing.T) {
 		if got != w {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.deal, got, w)
 		}
-		if !c.Complete() || c.Need() != tableau.NeedNone {
+		if !c.Complete() || c.Need() != baccarat.NeedNone {
 			t.Errorf("%s: not complete (need %v)", tc.deal, c.Need())
 		}
 	}
 }
 
 func TestCoupNeedSequence(t *testing.T) {
-	var c tableau.Coup
+	var c baccarat.Coup
 	want := []struct {
 		card   string
-		need   tableau.Need
+		need   baccarat.Need
 		pt, bt int
 	}{
-		{"7H", tableau.NeedBanker, 7, 0},
-		{"2D", tableau.NeedPlayer, 7, 2},
-		{"3C", tableau.NeedBanker, 0, 2},
-		{"KS", tableau.NeedPlayerThird, 0, 2},
-		{"4H", tableau.NeedBankerThird, 4, 2},
-		{"4C", tableau.NeedNone, 4, 6},
+		{"7H", baccarat.NeedBanker, 7, 0},
+		{"2D", baccarat.NeedPlayer, 7, 2},
+		{"3C", baccarat.NeedBanker, 0, 2},
+		{"KS", baccarat.NeedPlayerThird, 0, 2},
+		{"4H", baccarat.NeedBankerThird, 4, 2},
+		{"4C", baccarat.NeedNone, 4, 6},
 	}
-	if c.Need() != tableau.NeedPlayer || c.Complete() {
+	if c.Need() != baccarat.NeedPlayer || c.Complete() {
 		t.Fatalf("empty coup needs %v", c.Need())
 	}
 	for _, w := range want {
@@ -118,7 +120,7 @@ func TestCoupNeedSequence(t *testing.T) {
 	}
 	// A card after completion is an extra card and is not added.
 	need, alert := c.Deal(cards(t, "9C")[0])
-	if need != tableau.NeedNone || alert != tableau.AlertExtraCard || c.Cards() != 6 {
+	if need != baccarat.NeedNone || alert != baccarat.AlertExtraCard || c.Cards() != 6 {
 		t.Errorf("extra card: need %v alert %q cards %d", need, alert, c.Cards())
 	}
 	if a := c.Close(); a != "" {
@@ -127,33 +129,33 @@ func TestCoupNeedSequence(t *testing.T) {
 }
 
 func TestCoupCloseIncomplete(t *testing.T) {
-	var c tableau.Coup
+	var c baccarat.Coup
 	if a := c.Close(); a != "" {
 		t.Errorf("closing an empty coup: %q", a)
 	}
 	for i, card := range cards(t, "AH 2C 3S KD") {
 		c.Deal(card)
-		if a := c.Close(); a != tableau.AlertMissingCard {
+		if a := c.Close(); a != baccarat.AlertMissingCard {
 			t.Errorf("closing after %d cards: %q, want missing-card", i+1, a)
 		}
 	}
-	if c.Winner() != tableau.WinnerNone || c.Dragon7() || c.Panda8() || c.BankerWinsOn6() {
+	if c.Winner() != baccarat.WinnerNone || c.Dragon7() || c.Panda8() || c.BankerWinsOn6() {
 		t.Error("an incomplete coup has a result")
 	}
 	c.Reset()
-	if c.Cards() != 0 || c.Need() != tableau.NeedPlayer {
+	if c.Cards() != 0 || c.Need() != baccarat.NeedPlayer {
 		t.Error("Reset did not empty the coup")
 	}
 }
 
 func TestCoupUnreadableCard(t *testing.T) {
-	var c tableau.Coup
+	var c baccarat.Coup
 	need, alert := c.Deal(tableau.Card{})
-	if need != tableau.NeedPlayer || alert != tableau.AlertUnreadableCard || c.Cards() != 0 {
+	if need != baccarat.NeedPlayer || alert != baccarat.AlertUnreadableCard || c.Cards() != 0 {
 		t.Errorf("invalid card: need %v alert %q cards %d", need, alert, c.Cards())
 	}
 	need, alert = c.Deal(tableau.Card{Rank: 14, Suit: tableau.Hearts})
-	if alert != tableau.AlertUnreadableCard || need != tableau.NeedPlayer {
+	if alert != baccarat.AlertUnreadableCard || need != baccarat.NeedPlayer {
 		t.Errorf("rank 14: need %v alert %q", need, alert)
 	}
 }
@@ -172,7 +174,7 @@ func TestCoupEventJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Kind != tableau.EventCoup || back.Coup.Player.String() != "7H 3C 4H" || back.Coup.Winner != tableau.WinnerBanker || back.Coup.Coup != 12 {
+	if back.Kind != baccarat.EventCoup || back.Coup.Player.String() != "7H 3C 4H" || back.Coup.Winner != baccarat.WinnerBanker || back.Coup.Coup != 12 {
 		t.Errorf("round trip: %+v", back)
 	}
 }
@@ -182,14 +184,14 @@ func TestAlertEventJSON(t *testing.T) {
 		ev   tableau.AlertEvent
 		want string
 	}{
-		{tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Coup: 12, Code: tableau.AlertExtraCard, Card: tableau.Card{Rank: tableau.Rank5, Suit: tableau.Clubs}},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 12, Code: baccarat.AlertExtraCard, Card: tableau.Card{Rank: tableau.Rank5, Suit: tableau.Clubs}},
 			`{"type":"alert","shoe":1,"coup":12,"code":"extra-card","card":"5C"}`},
-		{tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 2, Coup: 0, Code: tableau.AlertBurnCount},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 2, Coup: 0, Code: baccarat.AlertBurnCount},
 			`{"type":"alert","shoe":2,"coup":0,"code":"burn-count"}`},
-		{tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Coup: 3, Code: tableau.AlertComposition, Card: tableau.Card{Rank: tableau.Rank7}},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 3, Code: baccarat.AlertComposition, Card: tableau.Card{Rank: tableau.Rank7}},
 			`{"type":"alert","shoe":1,"coup":3,"code":"composition","card":"7"}`},
 	} {
-		b, err := json.Marshal(tableau.Event{Kind: tableau.EventAlert, Alert: tc.ev})
+		b, err := json.Marshal(tableau.Event{Kind: baccarat.EventAlert, Alert: tc.ev})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +203,7 @@ func TestAlertEventJSON(t *testing.T) {
 			t.Errorf("round trip %s: %+v %v", b, back.Alert, err)
 		}
 	}
-	b, _ := json.Marshal(tableau.Event{Kind: tableau.EventVoid, Void: tableau.VoidEvent{Type: tableau.EventVoid, Shoe: 1, Coup: 12}})
+	b, _ := json.Marshal(tableau.Event{Kind: baccarat.EventVoid, Void: tableau.VoidEvent{Type: baccarat.EventVoid, Shoe: 1, Coup: 12}})
 	if string(b) != `{"type":"void","shoe":1,"coup":12}` {
 		t.Errorf("void: %s", b)
 	}
@@ -213,7 +215,7 @@ func TestAlertEventJSON(t *testing.T) {
 func TestAlertCodes(t *testing.T) {
 	want := "extra-card missing-card burn-count composition after-cut incomplete-coup advantage shoe-offline shoe-online shoe-alarm unreadable-card duplicate-card card-mismatch early-draw outbox-backlog shoe-overrun journal-failed archive-pruned shoe-sequence clock-jump session-takeover misplaced-token hand-limit"
 	var got []string
-	for _, a := range tableau.AlertCodes {
+	for _, a := range baccarat.AlertCodes {
 		got = append(got, string(a))
 		if !a.Known() {
 			t.Errorf("%s not known", a)
@@ -222,7 +224,7 @@ func TestAlertCodes(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("codes %v", got)
 	}
-	if tableau.AlertCode("nope").Known() {
+	if baccarat.AlertCode("nope").Known() {
 		t.Error("unknown code known")
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // cheminScarneBanker is the banker's side of the chemin de fer tableau
@@ -41,15 +41,15 @@ var cheminFreeBanker = [10]string{
 	9: "S SSSSSSSSSS",
 }
 
-func cellRule(t *testing.T, c byte) tableau.Rule {
+func cellRule(t *testing.T, c byte) baccarat.Rule {
 	t.Helper()
 	switch c {
 	case 'D':
-		return tableau.MustDraw
+		return baccarat.MustDraw
 	case 'S':
-		return tableau.MustStand
+		return baccarat.MustStand
 	case 'O':
-		return tableau.Option
+		return baccarat.Option
 	}
 	t.Fatalf("bad cell %q", c)
 	return 0
@@ -57,7 +57,7 @@ func cellRule(t *testing.T, c byte) tableau.Rule {
 
 // checkTable compares every cell of dt (10 punter cells, 110 banker
 // cells) against the hand-written rows.
-func checkTable(t *testing.T, name string, dt tableau.DrawTable, punter string, banker [10]string) {
+func checkTable(t *testing.T, name string, dt baccarat.DrawTable, punter string, banker [10]string) {
 	t.Helper()
 	n := 0
 	for p := 0; p <= 9; p++ {
@@ -67,7 +67,7 @@ func checkTable(t *testing.T, name string, dt tableau.DrawTable, punter string, 
 		n++
 	}
 	for b, row := range banker {
-		if got, want := dt.BankerRule(b, tableau.NoThirdCard), cellRule(t, row[0]); got != want {
+		if got, want := dt.BankerRule(b, baccarat.NoThirdCard), cellRule(t, row[0]); got != want {
 			t.Errorf("%s: banker %d, punter stood = %s, want %s", name, b, got, want)
 		}
 		n++
@@ -88,45 +88,45 @@ func TestPuntoBancoDrawTableEveryCell(t *testing.T) {
 	for _, c := range playerCells {
 		punter += c
 	}
-	checkTable(t, "punto banco", tableau.PuntoBanco, punter, bankerCells)
-	if !tableau.PuntoBanco.Fixed() || tableau.PuntoBanco.Options() != nil {
-		t.Errorf("punto banco has options: %v", tableau.PuntoBanco.Options())
+	checkTable(t, "punto banco", baccarat.PuntoBanco, punter, bankerCells)
+	if !baccarat.PuntoBanco.Fixed() || baccarat.PuntoBanco.Options() != nil {
+		t.Errorf("punto banco has options: %v", baccarat.PuntoBanco.Options())
 	}
 }
 
 func TestCheminDeFerDrawTablesEveryCell(t *testing.T) {
 	for _, tc := range []struct {
-		five   tableau.Rule
-		banker tableau.BankerTable
+		five   baccarat.Rule
+		banker baccarat.BankerTable
 		punter string
 		rows   [10]string
 	}{
-		{tableau.Option, tableau.ScarneTable, "DDDDDOSSSS", cheminScarneBanker},
-		{tableau.MustDraw, tableau.ScarneTable, "DDDDDDSSSS", cheminScarneBanker},
-		{tableau.MustStand, tableau.ScarneTable, "DDDDDSSSSS", cheminScarneBanker},
-		{tableau.Option, tableau.FreeTable, "DDDDDOSSSS", cheminFreeBanker},
-		{tableau.MustStand, tableau.FreeTable, "DDDDDSSSSS", cheminFreeBanker},
+		{baccarat.Option, baccarat.ScarneTable, "DDDDDOSSSS", cheminScarneBanker},
+		{baccarat.MustDraw, baccarat.ScarneTable, "DDDDDDSSSS", cheminScarneBanker},
+		{baccarat.MustStand, baccarat.ScarneTable, "DDDDDSSSSS", cheminScarneBanker},
+		{baccarat.Option, baccarat.FreeTable, "DDDDDOSSSS", cheminFreeBanker},
+		{baccarat.MustStand, baccarat.FreeTable, "DDDDDSSSSS", cheminFreeBanker},
 	} {
-		dt, err := tableau.CheminDeFer(tc.five, tc.banker)
+		dt, err := baccarat.CheminDeFer(tc.five, tc.banker)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkTable(t, "chemin de fer "+tc.five.String()+"/"+tc.banker.String(), dt, tc.punter, tc.rows)
 	}
-	if _, err := tableau.CheminDeFer(tableau.Rule(7), tableau.ScarneTable); err == nil {
+	if _, err := baccarat.CheminDeFer(baccarat.Rule(7), baccarat.ScarneTable); err == nil {
 		t.Error("CheminDeFer accepted a punter rule out of range")
 	}
-	if _, err := tableau.CheminDeFer(tableau.Option, tableau.BankerTable(9)); err == nil {
+	if _, err := baccarat.CheminDeFer(baccarat.Option, baccarat.BankerTable(9)); err == nil {
 		t.Error("CheminDeFer accepted a banker table out of range")
 	}
 }
 
 func TestDrawTableOptionsAndChoose(t *testing.T) {
-	dt, err := tableau.CheminDeFer(tableau.Option, tableau.ScarneTable)
+	dt, err := baccarat.CheminDeFer(baccarat.Option, baccarat.ScarneTable)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []tableau.Cell{{Total: 5}, {Banker: true, Total: 3, Third: 9}, {Banker: true, Total: 5, Third: 4}}
+	want := []baccarat.Cell{{Total: 5}, {Banker: true, Total: 3, Third: 9}, {Banker: true, Total: 5, Third: 4}}
 	if got := dt.Options(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Options = %v, want %v", got, want)
 	}
@@ -134,54 +134,54 @@ func TestDrawTableOptionsAndChoose(t *testing.T) {
 		t.Error("Fixed() true with three options")
 	}
 	fixed := dt
-	for i, ch := range []tableau.Rule{tableau.MustDraw, tableau.MustStand, tableau.MustDraw} {
+	for i, ch := range []baccarat.Rule{baccarat.MustDraw, baccarat.MustStand, baccarat.MustDraw} {
 		if fixed, err = fixed.Choose(want[i], ch); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !fixed.Fixed() || fixed.PunterRule(5) != tableau.MustDraw || fixed.BankerRule(3, 9) != tableau.MustStand || fixed.BankerRule(5, 4) != tableau.MustDraw {
+	if !fixed.Fixed() || fixed.PunterRule(5) != baccarat.MustDraw || fixed.BankerRule(3, 9) != baccarat.MustStand || fixed.BankerRule(5, 4) != baccarat.MustDraw {
 		t.Errorf("Choose did not fix the cells: %v %v %v", fixed.PunterRule(5), fixed.BankerRule(3, 9), fixed.BankerRule(5, 4))
 	}
-	if dt.PunterRule(5) != tableau.Option {
+	if dt.PunterRule(5) != baccarat.Option {
 		t.Error("Choose changed its receiver")
 	}
-	if _, err := dt.Choose(tableau.Cell{Banker: true, Total: 4, Third: 1}, tableau.MustDraw); !errors.Is(err, tableau.ErrNotOption) {
+	if _, err := dt.Choose(baccarat.Cell{Banker: true, Total: 4, Third: 1}, baccarat.MustDraw); !errors.Is(err, baccarat.ErrNotOption) {
 		t.Errorf("Choose on a forced cell: err = %v, want ErrNotOption", err)
 	}
-	if _, err := dt.Choose(tableau.Cell{Total: 5}, tableau.Option); err == nil {
+	if _, err := dt.Choose(baccarat.Cell{Total: 5}, baccarat.Option); err == nil {
 		t.Error("Choose accepted Option as a choice")
 	}
-	if _, err := dt.Choose(tableau.Cell{Total: 12}, tableau.MustDraw); !errors.Is(err, tableau.ErrNotOption) {
+	if _, err := dt.Choose(baccarat.Cell{Total: 12}, baccarat.MustDraw); !errors.Is(err, baccarat.ErrNotOption) {
 		t.Errorf("Choose out of range: err = %v", err)
 	}
-	if got := (tableau.Cell{Banker: true, Total: 6, Third: tableau.NoThirdCard}).String(); got != "banker 6/stood" {
+	if got := (baccarat.Cell{Banker: true, Total: 6, Third: baccarat.NoThirdCard}).String(); got != "banker 6/stood" {
 		t.Errorf("Cell.String = %q", got)
 	}
 }
 
 func TestTableauPunterEveryTotal(t *testing.T) {
 	for p, c := range "DDDDDOSSSS" {
-		if got, want := tableau.TableauPunter(p), cellRule(t, byte(c)); got != want {
+		if got, want := baccarat.TableauPunter(p), cellRule(t, byte(c)); got != want {
 			t.Errorf("TableauPunter(%d) = %s, want %s", p, got, want)
 		}
 	}
 }
 
 func TestParseRuleAndBankerTable(t *testing.T) {
-	for _, r := range []tableau.Rule{tableau.MustStand, tableau.MustDraw, tableau.Option} {
-		if got, err := tableau.ParseRule(r.String()); err != nil || got != r {
+	for _, r := range []baccarat.Rule{baccarat.MustStand, baccarat.MustDraw, baccarat.Option} {
+		if got, err := baccarat.ParseRule(r.String()); err != nil || got != r {
 			t.Errorf("ParseRule(%q) = %v, %v", r.String(), got, err)
 		}
 	}
-	if _, err := tableau.ParseRule("hit"); err == nil {
+	if _, err := baccarat.ParseRule("hit"); err == nil {
 		t.Error("ParseRule accepted hit")
 	}
-	for _, b := range []tableau.BankerTable{tableau.ScarneTable, tableau.FreeTable} {
-		if got, err := tableau.ParseBankerTable(b.String()); err != nil || got != b {
+	for _, b := range []baccarat.BankerTable{baccarat.ScarneTable, baccarat.FreeTable} {
+		if got, err := baccarat.ParseBankerTable(b.String()); err != nil || got != b {
 			t.Errorf("ParseBankerTable(%q) = %v, %v", b.String(), got, err)
 		}
 	}
-	if _, err := tableau.ParseBankerTable("strict"); err == nil {
+	if _, err := baccarat.ParseBankerTable("strict"); err == nil {
 		t.Error("ParseBankerTable accepted strict")
 	}
 }

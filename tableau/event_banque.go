@@ -1,28 +1,32 @@
 package tableau
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
+)
 
 // banqueLine is the JSON form of a banque coup line (Event.MarshalJSON).
 type banqueLine struct {
-	Type        EventKind     `json:"type"`
-	Game        Game          `json:"game"`
-	Shoe        int           `json:"shoe"`
-	Coup        int           `json:"coup"`
-	Right       Hand          `json:"right"`
-	Left        Hand          `json:"left"`
-	Banker      Hand          `json:"banker"`
-	RightTotal  int           `json:"right_total"`
-	LeftTotal   int           `json:"left_total"`
-	BankerTotal int           `json:"banker_total"`
-	RightWinner sideResult    `json:"right_winner"`
-	LeftWinner  sideResult    `json:"left_winner"`
-	Natural     banqueNatural `json:"natural"`
-	Cards       int           `json:"cards"`
-	Options     OptionList    `json:"options"`
+	Type        baccarat.EventKind  `json:"type"`
+	Game        baccarat.Game       `json:"game"`
+	Shoe        int                 `json:"shoe"`
+	Coup        int                 `json:"coup"`
+	Right       baccarat.Hand       `json:"right"`
+	Left        baccarat.Hand       `json:"left"`
+	Banker      baccarat.Hand       `json:"banker"`
+	RightTotal  int                 `json:"right_total"`
+	LeftTotal   int                 `json:"left_total"`
+	BankerTotal int                 `json:"banker_total"`
+	RightWinner sideResult          `json:"right_winner"`
+	LeftWinner  sideResult          `json:"left_winner"`
+	Natural     banqueNatural       `json:"natural"`
+	Cards       int                 `json:"cards"`
+	Options     baccarat.OptionList `json:"options"`
 	Settlement  struct {
-		Right   Payout `json:"right"`
-		Left    Payout `json:"left"`
-		ACheval Payout `json:"a_cheval"`
+		Right   baccarat.Payout `json:"right"`
+		Left    baccarat.Payout `json:"left"`
+		ACheval baccarat.Payout `json:"a_cheval"`
 	} `json:"settlement,omitzero"`
 	Dealer string `json:"dealer,omitempty"`
 }
@@ -36,12 +40,12 @@ type banqueNatural struct {
 // sideResult is a banque tableau's result in JSON: the tableau's name
 // when it wins ("right" or "left"), "banker" or "tie".
 type sideResult struct {
-	W    Winner
+	W    baccarat.Winner
 	Side string // "right" or "left"
 }
 
 func (r sideResult) MarshalText() ([]byte, error) {
-	if r.W == WinnerPlayer {
+	if r.W == baccarat.WinnerPlayer {
 		return []byte(r.Side), nil
 	}
 	return r.W.MarshalText()
@@ -49,7 +53,7 @@ func (r sideResult) MarshalText() ([]byte, error) {
 
 func (r *sideResult) UnmarshalText(b []byte) error {
 	if string(b) == "right" || string(b) == "left" {
-		r.W = WinnerPlayer
+		r.W = baccarat.WinnerPlayer
 		return nil
 	}
 	if string(b) == "player" {
@@ -60,7 +64,7 @@ func (r *sideResult) UnmarshalText(b []byte) error {
 
 var errBanqueWinner = errors.New("tableau: a banque winner is right, left, banker or tie")
 
-func newBanqueLine(e *CoupEvent) banqueLine {
+func newBanqueLine(e *baccarat.CoupEvent) banqueLine {
 	l := banqueLine{
 		Type: e.Type, Game: e.Game, Shoe: e.Shoe, Coup: e.Coup,
 		Right: e.Player, Left: e.Left, Banker: e.Banker,
@@ -73,8 +77,8 @@ func newBanqueLine(e *CoupEvent) banqueLine {
 	return l
 }
 
-func (l *banqueLine) event() CoupEvent {
-	e := CoupEvent{
+func (l *banqueLine) event() baccarat.CoupEvent {
+	e := baccarat.CoupEvent{
 		Type: l.Type, Game: l.Game, Shoe: l.Shoe, Coup: l.Coup,
 		Player: l.Right, Left: l.Left, Banker: l.Banker,
 		PlayerTotal: l.RightTotal, LeftTotal: l.LeftTotal, BankerTotal: l.BankerTotal,

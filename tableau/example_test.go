@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The shoe fold turns a transcript into coup, alert and void events — the
@@ -25,8 +27,8 @@ AH 2C 3S KD |                          # closed without the player's third card
 	for _, tok := range toks {
 		out = f.Feed(tok, out[:0])
 		for _, e := range out {
-			if e.Kind == tableau.EventCoup {
-				e.Coup.Settlement = tableau.Settlement{} // keep the line short
+			if e.Kind == baccarat.EventCoup {
+				e.Coup.Settlement = baccarat.Settlement{} // keep the line short
 			}
 			fmt.Println(e)
 		}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The drawing rules of each game written out by hand, cell by cell, as
@@ -61,14 +63,14 @@ func withPunterFive(t handTable, r byte) handTable {
 	return t
 }
 
-func ruleOf(c byte) tableau.Rule {
+func ruleOf(c byte) baccarat.Rule {
 	switch c {
 	case 'D':
-		return tableau.MustDraw
+		return baccarat.MustDraw
 	case 'O':
-		return tableau.Option
+		return baccarat.Option
 	}
-	return tableau.MustStand
+	return baccarat.MustStand
 }
 
 // cardOfValue is a card of point value v (0: a king), of suit s.
@@ -88,9 +90,9 @@ func twoCardsOf(t int, s string) []string {
 	return []string{"T" + s, cardOfValue(t, s)}
 }
 
-func dealCoup(t *testing.T, g tableau.Game, cards []string) tableau.Coup {
+func dealCoup(t *testing.T, g baccarat.Game, cards []string) baccarat.Coup {
 	t.Helper()
-	c := tableau.NewCoup(g)
+	c := baccarat.NewCoup(g)
 	for _, s := range cards {
 		card, err := tableau.ParseCard(s)
 		if err != nil {
@@ -105,14 +107,14 @@ func dealCoup(t *testing.T, g tableau.Game, cards []string) tableau.Coup {
 
 // checkDecision checks a coup at a decision of rule want for hand: its
 // Decision, its Need, and what a card and a stand do there.
-func checkDecision(t *testing.T, name string, c tableau.Coup, hand tableau.Position, third tableau.Need, want tableau.Rule, total, punterThird int) {
+func checkDecision(t *testing.T, name string, c baccarat.Coup, hand baccarat.Position, third baccarat.Need, want baccarat.Rule, total, punterThird int) {
 	t.Helper()
 	d, ok := c.Decision()
 	if !ok || d.Hand != hand || d.Rule != want || d.Total != total || d.PunterThird != punterThird {
 		t.Errorf("%s: Decision = %+v, %v; want %s's %s on %d (punter's third %d)", name, d, ok, hand, want, total, punterThird)
 		return
 	}
-	if want == tableau.MustStand {
+	if want == baccarat.MustStand {
 		// The hand's forced stand is its turn, but a card goes to the next
 		// hand that may draw (TestDecisionOrder): its Need is not this
 		// hand's third card.
@@ -123,15 +125,15 @@ func checkDecision(t *testing.T, name string, c tableau.Coup, hand tableau.Posit
 		t.Errorf("%s: Need = %s, want %s", name, n, third)
 	}
 	// A card there is the hand's draw.
-	if want != tableau.MustStand {
+	if want != baccarat.MustStand {
 		drew := c
 		card, _ := tableau.ParseCard("2C")
 		if _, a := drew.Deal(card); a != "" {
 			t.Errorf("%s: a card raises %s", name, a)
 		}
 		opts := drew.Options()
-		if want == tableau.Option {
-			if len(opts) != 1 || opts[0].Choice != tableau.MustDraw || opts[0].Hand.Position() != hand || int(opts[0].Total) != total || int(opts[0].PunterThird) != punterThird {
+		if want == baccarat.Option {
+			if len(opts) != 1 || opts[0].Choice != baccarat.MustDraw || opts[0].Hand.Position() != hand || int(opts[0].Total) != total || int(opts[0].PunterThird) != punterThird {
 				t.Errorf("%s: a card at the option records %+v", name, opts)
 			}
 		} else if len(opts) != 0 {
@@ -142,16 +144,16 @@ func checkDecision(t *testing.T, name string, c tableau.Coup, hand tableau.Posit
 	stood := c
 	_, a := stood.Stand()
 	switch want {
-	case tableau.MustDraw:
-		if a != tableau.AlertMissingCard || !stood.Dead() || stood.Complete() || stood.Winner() != tableau.WinnerNone {
+	case baccarat.MustDraw:
+		if a != baccarat.AlertMissingCard || !stood.Dead() || stood.Complete() || stood.Winner() != baccarat.WinnerNone {
 			t.Errorf("%s: stand at a forced draw: alert %q dead %v", name, a, stood.Dead())
 		}
-	case tableau.Option:
+	case baccarat.Option:
 		opts := stood.Options()
-		if a != "" || len(opts) != 1 || opts[0].Choice != tableau.MustStand || opts[0].Hand.Position() != hand {
+		if a != "" || len(opts) != 1 || opts[0].Choice != baccarat.MustStand || opts[0].Hand.Position() != hand {
 			t.Errorf("%s: stand at an option: alert %q options %+v", name, a, opts)
 		}
-	case tableau.MustStand:
+	case baccarat.MustStand:
 		if a != "" || stood.Dead() || stood.Cards() != c.Cards() || len(stood.Options()) != 0 {
 			t.Errorf("%s: stand at a forced stand: alert %q", name, a)
 		}
@@ -160,38 +162,38 @@ func checkDecision(t *testing.T, name string, c tableau.Coup, hand tableau.Posit
 
 // checkBankerStands checks a coup where the banker must stand: complete
 // (no decision pending), a card is extra, a stand changes nothing.
-func checkBankerStands(t *testing.T, name string, c tableau.Coup) {
+func checkBankerStands(t *testing.T, name string, c baccarat.Coup) {
 	t.Helper()
-	if d, ok := c.Decision(); ok || !c.Complete() || c.Need() != tableau.NeedNone {
+	if d, ok := c.Decision(); ok || !c.Complete() || c.Need() != baccarat.NeedNone {
 		t.Errorf("%s: banker must stand, but Decision = %+v, %v, Need %s", name, d, ok, c.Need())
 		return
 	}
 	card, _ := tableau.ParseCard("2C")
 	extra := c
-	if _, a := extra.Deal(card); a != tableau.AlertExtraCard || extra.Cards() != c.Cards() {
+	if _, a := extra.Deal(card); a != baccarat.AlertExtraCard || extra.Cards() != c.Cards() {
 		t.Errorf("%s: a card where the banker must stand: %q", name, a)
 	}
 	stood := c
-	if n, a := stood.Stand(); a != "" || n != tableau.NeedNone || !stood.Complete() || stood.Winner() != c.Winner() {
+	if n, a := stood.Stand(); a != "" || n != baccarat.NeedNone || !stood.Complete() || stood.Winner() != c.Winner() {
 		t.Errorf("%s: stand where the banker must stand: %q %s", name, a, n)
 	}
 }
 
-func testTwoHandCells(t *testing.T, g tableau.Game, want handTable) {
+func testTwoHandCells(t *testing.T, g baccarat.Game, want handTable) {
 	// The punter's cells: totals 0–7 against a banker's 3 (drawing after
 	// a punter who stood, in every table here but the free one, where it
 	// is an option).
 	for p := 0; p <= 7; p++ {
 		c := dealCoup(t, g, []string{twoCardsOf(p, "S")[0], "TH", twoCardsOf(p, "S")[1], "3H"})
 		name := fmt.Sprintf("%s punter %d", g, p)
-		checkDecision(t, name, c, tableau.PositionPlayer, tableau.NeedPlayerThird, ruleOf(want.punter[p]), p, tableau.NoThirdCard)
+		checkDecision(t, name, c, baccarat.PositionPlayer, baccarat.NeedPlayerThird, ruleOf(want.punter[p]), p, baccarat.NoThirdCard)
 	}
 	// The banker's cells.
 	for b := 0; b <= 7; b++ {
 		for col := 0; col <= 10; col++ {
 			var cards []string
 			third := col - 1
-			if third == tableau.NoThirdCard {
+			if third == baccarat.NoThirdCard {
 				// The punter stands on 6 (stood by rule: a stand passes his turn).
 				cards = []string{"3S", "TH", "3D", cardOfValue(b, "H")}
 			} else {
@@ -199,8 +201,8 @@ func testTwoHandCells(t *testing.T, g tableau.Game, want handTable) {
 				cards = []string{"AS", "TH", "3D", cardOfValue(b, "H"), cardOfValue(third, "C")}
 			}
 			c := dealCoup(t, g, cards)
-			if third == tableau.NoThirdCard {
-				if d, ok := c.Decision(); ok && d.Hand == tableau.PositionPlayer {
+			if third == baccarat.NoThirdCard {
+				if d, ok := c.Decision(); ok && d.Hand == baccarat.PositionPlayer {
 					if _, a := c.Stand(); a != "" {
 						t.Fatalf("stand on 6: %s", a)
 					}
@@ -208,11 +210,11 @@ func testTwoHandCells(t *testing.T, g tableau.Game, want handTable) {
 			}
 			name := fmt.Sprintf("%s banker %d/%d", g, b, third)
 			r := ruleOf(want.banker[b][col])
-			if r == tableau.MustStand {
+			if r == baccarat.MustStand {
 				checkBankerStands(t, name, c)
 				continue
 			}
-			checkDecision(t, name, c, tableau.PositionBanker, tableau.NeedBankerThird, r, b, third)
+			checkDecision(t, name, c, baccarat.PositionBanker, baccarat.NeedBankerThird, r, b, third)
 		}
 	}
 	// Naturals end the coup, either side.
@@ -226,7 +228,7 @@ func testTwoHandCells(t *testing.T, g tableau.Game, want handTable) {
 }
 
 func TestCellsPuntoBanco(t *testing.T) {
-	for _, g := range tableau.Games {
+	for _, g := range baccarat.Games {
 		testTwoHandCells(t, g, puntoBancoByHand)
 	}
 }
@@ -243,7 +245,7 @@ func TestCellsCheminDeFer(t *testing.T) {
 		{"draw", "free", withPunterFive(cheminFreeByHand, 'D')},
 		{"stand", "free", withPunterFive(cheminFreeByHand, 'S')},
 	} {
-		g, err := tableau.NewGame("chemin-de-fer", map[string]string{"punter-five": c.five, "banker-table": c.banker})
+		g, err := baccarat.NewGame("chemin-de-fer", map[string]string{"punter-five": c.five, "banker-table": c.banker})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,8 +262,8 @@ const (
 )
 
 func TestCellsBanque(t *testing.T) {
-	g := tableau.GameBanque
-	deal := func(r, l, b int) tableau.Coup {
+	g := baccarat.GameBanque
+	deal := func(r, l, b int) baccarat.Coup {
 		rc, lc, bc := twoCardsOf(r, "S"), twoCardsOf(l, "D"), twoCardsOf(b, "H")
 		return dealCoup(t, g, []string{rc[0], lc[0], bc[0], rc[1], lc[1], bc[1]})
 	}
@@ -271,8 +273,8 @@ func TestCellsBanque(t *testing.T) {
 		c := deal(r, 6, 3) // left stands on 6, banker on 3 (his option)
 		name := fmt.Sprintf("banque right %d", r)
 		want := ruleOf(banqueTableauByHand[r])
-		checkDecision(t, name, c, tableau.PositionRight, tableau.NeedPlayerThird, want, r, tableau.NoThirdCard)
-		if want == tableau.MustStand {
+		checkDecision(t, name, c, baccarat.PositionRight, baccarat.NeedPlayerThird, want, r, baccarat.NoThirdCard)
+		if want == baccarat.MustStand {
 			// A card goes past the right tableau, standing, to the left
 			// one (which stands) and to the banker (his option): a draw.
 			drew := c
@@ -289,14 +291,14 @@ func TestCellsBanque(t *testing.T) {
 			t.Fatal(a)
 		}
 		name := fmt.Sprintf("banque left %d", l)
-		checkDecision(t, name, c, tableau.PositionLeft, tableau.NeedLeftThird, ruleOf(banqueTableauByHand[l]), l, tableau.NoThirdCard)
+		checkDecision(t, name, c, baccarat.PositionLeft, baccarat.NeedLeftThird, ruleOf(banqueTableauByHand[l]), l, baccarat.NoThirdCard)
 	}
 	for b := 0; b <= 7; b++ {
 		c := deal(6, 7, b)
 		c.Stand() // right's 6
 		c.Stand() // left's 7
 		name := fmt.Sprintf("banque banker %d", b)
-		checkDecision(t, name, c, tableau.PositionBanker, tableau.NeedBankerThird, ruleOf(banqueBankerByHand[b]), b, tableau.NoThirdCard)
+		checkDecision(t, name, c, baccarat.PositionBanker, baccarat.NeedBankerThird, ruleOf(banqueBankerByHand[b]), b, baccarat.NoThirdCard)
 	}
 
 	// A tableau with a natural has no turn: it is turned over at once, and
@@ -307,13 +309,13 @@ func TestCellsBanque(t *testing.T) {
 		for l := 0; l <= 7; l++ {
 			c := deal(r, l, 3)
 			name := fmt.Sprintf("banque right natural %d, left %d", r, l)
-			checkDecision(t, name, c, tableau.PositionLeft, tableau.NeedLeftThird, ruleOf(banqueTableauByHand[l]), l, tableau.NoThirdCard)
+			checkDecision(t, name, c, baccarat.PositionLeft, baccarat.NeedLeftThird, ruleOf(banqueTableauByHand[l]), l, baccarat.NoThirdCard)
 			// A stand there is the left's, and the next is the banker's.
 			st := c
-			if _, a := st.Stand(); a != "" && ruleOf(banqueTableauByHand[l]) != tableau.MustDraw {
+			if _, a := st.Stand(); a != "" && ruleOf(banqueTableauByHand[l]) != baccarat.MustDraw {
 				t.Errorf("%s: stand raises %s", name, a)
 			}
-			if ruleOf(banqueTableauByHand[l]) != tableau.MustDraw {
+			if ruleOf(banqueTableauByHand[l]) != baccarat.MustDraw {
 				bankerNext(t, name+", after the left's stand", st, 3)
 			}
 		}
@@ -322,8 +324,8 @@ func TestCellsBanque(t *testing.T) {
 		for rr := 0; rr <= 7; rr++ {
 			c := deal(rr, r, 4)
 			name := fmt.Sprintf("banque left natural %d, right %d", r, rr)
-			checkDecision(t, name, c, tableau.PositionRight, tableau.NeedPlayerThird, ruleOf(banqueTableauByHand[rr]), rr, tableau.NoThirdCard)
-			if ruleOf(banqueTableauByHand[rr]) != tableau.MustDraw {
+			checkDecision(t, name, c, baccarat.PositionRight, baccarat.NeedPlayerThird, ruleOf(banqueTableauByHand[rr]), rr, baccarat.NoThirdCard)
+			if ruleOf(banqueTableauByHand[rr]) != baccarat.MustDraw {
 				st := c
 				st.Stand()
 				bankerNext(t, name+", after the right's stand", st, 4)
@@ -340,11 +342,11 @@ func TestCellsBanque(t *testing.T) {
 			for b := 0; b <= 7; b++ {
 				c := deal(r, l, b)
 				name := fmt.Sprintf("banque both natural %d %d, banker %d", r, l, b)
-				if _, ok := c.Decision(); ok || !c.Complete() || c.Need() != tableau.NeedNone || len(c.Options()) != 0 {
+				if _, ok := c.Decision(); ok || !c.Complete() || c.Need() != baccarat.NeedNone || len(c.Options()) != 0 {
 					t.Errorf("%s: complete %v, need %s, options %v", name, c.Complete(), c.Need(), c.Options())
 				}
 				ex := c
-				if _, a := ex.Deal(card("4C")); a != tableau.AlertExtraCard {
+				if _, a := ex.Deal(card("4C")); a != baccarat.AlertExtraCard {
 					t.Errorf("%s: a card after the deal raises %q, want extra-card", name, a)
 				}
 				st := c
@@ -352,7 +354,7 @@ func TestCellsBanque(t *testing.T) {
 					t.Errorf("%s: a stand raises %q", name, a)
 				}
 				rw, lw := c.SideWinners()
-				if rw != tableau.WinnerPlayer || lw != tableau.WinnerPlayer {
+				if rw != baccarat.WinnerPlayer || lw != baccarat.WinnerPlayer {
 					t.Errorf("%s: side winners %v %v, want both tableaux", name, rw, lw)
 				}
 			}
@@ -378,12 +380,12 @@ func TestCellsBanque(t *testing.T) {
 
 // bankerNext checks that the banker's option on total b is the banque
 // coup's turn, and that a card there is his draw.
-func bankerNext(t *testing.T, name string, c tableau.Coup, b int) {
+func bankerNext(t *testing.T, name string, c baccarat.Coup, b int) {
 	t.Helper()
-	if d, ok := c.Decision(); !ok || d.Hand != tableau.PositionBanker || d.Rule != tableau.Option || d.Total != b {
+	if d, ok := c.Decision(); !ok || d.Hand != baccarat.PositionBanker || d.Rule != baccarat.Option || d.Total != b {
 		t.Errorf("%s: Decision %+v %v, want the banker's option on %d", name, d, ok, b)
 	}
-	if n := c.Need(); n != tableau.NeedBankerThird {
+	if n := c.Need(); n != baccarat.NeedBankerThird {
 		t.Errorf("%s: Need %s, want banker-third", name, n)
 	}
 	card, _ := tableau.ParseCard("2C")
@@ -396,31 +398,31 @@ func bankerNext(t *testing.T, name string, c tableau.Coup, b int) {
 // TestDecisionOrder: the punter decides before the banker; his forced
 // stand is his turn until a stand passes it or a card goes to the banker.
 func TestDecisionOrder(t *testing.T) {
-	c := dealCoup(t, tableau.GamePuntoBanco, []string{"3S", "TH", "3D", "3H"}) // P 6, B 3
+	c := dealCoup(t, baccarat.GamePuntoBanco, []string{"3S", "TH", "3D", "3H"}) // P 6, B 3
 	d, _ := c.Decision()
-	if d.Hand != tableau.PositionPlayer || d.Rule != tableau.MustStand || c.Need() != tableau.NeedBankerThird {
+	if d.Hand != baccarat.PositionPlayer || d.Rule != baccarat.MustStand || c.Need() != baccarat.NeedBankerThird {
 		t.Fatalf("P6 B3: %+v, need %s", d, c.Need())
 	}
 	if _, a := c.Stand(); a != "" {
 		t.Fatalf("stand at the player's 6: %s", a)
 	}
-	if d, _ := c.Decision(); d.Hand != tableau.PositionBanker || d.Rule != tableau.MustDraw {
+	if d, _ := c.Decision(); d.Hand != baccarat.PositionBanker || d.Rule != baccarat.MustDraw {
 		t.Fatalf("after the player's stand: %+v", d)
 	}
-	if _, a := c.Stand(); a != tableau.AlertMissingCard {
+	if _, a := c.Stand(); a != baccarat.AlertMissingCard {
 		t.Fatalf("a second stand (the banker's, who must draw): %q", a)
 	}
 	// Without the first stand, a card is the banker's.
-	c = dealCoup(t, tableau.GamePuntoBanco, []string{"3S", "TH", "3D", "3H", "4C"})
+	c = dealCoup(t, baccarat.GamePuntoBanco, []string{"3S", "TH", "3D", "3H", "4C"})
 	if c.Banker.N != 3 || !c.Complete() {
 		t.Fatalf("the card after P6 B3 went to player %d / banker %d", c.Player.N, c.Banker.N)
 	}
 	// The first cards are never optional: a stand there is a missing card.
-	c = dealCoup(t, tableau.GameCheminDeFer, []string{"3S", "TH", "3D"})
-	if _, a := c.Stand(); a != tableau.AlertMissingCard || !c.Dead() {
+	c = dealCoup(t, baccarat.GameCheminDeFer, []string{"3S", "TH", "3D"})
+	if _, a := c.Stand(); a != baccarat.AlertMissingCard || !c.Dead() {
 		t.Fatalf("stand during the first cards: %q", a)
 	}
-	if _, a := c.Deal(tableau.Card{Rank: tableau.Rank2, Suit: tableau.Hearts}); a != tableau.AlertExtraCard {
+	if _, a := c.Deal(tableau.Card{Rank: tableau.Rank2, Suit: tableau.Hearts}); a != baccarat.AlertExtraCard {
 		t.Fatalf("a card after a dead coup: %q", a)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // macaoOptionsFromName derives Macao fold options from a transcript's
@@ -31,11 +33,11 @@ func macaoOptionsFromName(t *testing.T, name string, toks []tableau.Token) table
 		case part == "victoria":
 			opts.Rules.Victoria = true
 		case part == "bust":
-			opts.Rules.Count = tableau.MacaoBust
+			opts.Rules.Count = baccarat.MacaoBust
 		case part == "push":
-			opts.Rules.Equal = tableau.MacaoEqualPush
+			opts.Rules.Equal = baccarat.MacaoEqualPush
 		case part == "pays21":
-			opts.Rules.Pays = tableau.MacaoPays21
+			opts.Rules.Pays = baccarat.MacaoPays21
 		case part == "norefuse":
 			opts.Rules.NoRefuse = true
 		case part == "one-more":
@@ -107,7 +109,7 @@ func TestMacaoGolden(t *testing.T) {
 // stays within its bounds.
 func macaoFoldInvariants(t interface{ Fatalf(string, ...any) }, f *tableau.MacaoFold, evs []tableau.Event, last *[2]int) {
 	for _, e := range evs {
-		if e.Kind == tableau.EventCoup {
+		if e.Kind == baccarat.EventCoup {
 			m := e.Macao
 			if m == nil {
 				t.Fatalf("a coup line without its Macao coup: %v", e)
@@ -128,7 +130,7 @@ func macaoFoldInvariants(t interface{ Fatalf(string, ...any) }, f *tableau.Macao
 		}
 		last[0], last[1] = s, c
 	}
-	if c := f.Coup(); c != nil && c.Cards() > tableau.MaxMacaoCoupCards {
+	if c := f.Coup(); c != nil && c.Cards() > baccarat.MaxMacaoCoupCards {
 		t.Fatalf("coup holds %d cards", c.Cards())
 	}
 }
@@ -138,10 +140,10 @@ func macaoFoldInvariants(t interface{ Fatalf(string, ...any) }, f *tableau.Macao
 func TestMacaoFoldProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := tableau.MacaoOptions{
-			Rules: tableau.MacaoRules{
+			Rules: baccarat.MacaoRules{
 				Victoria: rapid.Bool().Draw(t, "victoria"),
-				Seats:    rapid.IntRange(1, tableau.MaxMacaoSeats).Draw(t, "seats"),
-				Count:    tableau.MacaoCount(rapid.IntRange(0, 1).Draw(t, "count")),
+				Seats:    rapid.IntRange(1, baccarat.MaxMacaoSeats).Draw(t, "seats"),
+				Count:    baccarat.MacaoCount(rapid.IntRange(0, 1).Draw(t, "count")),
 				NoRefuse: rapid.Bool().Draw(t, "norefuse"),
 			},
 			Decks:   rapid.IntRange(1, 8).Draw(t, "decks"),
@@ -173,10 +175,10 @@ func FuzzMacaoFold(f *testing.F) {
 	f.Add(byte(2), []byte("\x10\x33\x44\x55\x61\x07\x20\x07\x09\x01\x0b"))
 	f.Fuzz(func(t *testing.T, rb byte, toks []byte) {
 		opts := tableau.MacaoOptions{
-			Rules: tableau.MacaoRules{
+			Rules: baccarat.MacaoRules{
 				Victoria: rb&1 != 0,
 				Seats:    1 + int(rb>>1&7),
-				Count:    tableau.MacaoCount(rb >> 4 & 1),
+				Count:    baccarat.MacaoCount(rb >> 4 & 1),
 				NoRefuse: rb&0x20 != 0,
 			},
 			Decks:   1 + int(rb>>6),
@@ -239,19 +241,19 @@ func TestMacaoTokens(t *testing.T) {
 // their parameters and 2 decks; Fold (so the daemon's Table) refuses
 // them: they are `sabot check` games folded by MacaoFold.
 func TestMacaoGames(t *testing.T) {
-	g, err := tableau.ParseGame("Macao")
+	g, err := baccarat.ParseGame("Macao")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, ok := g.Macao()
-	if !ok || m != (tableau.MacaoRules{Seats: 1}) || g.DefaultDecks() != 2 || g.Name() != "macao" || g.String() != "macao" {
+	if !ok || m != (baccarat.MacaoRules{Seats: 1}) || g.DefaultDecks() != 2 || g.Name() != "macao" || g.String() != "macao" {
 		t.Errorf("macao: %+v %v decks %d %q", m, ok, g.DefaultDecks(), g)
 	}
-	g, err = tableau.NewGame("victoria", map[string]string{"seats": "3", "count": "bust", "refuse-tens": "off", "equal": "push", "pays": "2-1"})
+	g, err = baccarat.NewGame("victoria", map[string]string{"seats": "3", "count": "bust", "refuse-tens": "off", "equal": "push", "pays": "2-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tableau.MacaoRules{Victoria: true, Seats: 3, Count: tableau.MacaoBust, NoRefuse: true, Equal: tableau.MacaoEqualPush, Pays: tableau.MacaoPays21}
+	want := baccarat.MacaoRules{Victoria: true, Seats: 3, Count: baccarat.MacaoBust, NoRefuse: true, Equal: baccarat.MacaoEqualPush, Pays: baccarat.MacaoPays21}
 	if m, ok := g.Macao(); !ok || m != want {
 		t.Errorf("victoria: %+v, want %+v", m, want)
 	}
@@ -261,13 +263,13 @@ func TestMacaoGames(t *testing.T) {
 	if g.String() != "victoria seats=3 count=bust refuse-tens=off equal=push pays=2-1" {
 		t.Errorf("String %q", g)
 	}
-	if _, ok := tableau.GameCheminDeFer.Macao(); ok {
+	if _, ok := baccarat.GameCheminDeFer.Macao(); ok {
 		t.Error("chemin de fer is Macao")
 	}
-	if _, err := tableau.NewFold(tableau.Options{Rules: tableau.Rules{Game: g}}); !errors.Is(err, tableau.ErrCheckOnly) {
+	if _, err := tableau.NewFold(tableau.Options{Rules: baccarat.Rules{Game: g}}); !errors.Is(err, baccarat.ErrCheckOnly) {
 		t.Errorf("NewFold(victoria): %v, want ErrCheckOnly", err)
 	}
-	if _, err := tableau.NewGame("macao", map[string]string{"seats": "10"}); err == nil {
+	if _, err := baccarat.NewGame("macao", map[string]string{"seats": "10"}); err == nil {
 		t.Error("10 seats accepted")
 	}
 }
@@ -284,7 +286,7 @@ func BenchmarkMacaoFold(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := tableau.MacaoOptions{Rules: tableau.MacaoRules{Seats: 3}, Markers: true}
+	opts := tableau.MacaoOptions{Rules: baccarat.MacaoRules{Seats: 3}, Markers: true}
 	var out []tableau.Event
 	b.ReportAllocs()
 	for b.Loop() {

@@ -8,24 +8,26 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // macaoHand builds a hand with the given total and card count (the cards
 // themselves do not matter to CompareMacao).
-func macaoHand(total, n int, bust bool) *tableau.MacaoHand {
-	return &tableau.MacaoHand{Total: total, N: n, Bust: bust}
+func macaoHand(total, n int, bust bool) *baccarat.MacaoHand {
+	return &baccarat.MacaoHand{Total: total, N: n, Bust: bust}
 }
 
 // TestCompareMacaoTable: every comparison cell, written by hand from the
 // rules: bust first, then totals, then card counts, then the equal rule.
 func TestCompareMacaoTable(t *testing.T) {
-	const W, L, P = tableau.Win, tableau.Lose, tableau.Push
+	const W, L, P = baccarat.Win, baccarat.Lose, baccarat.Push
 	cases := []struct {
 		st, sn   int
 		sb       bool
 		bt, bn   int
 		bb       bool
-		bank, pu tableau.Outcome // under --equal banker, --equal push
+		bank, pu baccarat.Outcome // under --equal banker, --equal push
 	}{
 		// higher total wins, whatever the cards
 		{9, 3, false, 8, 1, false, W, W},
@@ -53,10 +55,10 @@ func TestCompareMacaoTable(t *testing.T) {
 	}
 	for _, c := range cases {
 		s, b := macaoHand(c.st, c.sn, c.sb), macaoHand(c.bt, c.bn, c.bb)
-		if got := tableau.CompareMacao(s, b, tableau.MacaoEqualBanker); got != c.bank {
+		if got := baccarat.CompareMacao(s, b, baccarat.MacaoEqualBanker); got != c.bank {
 			t.Errorf("seat %d/%d bust %v vs banker %d/%d bust %v, equal banker: %v, want %v", c.st, c.sn, c.sb, c.bt, c.bn, c.bb, got, c.bank)
 		}
-		if got := tableau.CompareMacao(s, b, tableau.MacaoEqualPush); got != c.pu {
+		if got := baccarat.CompareMacao(s, b, baccarat.MacaoEqualPush); got != c.pu {
 			t.Errorf("seat %d/%d bust %v vs banker %d/%d bust %v, equal push: %v, want %v", c.st, c.sn, c.sb, c.bt, c.bn, c.bb, got, c.pu)
 		}
 	}
@@ -71,8 +73,8 @@ func card(s string) tableau.Card {
 }
 
 // hand builds a hand from its cards, total modulo 10, natural as given.
-func hand(natural bool, cards ...string) *tableau.MacaoHand {
-	h := &tableau.MacaoHand{Natural: natural}
+func hand(natural bool, cards ...string) *baccarat.MacaoHand {
+	h := &baccarat.MacaoHand{Natural: natural}
 	for _, s := range cards {
 		h.Cards[h.N] = card(s)
 		h.N++
@@ -88,8 +90,8 @@ func TestMacaoWinPaysTable(t *testing.T) {
 	cases := []struct {
 		name     string
 		victoria bool
-		seat     *tableau.MacaoHand
-		banker   *tableau.MacaoHand
+		seat     *baccarat.MacaoHand
+		banker   *baccarat.MacaoHand
 		p32, p21 int // under --pays 3-2, 2-1
 	}{
 		{"macao natural 9", false, hand(true, "9H"), hand(false, "4C", "3D"), 3, 2},
@@ -111,11 +113,11 @@ func TestMacaoWinPaysTable(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, pt := range []struct {
-			pays tableau.MacaoPayTable
+			pays baccarat.MacaoPayTable
 			want int
-		}{{tableau.MacaoPays32, c.p32}, {tableau.MacaoPays21, c.p21}} {
-			r := tableau.MacaoRules{Victoria: c.victoria, Pays: pt.pays}
-			if got := tableau.MacaoWinPays(c.seat, c.banker, r); got != pt.want {
+		}{{baccarat.MacaoPays32, c.p32}, {baccarat.MacaoPays21, c.p21}} {
+			r := baccarat.MacaoRules{Victoria: c.victoria, Pays: pt.pays}
+			if got := baccarat.MacaoWinPays(c.seat, c.banker, r); got != pt.want {
 				t.Errorf("%s, pays %s: %d, want %d", c.name, pt.pays, got, pt.want)
 			}
 		}
@@ -124,15 +126,15 @@ func TestMacaoWinPaysTable(t *testing.T) {
 
 // play feeds a script of cards, "stand" and "refuse" to a new coup and
 // returns it with the misfit of every token ("" where it fits).
-func play(t *testing.T, r tableau.MacaoRules, script string) (tableau.MacaoCoup, []string) {
+func play(t *testing.T, r baccarat.MacaoRules, script string) (baccarat.MacaoCoup, []string) {
 	t.Helper()
-	c, err := tableau.NewMacaoCoup(r)
+	c, err := baccarat.NewMacaoCoup(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mis []string
 	for _, w := range strings.Fields(script) {
-		var m tableau.MacaoMisfit
+		var m baccarat.MacaoMisfit
 		switch w {
 		case "stand":
 			m = c.Stand()
@@ -146,7 +148,7 @@ func play(t *testing.T, r tableau.MacaoRules, script string) (tableau.MacaoCoup,
 	return c, mis
 }
 
-func cardsOf(h *tableau.MacaoHand) string {
+func cardsOf(h *baccarat.MacaoHand) string {
 	var b strings.Builder
 	for i, c := range h.Slice() {
 		if i > 0 {
@@ -164,13 +166,13 @@ func cardsOf(h *tableau.MacaoHand) string {
 }
 
 // seatLine summarises a seat as "cards=total natural? bust? result net".
-func seatLine(c *tableau.MacaoCoup, i int) string {
+func seatLine(c *baccarat.MacaoCoup, i int) string {
 	h := c.Seat(i)
 	res := c.Result(i)
 	return fmt.Sprintf("%s=%d%s%s %s %+d", cardsOf(h), h.Total, ifSay(h.Natural, " natural"), ifSay(h.Bust, " bust"), res.Outcome, res.Net)
 }
 
-func bankerLine(c *tableau.MacaoCoup) string {
+func bankerLine(c *baccarat.MacaoCoup) string {
 	h := c.Banker()
 	return fmt.Sprintf("%s=%d%s%s", cardsOf(h), h.Total, ifSay(h.Natural, " natural"), ifSay(h.Bust, " bust"))
 }
@@ -186,7 +188,7 @@ func ifSay(b bool, s string) string {
 func TestMacaoCoups(t *testing.T) {
 	cases := []struct {
 		name   string
-		rules  tableau.MacaoRules
+		rules  baccarat.MacaoRules
 		script string
 		seats  []string
 		banker string
@@ -196,14 +198,14 @@ func TestMacaoCoups(t *testing.T) {
 			// Seat 1 draws 5D: 9, stands. Seat 2 has no turn. The banker
 			// draws KD, refuses it, draws 6H: 8 on two cards, stands.
 			name:   "macao two seats, refused king",
-			rules:  tableau.MacaoRules{Seats: 2},
+			rules:  baccarat.MacaoRules{Seats: 2},
 			script: "4H 8S 2C 5D stand KD refuse 6H stand",
 			seats:  []string{"4H 5D=9 win +1", "8S=8 natural win +2"},
 			banker: "2C 6H refused KD=8",
 		},
 		{
 			name:   "macao natural 8 against a drawn 8 under 2-1",
-			rules:  tableau.MacaoRules{Seats: 2, Pays: tableau.MacaoPays21},
+			rules:  baccarat.MacaoRules{Seats: 2, Pays: baccarat.MacaoPays21},
 			script: "4H 8S 2C 5D stand KD refuse 6H stand",
 			seats:  []string{"4H 5D=9 win +1", "8S=8 natural win +1"},
 			banker: "2C 6H refused KD=8",
@@ -211,28 +213,28 @@ func TestMacaoCoups(t *testing.T) {
 		{
 			// Modulo: 7 + 6 = 13 counts 3; a kept ten adds a card.
 			name:   "macao modulo, a ten kept",
-			rules:  tableau.MacaoRules{},
+			rules:  baccarat.MacaoRules{},
 			script: "7H 5C 6D TS stand stand",
 			seats:  []string{"7H 6D TS=3 lose -1"},
 			banker: "5C=5",
 		},
 		{
 			name:   "macao, equal totals and cards: banker",
-			rules:  tableau.MacaoRules{},
+			rules:  baccarat.MacaoRules{},
 			script: "3H 2C 2D stand 3S stand",
 			seats:  []string{"3H 2D=5 lose -1"},
 			banker: "2C 3S=5",
 		},
 		{
 			name:   "macao, equal totals and cards: push",
-			rules:  tableau.MacaoRules{Equal: tableau.MacaoEqualPush},
+			rules:  baccarat.MacaoRules{Equal: baccarat.MacaoEqualPush},
 			script: "3H 2C 2D stand 3S stand",
 			seats:  []string{"3H 2D=5 push +0"},
 			banker: "2C 3S=5",
 		},
 		{
 			name:   "macao, equal totals, seat has fewer cards",
-			rules:  tableau.MacaoRules{},
+			rules:  baccarat.MacaoRules{},
 			script: "5H 2C stand AD 2S stand",
 			seats:  []string{"5H=5 win +1"},
 			banker: "2C AD 2S=5",
@@ -241,21 +243,21 @@ func TestMacaoCoups(t *testing.T) {
 			// Banker natural 9: the seat still draws, reaches 9 on three
 			// cards, and loses to the banker's one.
 			name:   "macao banker natural 9",
-			rules:  tableau.MacaoRules{},
+			rules:  baccarat.MacaoRules{},
 			script: "2H 9C 3D 4S stand",
 			seats:  []string{"2H 3D 4S=9 lose -1"},
 			banker: "9C=9 natural",
 		},
 		{
 			name:   "macao seat and banker natural 9",
-			rules:  tableau.MacaoRules{Equal: tableau.MacaoEqualPush},
+			rules:  baccarat.MacaoRules{Equal: baccarat.MacaoEqualPush},
 			script: "9H 9C",
 			seats:  []string{"9H=9 natural push +0"},
 			banker: "9C=9 natural",
 		},
 		{
 			name:   "macao all naturals: complete on the deal",
-			rules:  tableau.MacaoRules{Seats: 3},
+			rules:  baccarat.MacaoRules{Seats: 3},
 			script: "9H 8D 9S 8C",
 			seats:  []string{"9H=9 natural win +3", "8D=8 natural lose -1", "9S=9 natural win +3"},
 			banker: "8C=8 natural",
@@ -264,21 +266,21 @@ func TestMacaoCoups(t *testing.T) {
 			// Bust: 7 + 6 = 13 busts at once; the turn passes to the
 			// banker, who stands on 5.
 			name:   "macao bust counting, seat busts",
-			rules:  tableau.MacaoRules{Count: tableau.MacaoBust},
+			rules:  baccarat.MacaoRules{Count: baccarat.MacaoBust},
 			script: "7H 5C 6D stand",
 			seats:  []string{"7H 6D=13 bust lose -1"},
 			banker: "5C=5",
 		},
 		{
 			name:   "macao bust counting, banker busts",
-			rules:  tableau.MacaoRules{Count: tableau.MacaoBust, Seats: 2},
+			rules:  baccarat.MacaoRules{Count: baccarat.MacaoBust, Seats: 2},
 			script: "7H 2S 5C 2D 6D AS stand 4D 3C",
 			seats:  []string{"7H 2D 6D=15 bust lose -1", "2S AS=3 win +1"},
 			banker: "5C 4D 3C=12 bust",
 		},
 		{
 			name:   "macao bust counting, exactly 9 is no bust",
-			rules:  tableau.MacaoRules{Count: tableau.MacaoBust},
+			rules:  baccarat.MacaoRules{Count: baccarat.MacaoBust},
 			script: "2H 3C 3D 4S stand stand",
 			seats:  []string{"2H 3D 4S=9 win +1"},
 			banker: "3C=3",
@@ -287,21 +289,21 @@ func TestMacaoCoups(t *testing.T) {
 			// Victoria deals round by round: seat, banker, seat, banker.
 			// 4H 4S is a natural 8 of a pair: it pays 1.
 			name:   "victoria pair natural",
-			rules:  tableau.MacaoRules{Victoria: true},
+			rules:  baccarat.MacaoRules{Victoria: true},
 			script: "4H 3C 4S 2D 3H stand",
 			seats:  []string{"4H 4S=8 natural win +1"},
 			banker: "3C 2D 3H=8",
 		},
 		{
 			name:   "victoria natural 9 against the banker's 7",
-			rules:  tableau.MacaoRules{Victoria: true},
+			rules:  baccarat.MacaoRules{Victoria: true},
 			script: "5H 3C 4S 4D stand",
 			seats:  []string{"5H 4S=9 natural win +3"},
 			banker: "3C 4D=7",
 		},
 		{
 			name:  "victoria three seats",
-			rules: tableau.MacaoRules{Victoria: true, Seats: 3},
+			rules: baccarat.MacaoRules{Victoria: true, Seats: 3},
 			// seat1 AH 2H, seat2 KS 8S natural, seat3 6C 6D (2), banker 3S 3D
 			script: "AH KS 6C 3S 2H 8S 6D 3D 5C stand 7H stand 2C stand",
 			seats:  []string{"AH 2H 5C=8 lose -1", "KS 8S=8 natural win +2", "6C 6D 7H=9 win +1"},
@@ -310,14 +312,14 @@ func TestMacaoCoups(t *testing.T) {
 		{
 			// Bust counting with two cards: 9 + 9 = 18 busts on the deal.
 			name:   "victoria bust on the deal",
-			rules:  tableau.MacaoRules{Victoria: true, Count: tableau.MacaoBust},
+			rules:  baccarat.MacaoRules{Victoria: true, Count: baccarat.MacaoBust},
 			script: "9H 3C 9S 2D stand",
 			seats:  []string{"9H 9S=18 bust lose -1"},
 			banker: "3C 2D=5",
 		},
 		{
 			name:   "victoria modulo, 9-9 is a natural 8 of a pair",
-			rules:  tableau.MacaoRules{Victoria: true},
+			rules:  baccarat.MacaoRules{Victoria: true},
 			script: "9H 3C 9S 2D stand",
 			seats:  []string{"9H 9S=8 natural win +1"},
 			banker: "3C 2D=5",
@@ -354,24 +356,24 @@ func TestMacaoCoups(t *testing.T) {
 func TestMacaoMisfits(t *testing.T) {
 	cases := []struct {
 		name   string
-		rules  tableau.MacaoRules
+		rules  baccarat.MacaoRules
 		script string
 		want   string // the alert of each token, "-" where it fits
 	}{
-		{"stand during the deal", tableau.MacaoRules{}, "4H stand 5C", "- misplaced-token -"},
-		{"stand before any card", tableau.MacaoRules{}, "stand", "misplaced-token"},
-		{"victoria stand during the deal", tableau.MacaoRules{Victoria: true}, "4H 5C 2D stand", "- - - misplaced-token"},
-		{"stand after the coup", tableau.MacaoRules{}, "4H 5C stand stand stand", "- - - - misplaced-token"},
-		{"refuse a non-ten", tableau.MacaoRules{}, "4H 5C 7D refuse stand stand", "- - - misplaced-token - -"},
-		{"refuse at the start of a turn", tableau.MacaoRules{}, "4H 5C refuse", "- - misplaced-token"},
-		{"refuse a dealt ten", tableau.MacaoRules{}, "TH 5C refuse", "- - misplaced-token"},
-		{"refuse twice", tableau.MacaoRules{}, "4H 5C KD refuse refuse", "- - - - misplaced-token"},
-		{"refuse after stand", tableau.MacaoRules{}, "4H 5C QD stand refuse", "- - - - misplaced-token"},
-		{"refuse with refusing off", tableau.MacaoRules{NoRefuse: true}, "4H 5C KD refuse", "- - - misplaced-token"},
-		{"refuse after the card that busted", tableau.MacaoRules{Count: tableau.MacaoBust}, "7H 5C 6D refuse", "- - - misplaced-token"},
-		{"card after the coup", tableau.MacaoRules{}, "9H 8C 2D", "- - extra-card"},
-		{"card after a busted banker", tableau.MacaoRules{Count: tableau.MacaoBust}, "4H 5C stand 7D 2S", "- - - - extra-card"},
-		{"refuse after the coup", tableau.MacaoRules{}, "9H 8C refuse", "- - misplaced-token"},
+		{"stand during the deal", baccarat.MacaoRules{}, "4H stand 5C", "- misplaced-token -"},
+		{"stand before any card", baccarat.MacaoRules{}, "stand", "misplaced-token"},
+		{"victoria stand during the deal", baccarat.MacaoRules{Victoria: true}, "4H 5C 2D stand", "- - - misplaced-token"},
+		{"stand after the coup", baccarat.MacaoRules{}, "4H 5C stand stand stand", "- - - - misplaced-token"},
+		{"refuse a non-ten", baccarat.MacaoRules{}, "4H 5C 7D refuse stand stand", "- - - misplaced-token - -"},
+		{"refuse at the start of a turn", baccarat.MacaoRules{}, "4H 5C refuse", "- - misplaced-token"},
+		{"refuse a dealt ten", baccarat.MacaoRules{}, "TH 5C refuse", "- - misplaced-token"},
+		{"refuse twice", baccarat.MacaoRules{}, "4H 5C KD refuse refuse", "- - - - misplaced-token"},
+		{"refuse after stand", baccarat.MacaoRules{}, "4H 5C QD stand refuse", "- - - - misplaced-token"},
+		{"refuse with refusing off", baccarat.MacaoRules{NoRefuse: true}, "4H 5C KD refuse", "- - - misplaced-token"},
+		{"refuse after the card that busted", baccarat.MacaoRules{Count: baccarat.MacaoBust}, "7H 5C 6D refuse", "- - - misplaced-token"},
+		{"card after the coup", baccarat.MacaoRules{}, "9H 8C 2D", "- - extra-card"},
+		{"card after a busted banker", baccarat.MacaoRules{Count: baccarat.MacaoBust}, "4H 5C stand 7D 2S", "- - - - extra-card"},
+		{"refuse after the coup", baccarat.MacaoRules{}, "9H 8C refuse", "- - misplaced-token"},
 	}
 	for _, c := range cases {
 		_, mis := play(t, c.rules, c.script)
@@ -389,7 +391,7 @@ func TestMacaoMisfits(t *testing.T) {
 // TestMacaoMisfitLeavesCoup: a misfit changes nothing: the coup with the
 // misfits equals the coup without them.
 func TestMacaoMisfitLeavesCoup(t *testing.T) {
-	r := tableau.MacaoRules{Seats: 2}
+	r := baccarat.MacaoRules{Seats: 2}
 	a, _ := play(t, r, "stand 4H refuse 8S 2C refuse 5D 7S refuse stand KD refuse refuse 6H stand stand 3C refuse")
 	b, _ := play(t, r, "4H 8S 2C 5D 7S stand KD refuse 6H stand")
 	if a != b {
@@ -401,8 +403,8 @@ func TestMacaoMisfitLeavesCoup(t *testing.T) {
 // turn; the 13th refusal is ignored.
 func TestMacaoHandLimit(t *testing.T) {
 	// One seat dealt an ace, then eleven aces drawn: 12 cards, total 2.
-	script := "AH 5C" + strings.Repeat(" AS", tableau.MaxMacaoHandCards-1) + " 2D"
-	c, mis := play(t, tableau.MacaoRules{}, script)
+	script := "AH 5C" + strings.Repeat(" AS", baccarat.MaxMacaoHandCards-1) + " 2D"
+	c, mis := play(t, baccarat.MacaoRules{}, script)
 	if got := mis[len(mis)-1]; got != "hand-limit" {
 		t.Fatalf("13th card: %q, want hand-limit", got)
 	}
@@ -412,8 +414,8 @@ func TestMacaoHandLimit(t *testing.T) {
 	if turn, ok := c.Turn(); !ok || turn != 1 || c.Aside() != 1 || c.Cards() != 14 {
 		t.Errorf("after the set-aside card: turn %d %v aside %d cards %d; want the banker's turn, 1 aside, 14 cards", turn, ok, c.Aside(), c.Cards())
 	}
-	script = "4H 5C" + strings.Repeat(" KS refuse", tableau.MaxMacaoRefusals) + " KD refuse stand"
-	c, mis = play(t, tableau.MacaoRules{}, script)
+	script = "4H 5C" + strings.Repeat(" KS refuse", baccarat.MaxMacaoRefusals) + " KD refuse stand"
+	c, mis = play(t, baccarat.MacaoRules{}, script)
 	if got := mis[len(mis)-2]; got != "hand-limit" {
 		t.Fatalf("13th refusal: %q, want hand-limit", got)
 	}
@@ -425,39 +427,39 @@ func TestMacaoHandLimit(t *testing.T) {
 // TestMacaoRulesValidate: the seat bounds and the parsers.
 func TestMacaoRulesValidate(t *testing.T) {
 	for _, s := range []int{-1, 10, 100} {
-		if _, err := tableau.NewMacaoCoup(tableau.MacaoRules{Seats: s}); err == nil {
+		if _, err := baccarat.NewMacaoCoup(baccarat.MacaoRules{Seats: s}); err == nil {
 			t.Errorf("%d seats accepted", s)
 		}
 	}
 	for s := 0; s <= 9; s++ {
-		c, err := tableau.NewMacaoCoup(tableau.MacaoRules{Seats: s})
+		c, err := baccarat.NewMacaoCoup(baccarat.MacaoRules{Seats: s})
 		want := max(s, 1)
 		if err != nil || c.Rules().Seats != want {
 			t.Errorf("%d seats: %v, %d seats", s, err, c.Rules().Seats)
 		}
 	}
-	if _, err := tableau.NewMacaoCoup(tableau.MacaoRules{Count: 2}); err == nil {
+	if _, err := baccarat.NewMacaoCoup(baccarat.MacaoRules{Count: 2}); err == nil {
 		t.Error("count 2 accepted")
 	}
 	for _, s := range []string{"modulo", "bust"} {
-		if v, err := tableau.ParseMacaoCount(s); err != nil || v.String() != s {
+		if v, err := baccarat.ParseMacaoCount(s); err != nil || v.String() != s {
 			t.Errorf("ParseMacaoCount(%q): %v %v", s, v, err)
 		}
 	}
 	for _, s := range []string{"banker", "push"} {
-		if v, err := tableau.ParseMacaoEqual(s); err != nil || v.String() != s {
+		if v, err := baccarat.ParseMacaoEqual(s); err != nil || v.String() != s {
 			t.Errorf("ParseMacaoEqual(%q): %v %v", s, v, err)
 		}
 	}
 	for _, s := range []string{"3-2", "2-1"} {
-		if v, err := tableau.ParseMacaoPayTable(s); err != nil || v.String() != s {
+		if v, err := baccarat.ParseMacaoPayTable(s); err != nil || v.String() != s {
 			t.Errorf("ParseMacaoPayTable(%q): %v %v", s, v, err)
 		}
 	}
 	for _, bad := range []string{"", "mod", "3:2"} {
-		_, e1 := tableau.ParseMacaoCount(bad)
-		_, e2 := tableau.ParseMacaoEqual(bad)
-		_, e3 := tableau.ParseMacaoPayTable(bad)
+		_, e1 := baccarat.ParseMacaoCount(bad)
+		_, e2 := baccarat.ParseMacaoEqual(bad)
+		_, e3 := baccarat.ParseMacaoPayTable(bad)
 		if e1 == nil || e2 == nil || e3 == nil {
 			t.Errorf("%q accepted: %v %v %v", bad, e1, e2, e3)
 		}
@@ -471,15 +473,15 @@ func TestMacaoRulesValidate(t *testing.T) {
 // comparison.
 func TestMacaoProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		r := tableau.MacaoRules{
+		r := baccarat.MacaoRules{
 			Victoria: rapid.Bool().Draw(t, "victoria"),
-			Seats:    rapid.IntRange(1, tableau.MaxMacaoSeats).Draw(t, "seats"),
-			Count:    tableau.MacaoCount(rapid.IntRange(0, 1).Draw(t, "count")),
+			Seats:    rapid.IntRange(1, baccarat.MaxMacaoSeats).Draw(t, "seats"),
+			Count:    baccarat.MacaoCount(rapid.IntRange(0, 1).Draw(t, "count")),
 			NoRefuse: rapid.Bool().Draw(t, "norefuse"),
-			Equal:    tableau.MacaoEqual(rapid.IntRange(0, 1).Draw(t, "equal")),
-			Pays:     tableau.MacaoPayTable(rapid.IntRange(0, 1).Draw(t, "pays")),
+			Equal:    baccarat.MacaoEqual(rapid.IntRange(0, 1).Draw(t, "equal")),
+			Pays:     baccarat.MacaoPayTable(rapid.IntRange(0, 1).Draw(t, "pays")),
 		}
-		c, err := tableau.NewMacaoCoup(r)
+		c, err := baccarat.NewMacaoCoup(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -497,33 +499,33 @@ func TestMacaoProperties(t *testing.T) {
 			default:
 				rank := tableau.Rank(rapid.IntRange(1, 13).Draw(t, "rank"))
 				m := c.Card(tableau.Card{Rank: rank, Suit: tableau.Spades})
-				if m == tableau.MacaoFits || m == tableau.MacaoHandLimit {
+				if m == baccarat.MacaoFits || m == baccarat.MacaoHandLimit {
 					cards++
 				}
-				if c.Cards() != before+1 && m != tableau.MacaoCardComplete {
+				if c.Cards() != before+1 && m != baccarat.MacaoCardComplete {
 					t.Fatalf("a card taken (%v) but the coup holds %d, was %d", m, c.Cards(), before)
 				}
 			}
 			if c.Cards() != cards {
 				t.Fatalf("coup holds %d cards, %d taken", c.Cards(), cards)
 			}
-			if cards > tableau.MaxMacaoCoupCards {
-				t.Fatalf("%d cards taken, more than the bound %d", cards, tableau.MaxMacaoCoupCards)
+			if cards > baccarat.MaxMacaoCoupCards {
+				t.Fatalf("%d cards taken, more than the bound %d", cards, baccarat.MaxMacaoCoupCards)
 			}
-			if cards == tableau.MaxMacaoCoupCards && !c.Complete() {
+			if cards == baccarat.MaxMacaoCoupCards && !c.Complete() {
 				t.Fatalf("%d cards and not complete", cards)
 			}
 			checkMacaoHands(t, &c)
 		}
 		// Whatever came before, cards alone complete the coup in bound.
 		for k := 0; !c.Complete(); k++ {
-			if k > tableau.MaxMacaoCoupCards {
+			if k > baccarat.MaxMacaoCoupCards {
 				t.Fatalf("not complete after %d more cards", k)
 			}
 			c.Card(tableau.Card{Rank: tableau.RankAce})
 		}
-		if c.Cards() > tableau.MaxMacaoCoupCards {
-			t.Fatalf("complete with %d cards, bound %d", c.Cards(), tableau.MaxMacaoCoupCards)
+		if c.Cards() > baccarat.MaxMacaoCoupCards {
+			t.Fatalf("complete with %d cards, bound %d", c.Cards(), baccarat.MaxMacaoCoupCards)
 		}
 		checkMacaoHands(t, &c)
 		checkMacaoResults(t, &c, r)
@@ -531,13 +533,13 @@ func TestMacaoProperties(t *testing.T) {
 }
 
 // checkMacaoHands recounts every hand from its cards.
-func checkMacaoHands(t *rapid.T, c *tableau.MacaoCoup) {
+func checkMacaoHands(t *rapid.T, c *baccarat.MacaoCoup) {
 	r := c.Rules()
 	init := 1
 	if r.Victoria {
 		init = 2
 	}
-	hands := []*tableau.MacaoHand{c.Banker()}
+	hands := []*baccarat.MacaoHand{c.Banker()}
 	for i := 0; c.Seat(i) != nil; i++ {
 		hands = append(hands, c.Seat(i))
 	}
@@ -545,18 +547,18 @@ func checkMacaoHands(t *rapid.T, c *tableau.MacaoCoup) {
 		t.Fatalf("%d hands, want %d seats and the banker", len(hands), r.Seats)
 	}
 	for _, h := range hands {
-		if h.N > tableau.MaxMacaoHandCards || h.NRefused > tableau.MaxMacaoRefusals {
+		if h.N > baccarat.MaxMacaoHandCards || h.NRefused > baccarat.MaxMacaoRefusals {
 			t.Fatalf("hand of %d cards and %d refusals", h.N, h.NRefused)
 		}
 		sum, bust := 0, false
 		for _, cd := range h.Slice() {
 			sum += cd.Value()
-			if r.Count == tableau.MacaoBust && sum > 9 {
+			if r.Count == baccarat.MacaoBust && sum > 9 {
 				bust = true
 			}
 		}
 		want := sum
-		if r.Count == tableau.MacaoModulo {
+		if r.Count == baccarat.MacaoModulo {
 			want = sum % 10
 		}
 		if h.Total != want || h.Bust != bust {
@@ -575,7 +577,7 @@ func checkMacaoHands(t *rapid.T, c *tableau.MacaoCoup) {
 			for _, cd := range h.Cards[:init] {
 				isum += cd.Value()
 			}
-			if r.Count == tableau.MacaoModulo {
+			if r.Count == baccarat.MacaoModulo {
 				isum %= 10
 			}
 			if nat := isum == 8 || isum == 9; h.Natural != nat {
@@ -589,18 +591,18 @@ func checkMacaoHands(t *rapid.T, c *tableau.MacaoCoup) {
 }
 
 // checkMacaoResults settles each seat independently of the engine.
-func checkMacaoResults(t *rapid.T, c *tableau.MacaoCoup, r tableau.MacaoRules) {
+func checkMacaoResults(t *rapid.T, c *baccarat.MacaoCoup, r baccarat.MacaoRules) {
 	b := c.Banker()
 	for i := 0; c.Seat(i) != nil; i++ {
 		s := c.Seat(i)
-		var want tableau.MacaoSeatResult
+		var want baccarat.MacaoSeatResult
 		switch {
 		case s.Bust, !b.Bust && s.Total < b.Total, !b.Bust && s.Total == b.Total && s.N > b.N:
-			want = tableau.MacaoSeatResult{Outcome: tableau.Lose, Net: -1}
+			want = baccarat.MacaoSeatResult{Outcome: baccarat.Lose, Net: -1}
 		case s.Total == b.Total && s.N == b.N && !b.Bust:
-			want = tableau.MacaoSeatResult{Outcome: tableau.Lose, Net: -1}
-			if r.Equal == tableau.MacaoEqualPush {
-				want = tableau.MacaoSeatResult{Outcome: tableau.Push}
+			want = baccarat.MacaoSeatResult{Outcome: baccarat.Lose, Net: -1}
+			if r.Equal == baccarat.MacaoEqualPush {
+				want = baccarat.MacaoSeatResult{Outcome: baccarat.Push}
 			}
 		default:
 			pays := 1
@@ -611,7 +613,7 @@ func checkMacaoResults(t *rapid.T, c *tableau.MacaoCoup, r tableau.MacaoRules) {
 			case s.Natural && s.Total == 8:
 				pays = 2 - int(r.Pays)
 			}
-			want = tableau.MacaoSeatResult{Outcome: tableau.Win, Net: pays}
+			want = baccarat.MacaoSeatResult{Outcome: baccarat.Win, Net: pays}
 		}
 		if got := c.Result(i); got != want {
 			t.Fatalf("seat %d %s=%d against banker %s=%d: %+v, want %+v", i+1, cardsOf(s), s.Total, cardsOf(b), b.Total, got, want)
@@ -626,15 +628,15 @@ func FuzzMacaoCoup(f *testing.F) {
 	f.Add(byte(0), []byte{4, 8, 2, 5, 0, 13, 1, 6, 0})
 	f.Add(byte(0xff), []byte{9, 9, 9, 9, 1, 1, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, rb byte, toks []byte) {
-		r := tableau.MacaoRules{
+		r := baccarat.MacaoRules{
 			Victoria: rb&1 != 0,
 			Seats:    1 + int(rb>>1&7),
-			Count:    tableau.MacaoCount(rb >> 4 & 1),
+			Count:    baccarat.MacaoCount(rb >> 4 & 1),
 			NoRefuse: rb&0x20 != 0,
-			Equal:    tableau.MacaoEqual(rb >> 6 & 1),
-			Pays:     tableau.MacaoPayTable(rb >> 7),
+			Equal:    baccarat.MacaoEqual(rb >> 6 & 1),
+			Pays:     baccarat.MacaoPayTable(rb >> 7),
 		}
-		c, err := tableau.NewMacaoCoup(r)
+		c, err := baccarat.NewMacaoCoup(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -647,19 +649,19 @@ func FuzzMacaoCoup(f *testing.F) {
 			default:
 				c.Card(tableau.Card{Rank: tableau.Rank(k), Suit: tableau.Suit(b >> 4 % 5)})
 			}
-			if c.Cards() > tableau.MaxMacaoCoupCards {
-				t.Fatalf("%d cards, bound %d", c.Cards(), tableau.MaxMacaoCoupCards)
+			if c.Cards() > baccarat.MaxMacaoCoupCards {
+				t.Fatalf("%d cards, bound %d", c.Cards(), baccarat.MaxMacaoCoupCards)
 			}
 		}
 		for k := 0; !c.Complete(); k++ {
-			if k > tableau.MaxMacaoCoupCards {
+			if k > baccarat.MaxMacaoCoupCards {
 				t.Fatalf("not complete after %d more cards", k)
 			}
 			c.Card(tableau.Card{Rank: tableau.Rank2})
 		}
 		for i := 0; c.Seat(i) != nil; i++ {
 			res := c.Result(i)
-			if res.Outcome == tableau.OutcomeNone || res.Net < -1 || res.Net > 3 {
+			if res.Outcome == baccarat.OutcomeNone || res.Net < -1 || res.Net > 3 {
 				t.Fatalf("seat %d: %+v", i+1, res)
 			}
 		}
@@ -699,14 +701,14 @@ func TestMacaoMarkerClosesAtAnOption(t *testing.T) {
 				}
 				return v * initial % 10
 			}
-			rules := tableau.MacaoRules{Victoria: victoria, Seats: seats}
+			rules := baccarat.MacaoRules{Victoria: victoria, Seats: seats}
 			name := fmt.Sprintf("victoria %v, %d seats", victoria, seats)
 			// At each turn: after k stands, k = 0 (seat 1's option) to
 			// seats (the banker's).
 			for k := 0; k <= seats; k++ {
 				src := "shoe 2H 3H 4H |\n" + strings.Join(deal, " ") + strings.Repeat(" stand", k) + " |\n"
 				evs := foldMacao(t, rules, src)
-				if len(evs) != 1 || evs[0].Kind != tableau.EventCoup || evs[0].Macao == nil {
+				if len(evs) != 1 || evs[0].Kind != baccarat.EventCoup || evs[0].Macao == nil {
 					t.Errorf("%s, | after %d stands: %v, want one coup line", name, k, evs)
 					continue
 				}
@@ -716,10 +718,10 @@ func TestMacaoMarkerClosesAtAnOption(t *testing.T) {
 					continue
 				}
 				for i, s := range m.Seats {
-					want := tableau.Lose
+					want := baccarat.Lose
 					switch {
 					case total(i) > total(seats):
-						want = tableau.Win
+						want = baccarat.Win
 					case total(i) == total(seats):
 						want = s.Result // the equal rule's own (tested elsewhere)
 					}
@@ -732,7 +734,7 @@ func TestMacaoMarkerClosesAtAnOption(t *testing.T) {
 			for n := 1; n < len(deal); n++ {
 				src := "shoe 2H 3H 4H |\n" + strings.Join(deal[:n], " ") + " |\n"
 				evs := foldMacao(t, rules, src)
-				if len(evs) != 1 || evs[0].Kind != tableau.EventAlert || evs[0].Alert.Code != tableau.AlertMissingCard {
+				if len(evs) != 1 || evs[0].Kind != baccarat.EventAlert || evs[0].Alert.Code != baccarat.AlertMissingCard {
 					t.Errorf("%s, | after %d of %d initial cards: %v, want missing-card alone", name, n, len(deal), evs)
 				}
 			}
@@ -742,7 +744,7 @@ func TestMacaoMarkerClosesAtAnOption(t *testing.T) {
 
 // foldMacao folds src with markers under rules, every event but the
 // shoe's own.
-func foldMacao(t *testing.T, rules tableau.MacaoRules, src string) []tableau.Event {
+func foldMacao(t *testing.T, rules baccarat.MacaoRules, src string) []tableau.Event {
 	t.Helper()
 	toks, err := tableau.ParseTranscript(strings.NewReader(src), "t")
 	if err != nil {

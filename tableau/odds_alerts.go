@@ -1,10 +1,15 @@
 package tableau
 
+import (
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
+)
+
 // AdvantageAlert returns the advantage alert event for bet b before coup
 // number coup of shoe number shoe.
-func AdvantageAlert(shoe, coup int, b BetEV) Event {
-	ev := alertEvent(shoe, coup, AlertAdvantage, Card{})
-	ev.Alert.AdvantageBet = &AdvantageBet{Bet: OddsKey(b.Bet), EV: b.EV}
+func AdvantageAlert(shoe, coup int, b odds.BetEV) Event {
+	ev := alertEvent(shoe, coup, baccarat.AlertAdvantage, Card{})
+	ev.Alert.AdvantageBet = &odds.AdvantageBet{Bet: odds.OddsKey(b.Bet), EV: b.EV}
 	return ev
 }
 
@@ -18,8 +23,8 @@ func AdvantageAlert(shoe, coup int, b BetEV) Event {
 // (see the package-level Advantages). The daemon may call it after every
 // card; it does not allocate given a dst of capacity 7 (14 with side
 // bets offered).
-func (f *Fold) Advantages(dst []BetEV, threshold float64) ([]BetEV, error) {
-	return CompositionAdvantages(dst, &f.comp, f.opts.Rules, threshold)
+func (f *Fold) Advantages(dst []odds.BetEV, threshold float64) ([]odds.BetEV, error) {
+	return odds.CompositionAdvantages(dst, &f.comp, f.opts.Rules, threshold)
 }
 
 // FeedAdvantages is Feed plus the advantage check of `sabot check
@@ -39,8 +44,8 @@ func (f *Fold) FeedAdvantages(tok Token, threshold float64, out []Event) []Event
 	if f.phase != PhaseCoup || (f.shoe == shoe && f.coupNum == coup) {
 		return out // not the first card of a coup
 	}
-	var buf [NumMainBets + 7]BetEV // + the side bets
-	advs, err := CompositionAdvantages(buf[:0], &before, f.opts.Rules, threshold)
+	var buf [odds.NumMainBets + 7]odds.BetEV // + the side bets
+	advs, err := odds.CompositionAdvantages(buf[:0], &before, f.opts.Rules, threshold)
 	if err != nil || len(advs) == 0 {
 		return out
 	}

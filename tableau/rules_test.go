@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // playerCells is the player's column of the tableau, by two-card total
@@ -31,11 +33,11 @@ var bankerCells = [10]string{
 
 func TestPlayerDrawsEveryCell(t *testing.T) {
 	for total, cell := range playerCells {
-		if got, want := tableau.PlayerDraws(total), cell == "D"; got != want {
+		if got, want := baccarat.PlayerDraws(total), cell == "D"; got != want {
 			t.Errorf("PlayerDraws(%d) = %v, want %v", total, got, want)
 		}
 	}
-	if tableau.PlayerDraws(-1) || tableau.PlayerDraws(10) {
+	if baccarat.PlayerDraws(-1) || baccarat.PlayerDraws(10) {
 		t.Error("PlayerDraws accepts an out-of-range total")
 	}
 }
@@ -44,13 +46,13 @@ func TestBankerDrawsEveryCell(t *testing.T) {
 	n := 0
 	for b, row := range bankerCells {
 		want := row[0] == 'D'
-		if got := tableau.BankerDraws(b, tableau.NoThirdCard); got != want {
+		if got := baccarat.BankerDraws(b, baccarat.NoThirdCard); got != want {
 			t.Errorf("banker %d, player stood: draws = %v, want %v", b, got, want)
 		}
 		n++
 		for v := 0; v <= 9; v++ {
 			want := row[2+v] == 'D'
-			if got := tableau.BankerDraws(b, v); got != want {
+			if got := baccarat.BankerDraws(b, v); got != want {
 				t.Errorf("banker %d, player third card value %d: draws = %v, want %v", b, v, got, want)
 			}
 			n++
@@ -60,7 +62,7 @@ func TestBankerDrawsEveryCell(t *testing.T) {
 		t.Fatalf("checked %d cells, want 110", n)
 	}
 	for _, bad := range [][2]int{{-1, 0}, {10, 0}, {0, -2}, {0, 10}} {
-		if tableau.BankerDraws(bad[0], bad[1]) {
+		if baccarat.BankerDraws(bad[0], bad[1]) {
 			t.Errorf("BankerDraws(%d, %d) = true for out-of-range arguments", bad[0], bad[1])
 		}
 	}
@@ -95,7 +97,7 @@ func TestBankerCrossCheck(t *testing.T) {
 	for b := 0; b <= 9; b++ {
 		for r := tableau.RankAce; r <= tableau.RankKing; r++ {
 			want := bankerDrawsByThirdCard(b, r)
-			if got := tableau.BankerDraws(b, r.Value()); got != want {
+			if got := baccarat.BankerDraws(b, r.Value()); got != want {
 				t.Errorf("banker %d, player third card %s: draws = %v, cross-check table says %v", b, r, got, want)
 			}
 		}
@@ -125,14 +127,14 @@ func TestCoupFollowsEveryCell(t *testing.T) {
 	for pt := 0; pt <= 9; pt++ {
 		for bt := 0; bt <= 9; bt++ {
 			p, b := twoCards(pt), twoCards(bt)
-			var c tableau.Coup
+			var c baccarat.Coup
 			for i, card := range []tableau.Card{p[0], b[0], p[1], b[1]} {
 				need, alert := c.Deal(card)
 				if alert != "" {
 					t.Fatalf("P%d B%d card %d: alert %s", pt, bt, i, alert)
 				}
 				if i < 3 {
-					wantNeed := []tableau.Need{tableau.NeedBanker, tableau.NeedPlayer, tableau.NeedBanker}[i]
+					wantNeed := []baccarat.Need{baccarat.NeedBanker, baccarat.NeedPlayer, baccarat.NeedBanker}[i]
 					if need != wantNeed {
 						t.Fatalf("after card %d need %v, want %v", i+1, need, wantNeed)
 					}
@@ -142,36 +144,36 @@ func TestCoupFollowsEveryCell(t *testing.T) {
 			if c.Natural() != natural {
 				t.Errorf("P%d B%d: natural = %v", pt, bt, c.Natural())
 			}
-			var want tableau.Need
+			var want baccarat.Need
 			switch {
 			case natural:
-				want = tableau.NeedNone
+				want = baccarat.NeedNone
 			case playerCells[pt] == "D":
-				want = tableau.NeedPlayerThird
+				want = baccarat.NeedPlayerThird
 			case bankerCells[bt][0] == 'D':
-				want = tableau.NeedBankerThird
+				want = baccarat.NeedBankerThird
 			default:
-				want = tableau.NeedNone
+				want = baccarat.NeedNone
 			}
 			if got := c.Need(); got != want {
 				t.Errorf("P%d B%d: need %v, want %v", pt, bt, got, want)
 			}
-			if want != tableau.NeedPlayerThird {
+			if want != baccarat.NeedPlayerThird {
 				continue
 			}
 			for r := tableau.RankAce; r <= tableau.RankKing; r++ {
 				c2 := c
 				need, _ := c2.Deal(tableau.Card{Rank: r, Suit: tableau.Clubs})
-				wantB := tableau.NeedNone
+				wantB := baccarat.NeedNone
 				if bankerCells[bt][2+r.Value()] == 'D' {
-					wantB = tableau.NeedBankerThird
+					wantB = baccarat.NeedBankerThird
 				}
 				if need != wantB {
 					t.Errorf("P%d B%d third %s: need %v, want %v", pt, bt, r, need, wantB)
 				}
-				if need == tableau.NeedBankerThird {
+				if need == baccarat.NeedBankerThird {
 					need, _ = c2.Deal(tableau.Card{Rank: tableau.Rank5, Suit: tableau.Diamonds})
-					if need != tableau.NeedNone || c2.Cards() != 6 {
+					if need != baccarat.NeedNone || c2.Cards() != 6 {
 						t.Errorf("P%d B%d third %s: after banker third need %v cards %d", pt, bt, r, need, c2.Cards())
 					}
 				}

@@ -12,12 +12,14 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // dealtCoup is a coup dealt by the test's own dealer.
 type dealtCoup struct {
 	player, banker []tableau.Card
-	winner         tableau.Winner
+	winner         baccarat.Winner
 }
 
 func total(h []tableau.Card) int {
@@ -56,11 +58,11 @@ func dealIndependently(next func() tableau.Card) dealtCoup {
 	pt, bt = total(d.player), total(d.banker)
 	switch {
 	case pt > bt:
-		d.winner = tableau.WinnerPlayer
+		d.winner = baccarat.WinnerPlayer
 	case bt > pt:
-		d.winner = tableau.WinnerBanker
+		d.winner = baccarat.WinnerBanker
 	default:
-		d.winner = tableau.WinnerTie
+		d.winner = baccarat.WinnerTie
 	}
 	return d
 }
@@ -148,7 +150,7 @@ func TestSampleCleanShoe(t *testing.T) {
 		t.Fatalf("%d events for %d coups", len(evs), len(dealt))
 	}
 	for i, e := range evs {
-		if e.Kind != tableau.EventCoup {
+		if e.Kind != baccarat.EventCoup {
 			t.Fatalf("event %d: %s, want a coup", i, summary(e))
 		}
 		d := dealt[i]
@@ -167,7 +169,7 @@ func TestGoldenSamples(t *testing.T) {
 	if len(shoes) < 8 {
 		t.Fatalf("found %d samples", len(shoes))
 	}
-	codes := map[tableau.AlertCode]bool{}
+	codes := map[baccarat.AlertCode]bool{}
 	for _, shoe := range shoes {
 		t.Run(filepath.Base(shoe), func(t *testing.T) {
 			evs := foldFile(t, shoe)
@@ -180,7 +182,7 @@ func TestGoldenSamples(t *testing.T) {
 				}
 				buf.Write(b)
 				buf.WriteByte('\n')
-				if e.Kind == tableau.EventAlert {
+				if e.Kind == baccarat.EventAlert {
 					codes[e.Alert.Code] = true
 				}
 			}
@@ -196,7 +198,7 @@ func TestGoldenSamples(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range tableau.AlertCodes[:6] {
+	for _, c := range baccarat.AlertCodes[:6] {
 		if !codes[c] {
 			t.Errorf("no sample raises %s", c)
 		}

@@ -17,6 +17,8 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/audit"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // spoolFiles lists the spool files `sabot check` leaves in dir.
@@ -175,7 +177,7 @@ func TestCheckVoidIgnoredWarning(t *testing.T) {
 		wantCode := 0
 		for _, e := range evs {
 			fmt.Fprintln(&want, e.String())
-			if e.Kind == tableau.EventAlert {
+			if e.Kind == baccarat.EventAlert {
 				wantCode = 1
 			}
 		}

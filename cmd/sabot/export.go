@@ -12,6 +12,8 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 func init() {
@@ -112,7 +114,7 @@ func checkFlags(o tableau.Options) string {
 	house := houseFlagArgs(o.Rules)
 	if !g.PuntoBancoDeal() { // --game and the game's parameters
 		game := "--game " + g.Name()
-		info, _ := tableau.LookupGame(g.Name())
+		info, _ := baccarat.LookupGame(g.Name())
 		for i, v := range g.Params() {
 			game += fmt.Sprintf(" --%s %s", info.Params[i].Name, v)
 		}
@@ -190,7 +192,7 @@ func exportJournal(j *journal.Journal, w io.Writer) error {
 		return err
 	}
 	endLine()
-	if ferr == nil && f.Phase() == tableau.PhaseCoup && !f.Voided() && f.Coup().Need() != tableau.NeedNone {
+	if ferr == nil && f.Phase() == tableau.PhaseCoup && !f.Voided() && f.Coup().Need() != baccarat.NeedNone {
 		// The daemon raised nothing here: it resumes the coup where it
 		// stopped. sabot check, at this file's end, reports the coup
 		// incomplete.

@@ -20,6 +20,8 @@ import (
 	"github.com/sabot-table/sabot/drivers/sse"
 	"github.com/sabot-table/sabot/drivers/webasset"
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The board page: a live scoreboard served at "/" (see boardState for what
@@ -383,9 +385,9 @@ func gameName(cfg Config) string {
 		return cfg.Board.Game
 	}
 	if cfg.Game == "" {
-		return tableau.GameTitle("punto-banco")
+		return baccarat.GameTitle("punto-banco")
 	}
-	return tableau.GameTitle(cfg.Game)
+	return baccarat.GameTitle(cfg.Game)
 }
 
 // boardWeb is the daemon's board page: the hub and the recent alerts.
@@ -497,7 +499,7 @@ func (d *daemon) boardState() boardState {
 		AlertCount: v.AlertCount, ShoeOnline: k.shoeOnline,
 		Broker: boardBroker{Connected: k.broker, Backlog: k.backlog},
 	}
-	if d.rules.Game == tableau.GameBanque {
+	if d.rules.Game == baccarat.GameBanque {
 		s.NoRoads = true
 	} else {
 		s.Roads = roadsOf(v)
@@ -546,7 +548,7 @@ func (d *daemon) boardAlertList(v tableau.TableView) []boardAlert {
 	d.web.mu.Unlock()
 	for i := len(v.Alerts) - 1; i >= 0 && len(out) < boardRecentAlerts; i-- {
 		a := v.Alerts[i]
-		if seen[a.ID] || a.Code == tableau.AlertShoeOnline {
+		if seen[a.ID] || a.Code == baccarat.AlertShoeOnline {
 			continue
 		}
 		out = append(out, boardAlert{ID: a.ID, Code: string(a.Code), Display: display.ErrorText(string(a.Code)),
@@ -569,8 +571,8 @@ func banqueBoard(s *boardState, v tableau.TableView) {
 	}
 	s.Left = &left
 	s.Winner, s.Natural = "", false
-	side := func(w tableau.Winner, name string) string {
-		if w == tableau.WinnerPlayer {
+	side := func(w baccarat.Winner, name string) string {
+		if w == baccarat.WinnerPlayer {
 			return name
 		}
 		return w.String()
@@ -590,9 +592,9 @@ func banqueBoard(s *boardState, v tableau.TableView) {
 	}
 }
 
-func handOf(h tableau.Hand, total int) boardHand {
-	b := boardHand{Cards: make([]string, 0, tableau.MaxHandCards), Total: total}
-	for i := 0; i < h.N && i < tableau.MaxHandCards; i++ {
+func handOf(h baccarat.Hand, total int) boardHand {
+	b := boardHand{Cards: make([]string, 0, baccarat.MaxHandCards), Total: total}
+	for i := 0; i < h.N && i < baccarat.MaxHandCards; i++ {
 		b.Cards = append(b.Cards, h.Cards[i].String())
 	}
 	return b

@@ -20,6 +20,8 @@ import (
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // demoConfig is the configuration --demo runs with: no file, no hardware,
@@ -277,7 +279,7 @@ func (r *demoRun) watch(o *tableau.Output) {
 	if o.Kind == tableau.OutputCoup {
 		r.coups++
 	}
-	if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertMissingCard {
+	if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertMissingCard {
 		r.dead++
 	}
 	r.mu.Unlock()

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestDemoFast runs `sabotd --demo --demo-errors --demo-coups 60
@@ -140,7 +142,7 @@ func TestDemoTokens(t *testing.T) {
 	coups := 0
 	for _, e := range evs {
 		switch e.Kind {
-		case tableau.EventCoup:
+		case baccarat.EventCoup:
 			coups++
 		default:
 			t.Fatalf("clean demo shoe raised %s", e)
@@ -153,10 +155,10 @@ func TestDemoTokens(t *testing.T) {
 	evs, _ = tableau.FoldTokens(tableau.Options{Markers: true}, errs)
 	codes := map[string]int{}
 	for _, e := range evs {
-		if e.Kind == tableau.EventAlert {
+		if e.Kind == baccarat.EventAlert {
 			codes[string(e.Alert.Code)]++
 		}
-		if e.Kind == tableau.EventVoid {
+		if e.Kind == baccarat.EventVoid {
 			codes["void"]++
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // markPublished is the journal mark: the outputs of every record up to it
@@ -30,7 +32,7 @@ type inputReq struct {
 
 // tableOptions builds the tableau options from the configuration.
 func tableOptions(cfg Config) (tableau.Options, error) {
-	if _, err := tableau.ParseGame(cfg.Game); err != nil {
+	if _, err := baccarat.ParseGame(cfg.Game); err != nil {
 		return tableau.Options{}, err
 	}
 	var rerr error

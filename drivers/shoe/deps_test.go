@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestDeps fails if the shoe drivers import the rules engine: of tableau
@@ -40,7 +40,7 @@ func TestDeps(t *testing.T) {
 // TestAlarmSequenceIsTheTableauCode pins AlarmSequence to the alert code the
 // table raises for it, which the driver no longer imports.
 func TestAlarmSequenceIsTheTableauCode(t *testing.T) {
-	if AlarmSequence != string(tableau.AlertShoeSequence) {
-		t.Errorf("AlarmSequence is %q, tableau.AlertShoeSequence %q", AlarmSequence, tableau.AlertShoeSequence)
+	if AlarmSequence != string(baccarat.AlertShoeSequence) {
+		t.Errorf("AlarmSequence is %q, tableau.AlertShoeSequence %q", AlarmSequence, baccarat.AlertShoeSequence)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"runtime"
 
 	"github.com/sabot-table/sabot/tableau"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The second pass of sabot check with two folds at once (foldCheckShoes).
@@ -308,11 +310,11 @@ func foldSegments(sf *shoeFolder, cfg Config, name string, stop <-chan struct{})
 		}
 		for i := from; i < len(b.evs); i++ {
 			switch e := &b.evs[i]; e.Kind {
-			case tableau.EventCoup:
+			case baccarat.EventCoup:
 				e.Coup.Shoe += shift
-			case tableau.EventAlert:
+			case baccarat.EventAlert:
 				e.Alert.Shoe += shift
-			case tableau.EventVoid:
+			case baccarat.EventVoid:
 				e.Void.Shoe += shift
 			}
 		}
