@@ -161,8 +161,8 @@ func TestDrawTableOptionsAndChoose(t *testing.T) {
 
 func TestTableauPunterEveryTotal(t *testing.T) {
 	for p, c := range "DDDDDOSSSS" {
-		if got, want := baccarat.TableauPunter(p), cellRule(t, byte(c)); got != want {
-			t.Errorf("TableauPunter(%d) = %s, want %s", p, got, want)
+		if got, want := baccarat.PunterRule(p), cellRule(t, byte(c)); got != want {
+			t.Errorf("PunterRule(%d) = %s, want %s", p, got, want)
 		}
 	}
 }

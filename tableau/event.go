@@ -102,7 +102,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		if e.Coup.Game == baccarat.GameBanque {
 			return json.Marshal(newBanqueLine(&e.Coup))
 		}
-		if !e.Coup.Game.PuntoBancoDeal() {
+		if !e.Coup.Game.DealsPuntoBanco() {
 			return json.Marshal(newCheminLine(&e.Coup))
 		}
 		return json.Marshal(e.Coup)

@@ -140,7 +140,7 @@ func appendBool(dst []byte, key string, v bool) []byte {
 func appendCoupJSON(dst []byte, c *baccarat.CoupEvent) ([]byte, bool) {
 	// The punto banco games only (chemin de fer's options and banque's
 	// own shape go through json.Marshal).
-	if c.Type != baccarat.EventCoup || c.Winner < baccarat.WinnerPlayer || c.Winner > baccarat.WinnerTie || !c.Game.PuntoBancoDeal() || !c.Options.IsZero() {
+	if c.Type != baccarat.EventCoup || c.Winner < baccarat.WinnerPlayer || c.Winner > baccarat.WinnerTie || !c.Game.DealsPuntoBanco() || !c.Options.IsZero() {
 		return dst, false
 	}
 	var ok bool

@@ -295,11 +295,24 @@ func FoldTokens(opts Options, toks []Token) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	return foldAll(f, toks), nil
+}
+
+// feeder is a fold a whole transcript is driven through: Fold and
+// MacaoFold.
+type feeder interface {
+	Feed(tok Token, out []Event) []Event
+	End(out []Event) []Event
+}
+
+// foldAll feeds every token of toks to f, then ends the transcript, and
+// returns the events: the one driver of FoldTokens and FoldMacaoTokens.
+func foldAll[F feeder](f F, toks []Token) []Event {
 	var out []Event
 	for _, t := range toks {
 		out = f.Feed(t, out)
 	}
-	return f.End(out), nil
+	return f.End(out)
 }
 
 // open starts the implicit first shoe if no token has started one yet, so

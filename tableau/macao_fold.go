@@ -113,11 +113,7 @@ func FoldMacaoTokens(opts MacaoOptions, toks []Token) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Event
-	for _, t := range toks {
-		out = f.Feed(t, out)
-	}
-	return f.End(out), nil
+	return foldAll(f, toks), nil
 }
 
 // open forgets the last misfit and starts the implicit first shoe (see

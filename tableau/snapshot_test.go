@@ -75,7 +75,7 @@ func genTableConfig(t *rapid.T) tableau.TableConfig {
 	if rapid.Bool().Draw(t, "registry") {
 		cfg.Registry = map[string]tableau.Card{"u1": {Rank: tableau.RankAce, Suit: tableau.Spades}, "u2": {Rank: tableau.Rank9}}
 	}
-	if rapid.IntRange(0, 4).Draw(t, "advantage") == 0 && cfg.Fold.Rules.Game.PuntoBancoDeal() { // the punto banco odds only
+	if rapid.IntRange(0, 4).Draw(t, "advantage") == 0 && cfg.Fold.Rules.Game.DealsPuntoBanco() { // the punto banco odds only
 		// A low threshold: a bet favouring the player (often, late in a
 		// 1–2 deck shoe) raises advantage alerts and the view carries them.
 		cfg.AdvantageThreshold, _ = odds.AdvantageAbove(1e-9)

@@ -468,7 +468,7 @@ func NewTable(cfg TableConfig) (*Table, error) {
 		return nil, err
 	}
 	cfg.Fold = f.Options()
-	if g := cfg.Fold.Rules.Game; cfg.AdvantageThreshold.On() && !g.PuntoBancoDeal() {
+	if g := cfg.Fold.Rules.Game; cfg.AdvantageThreshold.On() && !g.DealsPuntoBanco() {
 		return nil, fmt.Errorf("%w: the advantage check values the punto banco tableau's bets, not %s's: leave it off", baccarat.ErrRules, g.Name())
 	}
 	if cfg.OverrunCards < 0 || cfg.OverrunCards > MaxOverrunCards {

@@ -153,7 +153,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 		cfg.Opts.OverrunCards = *overrun
 	}
 	cfg.Opts.Rules = baccarat.Rules{Game: g}
-	if cfg.Advantage.On() && !g.PuntoBancoDeal() {
+	if cfg.Advantage.On() && !g.DealsPuntoBanco() {
 		errs = append(errs, fmt.Errorf("--advantage: the odds are punto banco's; not with --game %s", g.Name()))
 	}
 	errs = append(errs, house.apply(&cfg.Opts.Rules)...)
@@ -213,7 +213,7 @@ func checkGame(game, rules string, set map[string]bool, params map[string]*strin
 			return baccarat.Game{}, append(errs, fmt.Errorf("--game %q: want %s", game, strings.Join(baccarat.GameNames(), ", ")))
 		}
 	default:
-		if g, err := baccarat.ParseGame(rules); err != nil || !g.PuntoBancoDeal() {
+		if g, err := baccarat.ParseGame(rules); err != nil || !g.DealsPuntoBanco() {
 			return baccarat.Game{}, append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", rules))
 		}
 	}

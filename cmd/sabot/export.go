@@ -112,7 +112,7 @@ func checkFlags(o tableau.Options) string {
 	}
 	g := o.Rules.Game
 	house := houseFlagArgs(o.Rules)
-	if !g.PuntoBancoDeal() { // --game and the game's parameters
+	if !g.DealsPuntoBanco() { // --game and the game's parameters
 		game := "--game " + g.Name()
 		info, _ := baccarat.LookupGame(g.Name())
 		for i, v := range g.Params() {

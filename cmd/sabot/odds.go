@@ -120,7 +120,7 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) 
 	}
 	if cfg.Family == "punto-banco" {
 		var err error
-		if g, err = baccarat.ParseGame(profile); err != nil || !g.PuntoBancoDeal() {
+		if g, err = baccarat.ParseGame(profile); err != nil || !g.DealsPuntoBanco() {
 			flagName := "--rules"
 			if *game != "" {
 				flagName = "--game"

@@ -1084,7 +1084,7 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	}
 	if a, err := c.Alerts.Advantage(); err != nil {
 		bad("alerts.advantage_threshold", "%s (remove the key for off)", strings.TrimPrefix(err.Error(), odds.ErrAdvantageThreshold.Error()+": "))
-	} else if a.On() && !r.Game.PuntoBancoDeal() && oneOf(c.Game, daemonGames()...) {
+	} else if a.On() && !r.Game.DealsPuntoBanco() && oneOf(c.Game, daemonGames()...) {
 		bad("alerts.advantage_threshold", "the advantage check values the punto banco tableau's bets, not %s's: remove the key (game = %q)", c.Game, c.Game)
 	}
 	if !oneOf(c.Alerts.Misdeal, "alert-only", "void") {

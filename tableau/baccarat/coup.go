@@ -438,7 +438,7 @@ func (c *Coup) fillEvent(e *CoupEvent, r Rules, shoe, coup int, settle bool) {
 		Cards:         c.Cards(),
 		Options:       c.opts,
 	}
-	if !c.game.PuntoBancoDeal() {
+	if !c.game.DealsPuntoBanco() {
 		// Chemin de fer: the punto banco side-bet facts mean nothing
 		// there (its line leaves them out, see cheminLine).
 		e.Dragon7, e.Panda8, e.BankerWinsOn6 = false, false, false

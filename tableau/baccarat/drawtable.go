@@ -312,10 +312,10 @@ func CheminDeFer(punterFive Rule, banker BankerTable) (DrawTable, error) {
 	return t, nil
 }
 
-// TableauPunter is the punter's rule in chemin de fer and baccarat
+// PunterRule is the punter's rule in chemin de fer and baccarat
 // banque (each tableau in banque follows it): draw on 0–4, option on 5,
 // stand on 6–7; naturals 8–9 never draw.
-func TableauPunter(total int) Rule {
+func PunterRule(total int) Rule {
 	switch {
 	case total >= 0 && total <= 4:
 		return MustDraw

@@ -15,7 +15,7 @@ import (
 //     belongs to the next hand with a decision. When both tableaux have
 //     naturals the banker has no turn either: the coup is complete.
 //   - Otherwise the right tableau decides, then the left, then the
-//     banker. Each tableau follows TableauPunter (0–4 draw, 5 option,
+//     banker. Each tableau follows PunterRule (0–4 draw, 5 option,
 //     6–7 stand); the banker's draw is always an option (he plays one
 //     hand against both sides).
 //   - Each tableau is compared with the banker on its own (higher total
@@ -91,7 +91,7 @@ func (p banquePlay) rule(c *Coup, i int) (Decision, bool) {
 	t := twoCardTotal(h)
 	r := Option // the banker
 	if i < 2 {
-		r = TableauPunter(t) // a natural (8–9) stands
+		r = PunterRule(t) // a natural (8–9) stands
 	}
 	return Decision{Hand: banquePositions[i], Total: t, PunterThird: NoThirdCard, Rule: r, index: i}, true
 }

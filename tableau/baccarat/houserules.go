@@ -159,44 +159,44 @@ func (r Rules) BankerNet() float64 {
 	return float64(10000-r.CommissionBP()) / 10000
 }
 
-// ErrRule is a finding of Rules.Problems: Key names the rule as the
+// RuleError is a finding of Rules.Problems: Key names the rule as the
 // configuration key of sabotd's [rules] table ("commission", "tie_pays",
 // "pair_pays", "pair_suited_pays", "side_bets", "pays_dragon", …; the CLI flag is the same
 // with '-' for '_', "--tie-pays"), or "game"; Msg says what is wrong
 // with the value. It wraps ErrRules.
-type ErrRule struct {
+type RuleError struct {
 	Key string
 	Msg string
 }
 
-func (e *ErrRule) Error() string { return ErrRules.Error() + ": " + e.Key + ": " + e.Msg }
+func (e *RuleError) Error() string { return ErrRules.Error() + ": " + e.Key + ": " + e.Msg }
 
 // Unwrap returns ErrRules.
-func (e *ErrRule) Unwrap() error { return ErrRules }
+func (e *RuleError) Unwrap() error { return ErrRules }
 
-// Problems returns everything wrong with the profile, one *ErrRule per
+// Problems returns everything wrong with the profile, one *RuleError per
 // rule, in the order game, commission, tie_pays, pair_pays,
 // pair_suited_pays, side_bets, then the side-bet pay tables; nil if it is valid. Validate is its first
 // finding. It is the one validation of house rules: sabotd's
 // configuration and the CLI flags both report its findings.
-func (r Rules) Problems() []*ErrRule { return r.problems(false) }
+func (r Rules) Problems() []*RuleError { return r.problems(false) }
 
 // ProblemsGiven is Problems for a profile read from configuration or
 // flags, where TiePays, PairPays and every pay-table figure are always
 // given (their defaults filled in before): 0 there is a bad value, not
 // the default. PairSuitedPays is the exception: 0 is its given value for
 // "no suited pay" (a suited pair pays the pair payout).
-func (r Rules) ProblemsGiven() []*ErrRule { return r.problems(true) }
+func (r Rules) ProblemsGiven() []*RuleError { return r.problems(true) }
 
-func (r Rules) problems(given bool) []*ErrRule {
-	var out []*ErrRule
+func (r Rules) problems(given bool) []*RuleError {
+	var out []*RuleError
 	bad := func(key, format string, args ...any) {
-		out = append(out, &ErrRule{Key: key, Msg: fmt.Sprintf(format, args...)})
+		out = append(out, &RuleError{Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	if !r.Game.valid() {
 		bad("game", "invalid game")
 	}
-	if r.Side.Offered != 0 && !r.Game.PuntoBancoDeal() {
+	if r.Side.Offered != 0 && !r.Game.DealsPuntoBanco() {
 		bad("side_bets", "%s: side bets are not offered in %s", r.Side.Offered, r.Game.Name())
 	}
 	if c := r.Commission; c.set {
@@ -205,7 +205,7 @@ func (r Rules) problems(given bool) []*ErrRule {
 			bad("commission", "%s: at most 10%%", formatBP(int(c.bp)))
 		case c.bp != 0 && !r.Game.takesCommission() && r.Game.valid():
 			why := "its banker rule replaces it"
-			if !r.Game.PuntoBancoDeal() {
+			if !r.Game.DealsPuntoBanco() {
 				why = "the house holds the bank"
 			}
 			bad("commission", "%s: %s charges no commission (%s); use 0 or leave it out", formatBP(int(c.bp)), r.Game, why)
@@ -259,12 +259,12 @@ func (r Rules) problems(given bool) []*ErrRule {
 // defaults, unless given: then 0 is a figure, not the default) and at most
 // MaxSidePay. Each finding names the table's key and, in a table of
 // several figures, which one.
-func (p SidePays) problems(given bool) []*ErrRule {
+func (p SidePays) problems(given bool) []*RuleError {
 	e := p
 	if !given {
 		e = p.effective()
 	}
-	var out []*ErrRule
+	var out []*RuleError
 	check := func(key string, names []string, v ...float64) {
 		for i, f := range v {
 			if f > 0 && f <= MaxSidePay { // also refuses NaN
@@ -274,7 +274,7 @@ func (p SidePays) problems(given bool) []*ErrRule {
 			if len(names) > 0 {
 				what = fmt.Sprintf("figure %d (%s) ", i+1, names[i])
 			}
-			out = append(out, &ErrRule{Key: key, Msg: fmt.Sprintf("%s%v: want more than 0, at most %d", what, f, MaxSidePay)})
+			out = append(out, &RuleError{Key: key, Msg: fmt.Sprintf("%s%v: want more than 0, at most %d", what, f, MaxSidePay)})
 			return
 		}
 	}

@@ -98,7 +98,7 @@ func TestCommissionSettlement(t *testing.T) {
 		t.Errorf("super6 with commission 0: %v", err)
 	}
 	s6.Commission = mustCommission(t, "4%")
-	var re *ErrRule
+	var re *RuleError
 	if err := s6.Validate(); !errors.As(err, &re) || re.Key != "commission" || err.Error() != "tableau: bad rules: commission: 4%: super6 charges no commission (its banker rule replaces it); use 0 or leave it out" {
 		t.Errorf("super6 with 4%%: %v", err)
 	}

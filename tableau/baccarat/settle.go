@@ -120,7 +120,7 @@ func (r Rules) pairPayout(k pairSuit) Payout {
 
 // Validate checks the profile: a known game, a commission the game takes,
 // a tie payout of 8 or 9, pair and side-bet payouts in range. It returns
-// the first finding of Problems (an *ErrRule, wrapping ErrRules), or nil.
+// the first finding of Problems (an *RuleError, wrapping ErrRules), or nil.
 func (r Rules) Validate() error {
 	return r.firstProblem()
 }
@@ -132,7 +132,7 @@ func (r Rules) Validate() error {
 // offered.
 func (r Rules) String() string {
 	s := r.Game.String()
-	if r.Game.PuntoBancoDeal() {
+	if r.Game.DealsPuntoBanco() {
 		s += fmt.Sprintf(" tie %d:1", r.tiePays())
 	}
 	if r.Commission.set && r.CommissionBP() != DefaultCommissionBP {
@@ -202,7 +202,7 @@ func (b Bet) String() string {
 // punters' side (player) and the bank's (banker) only; in banque right,
 // left and à cheval only.
 func (r Rules) Offers(b Bet) bool {
-	if !r.Game.PuntoBancoDeal() {
+	if !r.Game.DealsPuntoBanco() {
 		switch r.Game.def.(type) {
 		case banqueGame:
 			return b == BetRight || b == BetLeft || b == BetACheval
@@ -490,10 +490,10 @@ func (r Rules) SettleAll(c Coup) (Settlement, error) {
 	return s, nil
 }
 
-// PuntoBancoDeal reports whether g is dealt by the punto banco tableau,
+// DealsPuntoBanco reports whether g is dealt by the punto banco tableau,
 // every decision forced: punto banco, Super 6, EZ (the games Games lists,
 // which differ in settlement only).
-func (g Game) PuntoBancoDeal() bool {
+func (g Game) DealsPuntoBanco() bool {
 	if g.def == nil {
 		return true
 	}

@@ -13,7 +13,7 @@ import (
 
 // This file values the next coup of baccarat banque (baccara à deux
 // tableaux) exactly with card removal, for given strategies: the right and
-// left tableaux each follow TableauPunter with the 5 fixed, and the
+// left tableaux each follow PunterRule with the 5 fixed, and the
 // banker draws by a BanqueBanker table.
 //
 // The coup: right, left, banker, right, left, banker. A banker natural
@@ -133,7 +133,7 @@ func ParseBanqueBanker(s string) (BanqueBanker, error) {
 // BanqueGame is a pair of tableau strategies and a banker's strategy.
 type BanqueGame struct {
 	// RightFive and LeftFive are each tableau's rule on 5: MustDraw or
-	// MustStand (on 0–4 it draws, on 6–7 it stands: TableauPunter).
+	// MustStand (on 0–4 it draws, on 6–7 it stands: PunterRule).
 	RightFive, LeftFive baccarat.Rule
 	Banker              BanqueBanker
 }
@@ -225,8 +225,8 @@ func AnalyzeBanque(rc *baccarat.RankCounts, g *BanqueGame) (BanqueOdds, error) {
 		return 2 * c[a] * c[b]
 	}
 	var rw, rl, rt, lw, ll, lt, nat [4]u128
-	draws := func(total uint64, five baccarat.Rule) bool { // TableauPunter with its 5 fixed
-		r := baccarat.TableauPunter(int(total))
+	draws := func(total uint64, five baccarat.Rule) bool { // PunterRule with its 5 fixed
+		r := baccarat.PunterRule(int(total))
 		return r == baccarat.MustDraw || (r == baccarat.Option && five == baccarat.MustDraw)
 	}
 	// side tallies a tableau's final total f against the banker's

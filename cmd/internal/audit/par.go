@@ -46,7 +46,7 @@ func shoeParallel(cfg Config, size int) bool {
 	if ParFoldAll {
 		size = parFoldMin
 	}
-	return size >= parFoldMin && cfg.Macao == nil && cfg.Opts.Rules.Game.PuntoBancoDeal() && runtime.GOMAXPROCS(0) >= 2
+	return size >= parFoldMin && cfg.Macao == nil && cfg.Opts.Rules.Game.DealsPuntoBanco() && runtime.GOMAXPROCS(0) >= 2
 }
 
 // segBuf is a token batch of foldCheckShoes: a checkTokBuf and where it
