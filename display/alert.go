@@ -7,7 +7,7 @@ import (
 )
 
 // The error code a display shows for an alert is the alert's E number in
-// tableau's alert table (tableau.LookupAlert): what the dealer reads as
+// tableau's alert table (baccarat.LookupAlert): what the dealer reads as
 // "E1", "E2", ...; the table is also in docs/configuration.md ("Error codes"). Codes
 // are never renumbered: a new alert gets the next number. A code the table
 // does not know (a newer version's) shows E99; a code with no number

@@ -601,7 +601,7 @@ func TestTableViewAfterVoid(t *testing.T) {
 	}
 }
 
-// mustAdvantage is tableau.AdvantageAbove(v) for a valid v.
+// mustAdvantage is odds.AdvantageAbove(v) for a valid v.
 func mustAdvantage(t testing.TB, v float64) odds.AdvantageThreshold {
 	t.Helper()
 	a, err := odds.AdvantageAbove(v)

@@ -314,7 +314,7 @@ func cpuSeconds(b *testing.B) float64 {
 }
 
 // TestCheckAdvantageThresholdMeaning: --advantage has the meaning of
-// tableau.AdvantageThreshold (and of sabotd's advantage_threshold): a
+// odds.AdvantageThreshold (and of sabotd's advantage_threshold): a
 // negative threshold or one of 1 or more is refused naming the flag (it
 // used to print "advantage" alerts for losing bets), "off" is off, and 0
 // alerts on positive expectations only.

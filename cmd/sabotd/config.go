@@ -83,12 +83,12 @@ type Config struct {
 
 // RulesConfig is the [rules] table: the house rules, which differ from
 // casino to casino. Each key is a `sabot check` and `sabot odds` flag of
-// the same name ('-' for '_'), and tableau.Rules.ProblemsGiven validates
+// the same name ('-' for '_'), and baccarat.Rules.ProblemsGiven validates
 // both. Every key has its default in DefaultConfig, so --print-config
 // shows the whole table.
 type RulesConfig struct {
 	// Commission is the house's share of a banker win: "5%", "4%", "2.5%",
-	// "0%", or as a fraction 0.05 (tableau.ParseCommission). Absent: the
+	// "0%", or as a fraction 0.05 (baccarat.ParseCommission). Absent: the
 	// game's usual (5% under punto banco, none under super6 and ez, where
 	// only 0 is accepted). Held as written (RateText) and parsed by
 	// validate, which names the key and line of a bad value.
@@ -110,7 +110,7 @@ type RulesConfig struct {
 	// none.
 	SideBets []string `toml:"side_bets"`
 	// The side bets' pay tables, each figure "to one", more than 0 and at
-	// most 1000 (tableau.SidePays): Perfect Pair [one hand, both hands],
+	// most 1000 (baccarat.SidePays): Perfect Pair [one hand, both hands],
 	// Either Pair, Big (5 or 6 cards), Small (4 cards), Dragon Bonus for
 	// a non-natural win by [9, 8, 7, 6, 5, 4] and for a natural win, Lucky 6
 	// [two cards, three cards].
@@ -496,7 +496,7 @@ type AlertsConfig struct {
 	// AdvantageThreshold raises an advantage alert when a bet's expected
 	// value for the player on the next coup exceeds it: a fraction of the
 	// stake, 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%),
-	// as `sabot check --advantage T` (tableau.AdvantageThreshold). Absent
+	// as `sabot check --advantage T` (odds.AdvantageThreshold). Absent
 	// (nil): off.
 	AdvantageThreshold *float64 `toml:"advantage_threshold"`
 	// Misdeal is "alert-only" (the coup's result stands per the tableau,

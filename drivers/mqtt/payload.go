@@ -111,7 +111,7 @@ func Encode(topic string, retained bool, v any) (Message, error) {
 }
 
 // CoupPayload is published on TopicCoup for every completed coup of a
-// punto banco game: the `sabot check` coup line (tableau.CoupEvent: its
+// punto banco game: the `sabot check` coup line (baccarat.CoupEvent: its
 // contract keys with the same names and values, the side-bet facts
 // dragon7, panda8, banker_wins_on_6, and the settlement of every bet the
 // rules offer) plus the rule profile. Banque and chemin de fer coups are
@@ -169,7 +169,7 @@ type CardPayload struct {
 	Value int    `json:"value"`
 }
 
-// Alert severities: tableau's (the alert table, tableau.LookupAlert, says
+// Alert severities: tableau's (the alert table, baccarat.LookupAlert, says
 // each code's severity).
 const (
 	SeverityInfo    = baccarat.SeverityInfo
@@ -182,8 +182,8 @@ const MaxAlertText = 1024
 
 // AlertPayload is published on TopicAlert for every alert: the `sabot check`
 // alert line (tableau.AlertEvent: type, shoe, coup, code, card) plus
-// severity, text and awaits_ack (tableau.AlertInfo, from the alert table
-// tableau.LookupAlert).
+// severity, text and awaits_ack (baccarat.AlertInfo, from the alert table
+// baccarat.LookupAlert).
 type AlertPayload struct {
 	Envelope
 	tableau.AlertEvent

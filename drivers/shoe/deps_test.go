@@ -41,6 +41,6 @@ func TestDeps(t *testing.T) {
 // table raises for it, which the driver no longer imports.
 func TestAlarmSequenceIsTheTableauCode(t *testing.T) {
 	if AlarmSequence != string(baccarat.AlertShoeSequence) {
-		t.Errorf("AlarmSequence is %q, tableau.AlertShoeSequence %q", AlarmSequence, baccarat.AlertShoeSequence)
+		t.Errorf("AlarmSequence is %q, baccarat.AlertShoeSequence %q", AlarmSequence, baccarat.AlertShoeSequence)
 	}
 }

@@ -56,7 +56,7 @@ const (
 
 // AlarmSequence is the Alarm.Code of the alarm the sabot protocol raises
 // when a shoe's event sequence restarts under a boot id already seen
-// (tableau.AlertShoeSequence, whose text it is: a test pins the two
+// (baccarat.AlertShoeSequence, whose text it is: a test pins the two
 // together, so the driver need not import the rules engine).
 const AlarmSequence = "shoe-sequence"
 

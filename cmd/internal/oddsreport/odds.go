@@ -84,7 +84,7 @@ type houseEdgeJSON struct {
 }
 
 // oddsCountsJSON gives the exact integer counts behind the probabilities:
-// ordered six-card sequences (see tableau.Odds).
+// ordered six-card sequences (see odds.Odds).
 type oddsCountsJSON struct {
 	Sequences uint64 `json:"sequences"`
 	Banker    uint64 `json:"banker"`
