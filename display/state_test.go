@@ -7,7 +7,6 @@ import (
 
 	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -2,7 +2,6 @@ package display
 
 import (
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

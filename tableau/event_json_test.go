@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 	"github.com/sabot-table/sabot/tableau/odds"
 )
 
@@ -226,4 +226,56 @@ func BenchmarkAppendJSON(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}
+
+func TestCoupEventJSON(t *testing.T) {
+	c := dealtest.DealAll(t, "7H 2D 3C KS 4H 4C")
+	b, err := json.Marshal(c.Event(1, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"coup","game":"punto-banco","shoe":1,"coup":12,"player":["7H","3C","4H"],"banker":["2D","KS","4C"],"player_total":4,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":true,"cards":6}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	var back tableau.Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Kind != baccarat.EventCoup || back.Coup.Player.String() != "7H 3C 4H" || back.Coup.Winner != baccarat.WinnerBanker || back.Coup.Coup != 12 {
+		t.Errorf("round trip: %+v", back)
+	}
+}
+
+func TestAlertEventJSON(t *testing.T) {
+	for _, tc := range []struct {
+		ev   tableau.AlertEvent
+		want string
+	}{
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 12, Code: baccarat.AlertExtraCard, Card: tableau.Card{Rank: tableau.Rank5, Suit: tableau.Clubs}},
+			`{"type":"alert","shoe":1,"coup":12,"code":"extra-card","card":"5C"}`},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 2, Coup: 0, Code: baccarat.AlertBurnCount},
+			`{"type":"alert","shoe":2,"coup":0,"code":"burn-count"}`},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 3, Code: baccarat.AlertComposition, Card: tableau.Card{Rank: tableau.Rank7}},
+			`{"type":"alert","shoe":1,"coup":3,"code":"composition","card":"7"}`},
+	} {
+		b, err := json.Marshal(tableau.Event{Kind: baccarat.EventAlert, Alert: tc.ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want {
+			t.Errorf("got  %s\nwant %s", b, tc.want)
+		}
+		var back tableau.Event
+		if err := json.Unmarshal(b, &back); err != nil || back.Alert != tc.ev {
+			t.Errorf("round trip %s: %+v %v", b, back.Alert, err)
+		}
+	}
+	b, _ := json.Marshal(tableau.Event{Kind: baccarat.EventVoid, Void: tableau.VoidEvent{Type: baccarat.EventVoid, Shoe: 1, Coup: 12}})
+	if string(b) != `{"type":"void","shoe":1,"coup":12}` {
+		t.Errorf("void: %s", b)
+	}
+	if _, err := json.Marshal(tableau.Event{}); err == nil {
+		t.Error("an event without a kind encodes")
+	}
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 // summary formats an event compactly: "S/N coup PLAYER / BANKER PT-BT
@@ -379,15 +379,15 @@ func TestFoldState(t *testing.T) {
 		t.Fatalf("new fold: decks %d phase %v shoe %d", f.Options().Decks, f.Phase(), f.Shoe())
 	}
 	var out []tableau.Event
-	out = f.Card(cards(t, "3H")[0], out)
+	out = f.Card(dealtest.Cards(t, "3H")[0], out)
 	if n, want := f.Burn(); n != 1 || want != 4 || f.Phase() != tableau.PhaseBurn || f.Shoe() != 1 {
 		t.Fatalf("burn %d/%d phase %v", n, want, f.Phase())
 	}
-	for _, c := range cards(t, "4C 5D 6S") {
+	for _, c := range dealtest.Cards(t, "4C 5D 6S") {
 		out = f.Card(c, out)
 	}
 	out = f.Marker(out)
-	for _, c := range cards(t, "7H 2D 3C") {
+	for _, c := range dealtest.Cards(t, "7H 2D 3C") {
 		out = f.Card(c, out)
 	}
 	c := f.Coup()

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 	"github.com/sabot-table/sabot/tableau/odds"
 )
 
@@ -174,7 +174,7 @@ func TestBanqueSettlement(t *testing.T) {
 		}
 	}
 	// Rules.Settle agrees, bet by bet; the punto banco bets are not offered.
-	c := dealCoup(t, baccarat.GameBanque, []string{"7C", "6D", "3S", "KC", "KH", "3S"})
+	c := dealtest.DealCoup(t, baccarat.GameBanque, []string{"7C", "6D", "3S", "KC", "KH", "3S"})
 	c.Stand()
 	c.Stand()
 	c.Stand()

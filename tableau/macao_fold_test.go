@@ -3,6 +3,7 @@ package tableau_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,7 +14,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
@@ -322,4 +322,93 @@ func TestMacaoEventJSONRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// "|" in Macao and Victoria, with markers, at every point of a coup: at
+// each seat's option and at the banker's, every hand whose turn is still
+// to come stands and the coup line follows (no missing-card); during the
+// deal, where a card is owed, it is missing-card and no coup line. Each
+// hand's cards and total are those dealt (none drawn), and the results
+// compare them with the banker's.
+func TestMacaoMarkerClosesAtAnOption(t *testing.T) {
+	for _, victoria := range []bool{false, true} {
+		for seats := 2; seats <= 3; seats++ {
+			initial := 1
+			if victoria {
+				initial = 2
+			}
+			hands := seats + 1
+			// Initial cards: seat i holds i+1 on each card (Macao) and the
+			// banker 5 (Victoria: two cards, the totals doubled, mod 10).
+			var deal []string
+			for k := 0; k < initial; k++ {
+				for h := 0; h < hands; h++ {
+					v := h + 1
+					if h == seats {
+						v = 5
+					}
+					deal = append(deal, strings.Replace(fmt.Sprintf("%dC", v), "1C", "AC", 1))
+				}
+			}
+			total := func(h int) int {
+				v := h + 1
+				if h == seats {
+					v = 5
+				}
+				return v * initial % 10
+			}
+			rules := baccarat.MacaoRules{Victoria: victoria, Seats: seats}
+			name := fmt.Sprintf("victoria %v, %d seats", victoria, seats)
+			// At each turn: after k stands, k = 0 (seat 1's option) to
+			// seats (the banker's).
+			for k := 0; k <= seats; k++ {
+				src := "shoe 2H 3H 4H |\n" + strings.Join(deal, " ") + strings.Repeat(" stand", k) + " |\n"
+				evs := foldMacao(t, rules, src)
+				if len(evs) != 1 || evs[0].Kind != baccarat.EventCoup || evs[0].Macao == nil {
+					t.Errorf("%s, | after %d stands: %v, want one coup line", name, k, evs)
+					continue
+				}
+				m := evs[0].Macao
+				if len(m.Seats) != seats || m.Banker.Total != total(seats) || len(m.Banker.Cards) != initial {
+					t.Errorf("%s, | after %d stands: banker %+v, %d seats", name, k, m.Banker, len(m.Seats))
+					continue
+				}
+				for i, s := range m.Seats {
+					want := baccarat.Lose
+					switch {
+					case total(i) > total(seats):
+						want = baccarat.Win
+					case total(i) == total(seats):
+						want = s.Result // the equal rule's own (tested elsewhere)
+					}
+					if s.Total != total(i) || len(s.Cards) != initial || s.Result != want {
+						t.Errorf("%s, | after %d stands: seat %d %+v, want total %d %s", name, k, i+1, s, total(i), want)
+					}
+				}
+			}
+			// During the deal: a card is owed.
+			for n := 1; n < len(deal); n++ {
+				src := "shoe 2H 3H 4H |\n" + strings.Join(deal[:n], " ") + " |\n"
+				evs := foldMacao(t, rules, src)
+				if len(evs) != 1 || evs[0].Kind != baccarat.EventAlert || evs[0].Alert.Code != baccarat.AlertMissingCard {
+					t.Errorf("%s, | after %d of %d initial cards: %v, want missing-card alone", name, n, len(deal), evs)
+				}
+			}
+		}
+	}
+}
+
+// foldMacao folds src with markers under rules, every event but the
+// shoe's own.
+func foldMacao(t *testing.T, rules baccarat.MacaoRules, src string) []tableau.Event {
+	t.Helper()
+	toks, err := tableau.ParseTranscript(strings.NewReader(src), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := tableau.FoldMacaoTokens(tableau.MacaoOptions{Rules: rules, Markers: true, Decks: 2}, toks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }

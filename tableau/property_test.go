@@ -7,8 +7,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 func fullShoe(decks int) []tableau.Card {
@@ -35,11 +35,11 @@ func checkCoupEvent(t *rapid.T, c baccarat.CoupEvent) {
 	if len(p) < 2 || len(b) < 2 {
 		t.Fatalf("coup %d/%d: hands of %d and %d cards", c.Shoe, c.Coup, len(p), len(b))
 	}
-	pt, bt := total(p), total(b)
+	pt, bt := dealtest.Total(p), dealtest.Total(b)
 	if c.PlayerTotal != pt || c.BankerTotal != bt || pt < 0 || pt > 9 || bt < 0 || bt > 9 {
 		t.Fatalf("coup %d/%d: totals %d-%d, hands total %d-%d", c.Shoe, c.Coup, c.PlayerTotal, c.BankerTotal, pt, bt)
 	}
-	p2, b2 := total(p[:2]), total(b[:2])
+	p2, b2 := dealtest.Total(p[:2]), dealtest.Total(b[:2])
 	natural := p2 >= 8 || b2 >= 8
 	if c.Natural != natural {
 		t.Fatalf("coup %d/%d: natural %v with two-card totals %d-%d", c.Shoe, c.Coup, c.Natural, p2, b2)
@@ -53,7 +53,7 @@ func checkCoupEvent(t *rapid.T, c baccarat.CoupEvent) {
 		}
 		var wantB bool
 		if len(p) == 3 {
-			wantB = bankerDrawsByThirdCard(b2, p[2].Rank)
+			wantB = dealtest.BankerDrawsByThirdCard(b2, p[2].Rank)
 		} else {
 			wantB = b2 <= 5
 		}

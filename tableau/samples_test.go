@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 // dealtCoup is a coup dealt by the test's own dealer.
@@ -22,21 +22,13 @@ type dealtCoup struct {
 	winner         baccarat.Winner
 }
 
-func total(h []tableau.Card) int {
-	t := 0
-	for _, c := range h {
-		t += c.Rank.Value()
-	}
-	return t % 10
-}
-
 // dealIndependently deals one coup from next following the tableau as
 // written by the player's third card (bankerDrawsByThirdCard) — not the
 // engine's table — so that samples dealt with it cross-check the engine.
 func dealIndependently(next func() tableau.Card) dealtCoup {
 	p1, b1, p2, b2 := next(), next(), next(), next()
 	d := dealtCoup{player: []tableau.Card{p1, p2}, banker: []tableau.Card{b1, b2}}
-	pt, bt := total(d.player), total(d.banker)
+	pt, bt := dealtest.Total(d.player), dealtest.Total(d.banker)
 	if pt < 8 && bt < 8 {
 		playerDrew := false
 		var third tableau.Card
@@ -47,7 +39,7 @@ func dealIndependently(next func() tableau.Card) dealtCoup {
 		}
 		var bankerDraws bool
 		if playerDrew {
-			bankerDraws = bankerDrawsByThirdCard(bt, third.Rank)
+			bankerDraws = dealtest.BankerDrawsByThirdCard(bt, third.Rank)
 		} else {
 			bankerDraws = bt <= 5
 		}
@@ -55,7 +47,7 @@ func dealIndependently(next func() tableau.Card) dealtCoup {
 			d.banker = append(d.banker, next())
 		}
 	}
-	pt, bt = total(d.player), total(d.banker)
+	pt, bt = dealtest.Total(d.player), dealtest.Total(d.banker)
 	switch {
 	case pt > bt:
 		d.winner = baccarat.WinnerPlayer

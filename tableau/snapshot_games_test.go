@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

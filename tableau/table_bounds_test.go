@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/odds"
 )

@@ -15,9 +15,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/cmd/internal/audit"
-
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

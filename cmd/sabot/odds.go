@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/odds"
 )

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -12,7 +12,6 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/shoesim"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

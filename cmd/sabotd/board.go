@@ -20,7 +20,6 @@ import (
 	"github.com/sabot-table/sabot/drivers/sse"
 	"github.com/sabot-table/sabot/drivers/webasset"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

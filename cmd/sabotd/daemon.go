@@ -23,7 +23,6 @@ import (
 	"github.com/sabot-table/sabot/drivers/sdnotify"
 	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

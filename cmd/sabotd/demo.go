@@ -20,7 +20,6 @@ import (
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

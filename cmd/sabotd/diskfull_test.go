@@ -21,7 +21,6 @@ import (
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

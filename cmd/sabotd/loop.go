@@ -12,7 +12,6 @@ import (
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -36,7 +36,6 @@ import (
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

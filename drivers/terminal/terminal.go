@@ -32,7 +32,6 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/display/segment"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

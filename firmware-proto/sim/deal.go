@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

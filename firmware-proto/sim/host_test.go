@@ -16,7 +16,6 @@ import (
 	fwproto "github.com/sabot-table/sabot/firmware-proto"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

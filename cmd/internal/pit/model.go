@@ -15,7 +15,6 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/mqtt"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -15,7 +15,6 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/audit"
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 

@@ -1,37 +1,15 @@
-package tableau_test
+package baccarat_test
 
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
-
-// payouts formats a settlement as "player:win+1 banker:lose-1 ..." for the
-// bets the rules offer.
-func payouts(t *testing.T, r baccarat.Rules, c baccarat.Coup) string {
-	t.Helper()
-	var parts []string
-	for _, b := range baccarat.Bets {
-		p, err := r.Settle(c, b)
-		if !r.Offers(b) {
-			if !errors.Is(err, baccarat.ErrBetNotOffered) {
-				t.Errorf("%s %s: err %v, want ErrBetNotOffered", r, b, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s %s: %v", r, b, err)
-		}
-		parts = append(parts, fmt.Sprintf("%s:%s%+g", b, p.Outcome, p.Net))
-	}
-	return strings.Join(parts, " ")
-}
 
 func TestSettleEveryProfile(t *testing.T) {
 	pb8 := baccarat.Rules{Game: baccarat.GamePuntoBanco, TiePays: 8}
@@ -85,9 +63,9 @@ func TestSettleEveryProfile(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		c := dealAll(t, tc.deal)
+		c := dealtest.DealAll(t, tc.deal)
 		for r, want := range tc.want {
-			if got := payouts(t, *r, c); got != want {
+			if got := dealtest.Payouts(t, *r, c); got != want {
 				t.Errorf("%s under %s:\n got %s\nwant %s", tc.name, *r, got, want)
 			}
 			s, err := r.SettleAll(c)
@@ -106,14 +84,14 @@ func TestSettleEveryProfile(t *testing.T) {
 
 func TestSettleErrors(t *testing.T) {
 	var c baccarat.Coup
-	c.Deal(tableau.Card{Rank: tableau.Rank5})
+	c.Deal(card.Card{Rank: card.Rank5})
 	if _, err := (baccarat.Rules{}).Settle(c, baccarat.BetPlayer); !errors.Is(err, baccarat.ErrCoupIncomplete) {
 		t.Errorf("incomplete coup: %v", err)
 	}
 	if _, err := (baccarat.Rules{}).SettleAll(c); !errors.Is(err, baccarat.ErrCoupIncomplete) {
 		t.Errorf("SettleAll incomplete coup: %v", err)
 	}
-	done := dealAll(t, "9S 3H KD 5C")
+	done := dealtest.DealAll(t, "9S 3H KD 5C")
 	if _, err := (baccarat.Rules{TiePays: 7}).Settle(done, baccarat.BetTie); !errors.Is(err, baccarat.ErrRules) {
 		t.Errorf("tie pays 7: %v", err)
 	}
@@ -136,7 +114,7 @@ func TestParseGame(t *testing.T) {
 }
 
 func TestSettlementJSON(t *testing.T) {
-	c := dealAll(t, "AS KH 3S 3D 2H 4C")
+	c := dealtest.DealAll(t, "AS KH 3S 3D 2H 4C")
 	s, err := baccarat.Rules{Game: baccarat.GameEZ}.SettleAll(c)
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,12 @@
-package tableau_test
+package baccarat_test
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 // The drawing rules of each game written out by hand, cell by cell, as
@@ -90,21 +90,6 @@ func twoCardsOf(t int, s string) []string {
 	return []string{"T" + s, cardOfValue(t, s)}
 }
 
-func dealCoup(t *testing.T, g baccarat.Game, cards []string) baccarat.Coup {
-	t.Helper()
-	c := baccarat.NewCoup(g)
-	for _, s := range cards {
-		card, err := tableau.ParseCard(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, a := c.Deal(card); a != "" {
-			t.Fatalf("%v: %s dealing %s", cards, a, s)
-		}
-	}
-	return c
-}
-
 // checkDecision checks a coup at a decision of rule want for hand: its
 // Decision, its Need, and what a card and a stand do there.
 func checkDecision(t *testing.T, name string, c baccarat.Coup, hand baccarat.Position, third baccarat.Need, want baccarat.Rule, total, punterThird int) {
@@ -127,7 +112,7 @@ func checkDecision(t *testing.T, name string, c baccarat.Coup, hand baccarat.Pos
 	// A card there is the hand's draw.
 	if want != baccarat.MustStand {
 		drew := c
-		card, _ := tableau.ParseCard("2C")
+		card, _ := card.ParseCard("2C")
 		if _, a := drew.Deal(card); a != "" {
 			t.Errorf("%s: a card raises %s", name, a)
 		}
@@ -168,7 +153,7 @@ func checkBankerStands(t *testing.T, name string, c baccarat.Coup) {
 		t.Errorf("%s: banker must stand, but Decision = %+v, %v, Need %s", name, d, ok, c.Need())
 		return
 	}
-	card, _ := tableau.ParseCard("2C")
+	card, _ := card.ParseCard("2C")
 	extra := c
 	if _, a := extra.Deal(card); a != baccarat.AlertExtraCard || extra.Cards() != c.Cards() {
 		t.Errorf("%s: a card where the banker must stand: %q", name, a)
@@ -184,7 +169,7 @@ func testTwoHandCells(t *testing.T, g baccarat.Game, want handTable) {
 	// a punter who stood, in every table here but the free one, where it
 	// is an option).
 	for p := 0; p <= 7; p++ {
-		c := dealCoup(t, g, []string{twoCardsOf(p, "S")[0], "TH", twoCardsOf(p, "S")[1], "3H"})
+		c := dealtest.DealCoup(t, g, []string{twoCardsOf(p, "S")[0], "TH", twoCardsOf(p, "S")[1], "3H"})
 		name := fmt.Sprintf("%s punter %d", g, p)
 		checkDecision(t, name, c, baccarat.PositionPlayer, baccarat.NeedPlayerThird, ruleOf(want.punter[p]), p, baccarat.NoThirdCard)
 	}
@@ -200,7 +185,7 @@ func testTwoHandCells(t *testing.T, g baccarat.Game, want handTable) {
 				// The punter draws on 4 (always forced), his third of value v.
 				cards = []string{"AS", "TH", "3D", cardOfValue(b, "H"), cardOfValue(third, "C")}
 			}
-			c := dealCoup(t, g, cards)
+			c := dealtest.DealCoup(t, g, cards)
 			if third == baccarat.NoThirdCard {
 				if d, ok := c.Decision(); ok && d.Hand == baccarat.PositionPlayer {
 					if _, a := c.Stand(); a != "" {
@@ -219,7 +204,7 @@ func testTwoHandCells(t *testing.T, g baccarat.Game, want handTable) {
 	}
 	// Naturals end the coup, either side.
 	for _, cards := range [][]string{{"8S", "2H", "KD", "3C"}, {"2S", "9H", "KD", "QC"}, {"4S", "4H", "5D", "4C"}} {
-		c := dealCoup(t, g, cards)
+		c := dealtest.DealCoup(t, g, cards)
 		if !c.Natural() || !c.Complete() {
 			t.Errorf("%s %v: natural %v complete %v", g, cards, c.Natural(), c.Complete())
 		}
@@ -265,9 +250,9 @@ func TestCellsBanque(t *testing.T) {
 	g := baccarat.GameBanque
 	deal := func(r, l, b int) baccarat.Coup {
 		rc, lc, bc := twoCardsOf(r, "S"), twoCardsOf(l, "D"), twoCardsOf(b, "H")
-		return dealCoup(t, g, []string{rc[0], lc[0], bc[0], rc[1], lc[1], bc[1]})
+		return dealtest.DealCoup(t, g, []string{rc[0], lc[0], bc[0], rc[1], lc[1], bc[1]})
 	}
-	card := func(s string) tableau.Card { c, _ := tableau.ParseCard(s); return c }
+	card := func(s string) card.Card { c, _ := card.ParseCard(s); return c }
 	// The right tableau's turn, on every total but a natural.
 	for r := 0; r <= 7; r++ {
 		c := deal(r, 6, 3) // left stands on 6, banker on 3 (his option)
@@ -388,7 +373,7 @@ func bankerNext(t *testing.T, name string, c baccarat.Coup, b int) {
 	if n := c.Need(); n != baccarat.NeedBankerThird {
 		t.Errorf("%s: Need %s, want banker-third", name, n)
 	}
-	card, _ := tableau.ParseCard("2C")
+	card, _ := card.ParseCard("2C")
 	n := c.Banker.N
 	if _, a := c.Deal(card); a != "" || c.Banker.N != n+1 {
 		t.Errorf("%s: a card went elsewhere (%q)", name, a)
@@ -398,7 +383,7 @@ func bankerNext(t *testing.T, name string, c baccarat.Coup, b int) {
 // TestDecisionOrder: the punter decides before the banker; his forced
 // stand is his turn until a stand passes it or a card goes to the banker.
 func TestDecisionOrder(t *testing.T) {
-	c := dealCoup(t, baccarat.GamePuntoBanco, []string{"3S", "TH", "3D", "3H"}) // P 6, B 3
+	c := dealtest.DealCoup(t, baccarat.GamePuntoBanco, []string{"3S", "TH", "3D", "3H"}) // P 6, B 3
 	d, _ := c.Decision()
 	if d.Hand != baccarat.PositionPlayer || d.Rule != baccarat.MustStand || c.Need() != baccarat.NeedBankerThird {
 		t.Fatalf("P6 B3: %+v, need %s", d, c.Need())
@@ -413,16 +398,16 @@ func TestDecisionOrder(t *testing.T) {
 		t.Fatalf("a second stand (the banker's, who must draw): %q", a)
 	}
 	// Without the first stand, a card is the banker's.
-	c = dealCoup(t, baccarat.GamePuntoBanco, []string{"3S", "TH", "3D", "3H", "4C"})
+	c = dealtest.DealCoup(t, baccarat.GamePuntoBanco, []string{"3S", "TH", "3D", "3H", "4C"})
 	if c.Banker.N != 3 || !c.Complete() {
 		t.Fatalf("the card after P6 B3 went to player %d / banker %d", c.Player.N, c.Banker.N)
 	}
 	// The first cards are never optional: a stand there is a missing card.
-	c = dealCoup(t, baccarat.GameCheminDeFer, []string{"3S", "TH", "3D"})
+	c = dealtest.DealCoup(t, baccarat.GameCheminDeFer, []string{"3S", "TH", "3D"})
 	if _, a := c.Stand(); a != baccarat.AlertMissingCard || !c.Dead() {
 		t.Fatalf("stand during the first cards: %q", a)
 	}
-	if _, a := c.Deal(tableau.Card{Rank: tableau.Rank2, Suit: tableau.Hearts}); a != baccarat.AlertExtraCard {
+	if _, a := c.Deal(card.Card{Rank: card.Rank2, Suit: card.Hearts}); a != baccarat.AlertExtraCard {
 		t.Fatalf("a card after a dead coup: %q", a)
 	}
 }

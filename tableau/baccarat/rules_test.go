@@ -1,12 +1,11 @@
-package tableau_test
+package baccarat_test
 
 import (
-	"fmt"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 // playerCells is the player's column of the tableau, by two-card total
@@ -68,35 +67,13 @@ func TestBankerDrawsEveryCell(t *testing.T) {
 	}
 }
 
-// bankerDrawsByThirdCard is the banker's tableau written the other way
-// round, by the rank of the player's third card: 2–3 → banker draws on
-// 0–4; 4–5 → 0–5; 6–7 → 0–6; 8 → 0–2; A, 9, 10, J, Q, K → 0–3.
-func bankerDrawsByThirdCard(bankerTotal int, third tableau.Rank) bool {
-	var upTo int
-	switch third {
-	case tableau.Rank2, tableau.Rank3:
-		upTo = 4
-	case tableau.Rank4, tableau.Rank5:
-		upTo = 5
-	case tableau.Rank6, tableau.Rank7:
-		upTo = 6
-	case tableau.Rank8:
-		upTo = 2
-	case tableau.RankAce, tableau.Rank9, tableau.Rank10, tableau.RankJack, tableau.RankQueen, tableau.RankKing:
-		upTo = 3
-	default:
-		panic(fmt.Sprintf("bad rank %d", third))
-	}
-	return bankerTotal <= upTo
-}
-
 // TestBankerCrossCheck compares the engine with the table written by the
 // player's third card, for every banker total 0–9 and every rank (the 100
 // value cells, with each 0-valued rank separately).
 func TestBankerCrossCheck(t *testing.T) {
 	for b := 0; b <= 9; b++ {
-		for r := tableau.RankAce; r <= tableau.RankKing; r++ {
-			want := bankerDrawsByThirdCard(b, r)
+		for r := card.RankAce; r <= card.RankKing; r++ {
+			want := dealtest.BankerDrawsByThirdCard(b, r)
 			if got := baccarat.BankerDraws(b, r.Value()); got != want {
 				t.Errorf("banker %d, player third card %s: draws = %v, cross-check table says %v", b, r, got, want)
 			}
@@ -107,17 +84,17 @@ func TestBankerCrossCheck(t *testing.T) {
 // twoCards returns two cards (suits spades and hearts) totalling t, neither
 // a pair, without using the engine: t=0 is K+10, otherwise A + (t-1) or
 // for t=1 10+A.
-func twoCards(t int) [2]tableau.Card {
-	c := func(r tableau.Rank, s tableau.Suit) tableau.Card { return tableau.Card{Rank: r, Suit: s} }
+func twoCards(t int) [2]card.Card {
+	c := func(r card.Rank, s card.Suit) card.Card { return card.Card{Rank: r, Suit: s} }
 	switch t {
 	case 0:
-		return [2]tableau.Card{c(tableau.RankKing, tableau.Spades), c(tableau.Rank10, tableau.Hearts)}
+		return [2]card.Card{c(card.RankKing, card.Spades), c(card.Rank10, card.Hearts)}
 	case 1:
-		return [2]tableau.Card{c(tableau.Rank10, tableau.Spades), c(tableau.RankAce, tableau.Hearts)}
+		return [2]card.Card{c(card.Rank10, card.Spades), c(card.RankAce, card.Hearts)}
 	case 2:
-		return [2]tableau.Card{c(tableau.Rank10, tableau.Spades), c(tableau.Rank2, tableau.Hearts)}
+		return [2]card.Card{c(card.Rank10, card.Spades), c(card.Rank2, card.Hearts)}
 	}
-	return [2]tableau.Card{c(tableau.RankAce, tableau.Spades), c(tableau.Rank(t-1), tableau.Hearts)}
+	return [2]card.Card{c(card.RankAce, card.Spades), c(card.Rank(t-1), card.Hearts)}
 }
 
 // TestCoupFollowsEveryCell drives the coup state machine through every
@@ -128,7 +105,7 @@ func TestCoupFollowsEveryCell(t *testing.T) {
 		for bt := 0; bt <= 9; bt++ {
 			p, b := twoCards(pt), twoCards(bt)
 			var c baccarat.Coup
-			for i, card := range []tableau.Card{p[0], b[0], p[1], b[1]} {
+			for i, card := range []card.Card{p[0], b[0], p[1], b[1]} {
 				need, alert := c.Deal(card)
 				if alert != "" {
 					t.Fatalf("P%d B%d card %d: alert %s", pt, bt, i, alert)
@@ -161,9 +138,9 @@ func TestCoupFollowsEveryCell(t *testing.T) {
 			if want != baccarat.NeedPlayerThird {
 				continue
 			}
-			for r := tableau.RankAce; r <= tableau.RankKing; r++ {
+			for r := card.RankAce; r <= card.RankKing; r++ {
 				c2 := c
-				need, _ := c2.Deal(tableau.Card{Rank: r, Suit: tableau.Clubs})
+				need, _ := c2.Deal(card.Card{Rank: r, Suit: card.Clubs})
 				wantB := baccarat.NeedNone
 				if bankerCells[bt][2+r.Value()] == 'D' {
 					wantB = baccarat.NeedBankerThird
@@ -172,7 +149,7 @@ func TestCoupFollowsEveryCell(t *testing.T) {
 					t.Errorf("P%d B%d third %s: need %v, want %v", pt, bt, r, need, wantB)
 				}
 				if need == baccarat.NeedBankerThird {
-					need, _ = c2.Deal(tableau.Card{Rank: tableau.Rank5, Suit: tableau.Diamonds})
+					need, _ = c2.Deal(card.Card{Rank: card.Rank5, Suit: card.Diamonds})
 					if need != baccarat.NeedNone || c2.Cards() != 6 {
 						t.Errorf("P%d B%d third %s: after banker third need %v cards %d", pt, bt, r, need, c2.Cards())
 					}

@@ -1,40 +1,13 @@
-package tableau_test
+package baccarat_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
-
-// cards parses a space-separated list of cards; it fails the test on a bad
-// card.
-func cards(t testing.TB, s string) []tableau.Card {
-	t.Helper()
-	var out []tableau.Card
-	for _, f := range strings.Fields(s) {
-		c, err := tableau.ParseCard(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func dealAll(t testing.TB, s string) baccarat.Coup {
-	t.Helper()
-	var c baccarat.Coup
-	for _, card := range cards(t, s) {
-		if _, a := c.Deal(card); a != "" {
-			t.Fatalf("%s: %s at %s", s, a, card)
-		}
-	}
-	return c
-}
 
 func TestCoupFacts(t *testing.T) {
 	type facts struct {
@@ -72,7 +45,7 @@ func TestCoupFacts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var c baccarat.Coup
-		for _, card := range cards(t, tc.deal) {
+		for _, card := range dealtest.Cards(t, tc.deal) {
 			c.Deal(card)
 		}
 		w := tc.want
@@ -112,14 +85,14 @@ func TestCoupNeedSequence(t *testing.T) {
 		t.Fatalf("empty coup needs %v", c.Need())
 	}
 	for _, w := range want {
-		need, alert := c.Deal(cards(t, w.card)[0])
+		need, alert := c.Deal(dealtest.Cards(t, w.card)[0])
 		if need != w.need || alert != "" || c.PlayerTotal() != w.pt || c.BankerTotal() != w.bt {
 			t.Errorf("after %s: need %v alert %q totals %d-%d, want %v \"\" %d-%d",
 				w.card, need, alert, c.PlayerTotal(), c.BankerTotal(), w.need, w.pt, w.bt)
 		}
 	}
 	// A card after completion is an extra card and is not added.
-	need, alert := c.Deal(cards(t, "9C")[0])
+	need, alert := c.Deal(dealtest.Cards(t, "9C")[0])
 	if need != baccarat.NeedNone || alert != baccarat.AlertExtraCard || c.Cards() != 6 {
 		t.Errorf("extra card: need %v alert %q cards %d", need, alert, c.Cards())
 	}
@@ -133,7 +106,7 @@ func TestCoupCloseIncomplete(t *testing.T) {
 	if a := c.Close(); a != "" {
 		t.Errorf("closing an empty coup: %q", a)
 	}
-	for i, card := range cards(t, "AH 2C 3S KD") {
+	for i, card := range dealtest.Cards(t, "AH 2C 3S KD") {
 		c.Deal(card)
 		if a := c.Close(); a != baccarat.AlertMissingCard {
 			t.Errorf("closing after %d cards: %q, want missing-card", i+1, a)
@@ -150,65 +123,13 @@ func TestCoupCloseIncomplete(t *testing.T) {
 
 func TestCoupUnreadableCard(t *testing.T) {
 	var c baccarat.Coup
-	need, alert := c.Deal(tableau.Card{})
+	need, alert := c.Deal(card.Card{})
 	if need != baccarat.NeedPlayer || alert != baccarat.AlertUnreadableCard || c.Cards() != 0 {
 		t.Errorf("invalid card: need %v alert %q cards %d", need, alert, c.Cards())
 	}
-	need, alert = c.Deal(tableau.Card{Rank: 14, Suit: tableau.Hearts})
+	need, alert = c.Deal(card.Card{Rank: 14, Suit: card.Hearts})
 	if alert != baccarat.AlertUnreadableCard || need != baccarat.NeedPlayer {
 		t.Errorf("rank 14: need %v alert %q", need, alert)
-	}
-}
-
-func TestCoupEventJSON(t *testing.T) {
-	c := dealAll(t, "7H 2D 3C KS 4H 4C")
-	b, err := json.Marshal(c.Event(1, 12))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"type":"coup","game":"punto-banco","shoe":1,"coup":12,"player":["7H","3C","4H"],"banker":["2D","KS","4C"],"player_total":4,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":true,"cards":6}`
-	if string(b) != want {
-		t.Errorf("got  %s\nwant %s", b, want)
-	}
-	var back tableau.Event
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	if back.Kind != baccarat.EventCoup || back.Coup.Player.String() != "7H 3C 4H" || back.Coup.Winner != baccarat.WinnerBanker || back.Coup.Coup != 12 {
-		t.Errorf("round trip: %+v", back)
-	}
-}
-
-func TestAlertEventJSON(t *testing.T) {
-	for _, tc := range []struct {
-		ev   tableau.AlertEvent
-		want string
-	}{
-		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 12, Code: baccarat.AlertExtraCard, Card: tableau.Card{Rank: tableau.Rank5, Suit: tableau.Clubs}},
-			`{"type":"alert","shoe":1,"coup":12,"code":"extra-card","card":"5C"}`},
-		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 2, Coup: 0, Code: baccarat.AlertBurnCount},
-			`{"type":"alert","shoe":2,"coup":0,"code":"burn-count"}`},
-		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 3, Code: baccarat.AlertComposition, Card: tableau.Card{Rank: tableau.Rank7}},
-			`{"type":"alert","shoe":1,"coup":3,"code":"composition","card":"7"}`},
-	} {
-		b, err := json.Marshal(tableau.Event{Kind: baccarat.EventAlert, Alert: tc.ev})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(b) != tc.want {
-			t.Errorf("got  %s\nwant %s", b, tc.want)
-		}
-		var back tableau.Event
-		if err := json.Unmarshal(b, &back); err != nil || back.Alert != tc.ev {
-			t.Errorf("round trip %s: %+v %v", b, back.Alert, err)
-		}
-	}
-	b, _ := json.Marshal(tableau.Event{Kind: baccarat.EventVoid, Void: tableau.VoidEvent{Type: baccarat.EventVoid, Shoe: 1, Coup: 12}})
-	if string(b) != `{"type":"void","shoe":1,"coup":12}` {
-		t.Errorf("void: %s", b)
-	}
-	if _, err := json.Marshal(tableau.Event{}); err == nil {
-		t.Error("an event without a kind encodes")
 	}
 }
 

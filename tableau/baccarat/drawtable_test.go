@@ -1,4 +1,4 @@
-package tableau_test
+package baccarat_test
 
 import (
 	"errors"
