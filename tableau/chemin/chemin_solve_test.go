@@ -9,6 +9,7 @@ import (
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 	"github.com/sabot-table/sabot/tableau/odds"
 )
 
@@ -184,7 +185,7 @@ func compareChemin(t interface {
 // rank-by-rank reference's.
 func TestCheminCountsMatchReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		rc := randomShoe(t, 18)
+		rc := dealtest.RandomShoe(t, 18)
 		five := []baccarat.Rule{baccarat.MustStand, baccarat.MustDraw, baccarat.Option}[rapid.IntRange(0, 2).Draw(t, "five")]
 		tab, err := baccarat.CheminDeFer(five, baccarat.BankerTable(rapid.IntRange(0, 1).Draw(t, "banker")))
 		if err != nil {
@@ -402,18 +403,4 @@ func BenchmarkSolveChemin(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// randomShoe draws a shoe of 6 to max cards from 1–2 decks (as the odds
-// engine's tests do).
-func randomShoe(t *rapid.T, max int) baccarat.RankCounts {
-	rc := baccarat.FullShoe(rapid.IntRange(1, 2).Draw(t, "decks"))
-	left := rapid.IntRange(6, max).Draw(t, "left")
-	for rc.Total() > left {
-		i := rapid.IntRange(0, card.NumRanks-1).Draw(t, "rank")
-		if rc[i] > 0 {
-			rc[i]--
-		}
-	}
-	return rc
 }

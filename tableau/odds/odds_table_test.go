@@ -7,21 +7,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
-	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
-
-// randomShoe draws a shoe of 6 to max cards from 1–2 decks.
-func randomShoe(t *rapid.T, max int) baccarat.RankCounts {
-	rc := baccarat.FullShoe(rapid.IntRange(1, 2).Draw(t, "decks"))
-	left := rapid.IntRange(6, max).Draw(t, "left")
-	for rc.Total() > left {
-		i := rapid.IntRange(0, card.NumRanks-1).Draw(t, "rank")
-		if rc[i] > 0 {
-			rc[i]--
-		}
-	}
-	return rc
-}
 
 // randomFixedTable is a DrawTable with every cell on totals 0–7 drawn at
 // random (naturals stay MustStand).
@@ -77,7 +64,7 @@ func referenceTable(rc baccarat.RankCounts, tab *baccarat.DrawTable) Odds {
 // count.
 func TestAnalyzeTableMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		rc := randomShoe(t, 30)
+		rc := dealtest.RandomShoe(t, 30)
 		var tab baccarat.DrawTable
 		if rapid.Bool().Draw(t, "chemin") {
 			tab = randomCheminTable(t)

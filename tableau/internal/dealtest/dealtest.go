@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/card"
 )
@@ -109,4 +111,18 @@ func BankerDrawsByThirdCard(bankerTotal int, third card.Rank) bool {
 		panic(fmt.Sprintf("bad rank %d", third))
 	}
 	return bankerTotal <= upTo
+}
+
+// RandomShoe draws a shoe of 6 to max cards from 1–2 decks (rank counts),
+// for the property tests of the odds engine and the chemin de fer solver.
+func RandomShoe(t *rapid.T, max int) baccarat.RankCounts {
+	rc := baccarat.FullShoe(rapid.IntRange(1, 2).Draw(t, "decks"))
+	left := rapid.IntRange(6, max).Draw(t, "left")
+	for rc.Total() > left {
+		i := rapid.IntRange(0, card.NumRanks-1).Draw(t, "rank")
+		if rc[i] > 0 {
+			rc[i]--
+		}
+	}
+	return rc
 }
