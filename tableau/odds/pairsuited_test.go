@@ -8,6 +8,7 @@ import (
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 // The suited pair house rule (Rules.PairSuitedPays): a player pair or
@@ -159,7 +160,7 @@ func TestPairSuitedUnknownSuits(t *testing.T) {
 	if !ok || math.Abs(ev-(12*p-1)) > 1e-15 {
 		t.Errorf("plain pair after a rank-only card: %v, %v; want %v", ev, ok, 12*p-1)
 	}
-	unknown := mustCoup(t, "5H", "4", "2C", "4S") // banker 4 4S: a pair, one suit unknown
+	unknown := dealtest.DealAll(t, "5H 4 2C 4S") // banker 4 4S: a pair, one suit unknown
 	if p, err := suited25.Settle(unknown, baccarat.BetBankerPair); err != nil || p != (baccarat.Payout{}) {
 		t.Errorf("unknown-suit pair under 25 suited: %+v, %v", p, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 // Published figures used below (8 decks):
@@ -384,7 +385,7 @@ func BenchmarkAnalyzeSideBets(b *testing.B) {
 // the odds (8 decks: P = 31/415, so EV = 13·31/415 − 1 exactly).
 func TestPairPays(t *testing.T) {
 	r := baccarat.Rules{PairPays: 12}
-	coup := mustCoup(t, "5H", "4D", "4C", "4S")
+	coup := dealtest.DealAll(t, "5H 4D 4C 4S")
 	if p, _ := r.Settle(coup, baccarat.BetBankerPair); p != (baccarat.Payout{Outcome: baccarat.Win, Net: 12}) {
 		t.Errorf("banker pair at 12:1 = %+v", p)
 	}
@@ -403,23 +404,4 @@ func TestPairPays(t *testing.T) {
 	if s := (baccarat.Rules{PairPays: 12, Side: baccarat.SideRules{Offered: baccarat.SideSet(0).With(baccarat.BetLucky6)}}).String(); s != "punto-banco tie 8:1 pair 12:1 side lucky6" {
 		t.Errorf("String = %q", s)
 	}
-}
-
-// mustCoup deals cards into a punto banco coup, which must complete.
-func mustCoup(t *testing.T, cards ...string) baccarat.Coup {
-	t.Helper()
-	var c baccarat.Coup
-	for _, s := range cards {
-		cd, err := card.ParseCard(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, a := c.Deal(cd); a != "" {
-			t.Fatalf("%v: %s", cards, a)
-		}
-	}
-	if !c.Complete() {
-		t.Fatalf("%v: incomplete", cards)
-	}
-	return c
 }
