@@ -3,11 +3,11 @@ package display
 import (
 	"strconv"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The error code a display shows for an alert is the alert's E number in
-// tableau's alert table (tableau.LookupAlert): what the dealer reads as
+// tableau's alert table (baccarat.LookupAlert): what the dealer reads as
 // "E1", "E2", ...; the table is also in docs/configuration.md ("Error codes"). Codes
 // are never renumbered: a new alert gets the next number. A code the table
 // does not know (a newer version's) shows E99; a code with no number
@@ -20,7 +20,7 @@ const UnknownErrorCode = 99
 // unknown code, or one that is never shown, gives UnknownErrorCode and ok
 // false.
 func ErrorCode(alert string) (n int, ok bool) {
-	m, ok := tableau.LookupAlert(tableau.AlertCode(alert))
+	m, ok := baccarat.LookupAlert(baccarat.AlertCode(alert))
 	if !ok || m.E == 0 {
 		return UnknownErrorCode, false
 	}
@@ -38,7 +38,7 @@ func ErrorText(alert string) string {
 // error code (AlertCodes()[0] is E1's).
 func AlertCodes() []string {
 	var out []string
-	for _, m := range tableau.Alerts() {
+	for _, m := range baccarat.Alerts() {
 		if m.E == 0 {
 			continue
 		}

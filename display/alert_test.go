@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The "Error codes" table of docs/configuration.md lists exactly the codes of tableau's
@@ -25,7 +25,7 @@ func TestReadmeErrorCodes(t *testing.T) {
 		}
 		readme[m[2]] = n
 	}
-	for _, m := range tableau.Alerts() {
+	for _, m := range baccarat.Alerts() {
 		n, ok := readme[string(m.Code)]
 		switch {
 		case m.E == 0 && ok:

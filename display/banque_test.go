@@ -7,6 +7,7 @@ import (
 
 	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestComposeBanque: the three totals of a banque coup on 8, 6 and 4
@@ -73,7 +74,7 @@ func TestFrameTurns(t *testing.T) {
 // TestFromViewBanque: a banque table's view, through FromView and
 // Compose, shows the three totals and the results.
 func TestFromViewBanque(t *testing.T) {
-	tb, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: tableau.GameBanque}, Markers: true}})
+	tb, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: baccarat.Rules{Game: baccarat.GameBanque}, Markers: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // RoadRows is the height of every drawn road: bead plate, big road and the
@@ -50,7 +51,7 @@ func (c Color) String() string { return string(rune(c)) }
 
 // Bead is one coup on the bead plate.
 type Bead struct {
-	Winner     tableau.Winner // player, banker or tie
+	Winner     baccarat.Winner // player, banker or tie
 	PlayerPair bool
 	BankerPair bool
 	Natural    bool
@@ -61,7 +62,7 @@ type Bead struct {
 // the shoe those that preceded it) and the pairs of its coup and of those
 // ties.
 type BigCell struct {
-	Winner     tableau.Winner // player or banker
+	Winner     baccarat.Winner // player or banker
 	Ties       int
 	PlayerPair bool
 	BankerPair bool
@@ -71,7 +72,7 @@ type BigCell struct {
 // followed by the tie count when non-zero ("B2").
 func (c BigCell) String() string {
 	s := "P"
-	if c.Winner == tableau.WinnerBanker {
+	if c.Winner == baccarat.WinnerBanker {
 		s = "B"
 	}
 	if c.Ties > 0 {
@@ -93,7 +94,7 @@ func BigRoad(results []tableau.CoupResult) [][]BigCell {
 	var pending BigCell // ties (and their pairs) before the first cell
 	for _, r := range results {
 		switch r.Winner {
-		case tableau.WinnerTie:
+		case baccarat.WinnerTie:
 			c := &pending
 			if len(cols) > 0 {
 				last := cols[len(cols)-1]
@@ -102,7 +103,7 @@ func BigRoad(results []tableau.CoupResult) [][]BigCell {
 			c.Ties++
 			c.PlayerPair = c.PlayerPair || r.PlayerPair
 			c.BankerPair = c.BankerPair || r.BankerPair
-		case tableau.WinnerBanker, tableau.WinnerPlayer:
+		case baccarat.WinnerBanker, baccarat.WinnerPlayer:
 			cell := BigCell{Winner: r.Winner, PlayerPair: r.PlayerPair, BankerPair: r.BankerPair}
 			switch n := len(cols); {
 			case n == 0:
@@ -186,7 +187,7 @@ func DerivedRoad(lens []int, k int) []Color {
 // logical column lengths lens and the winner of its last column (ignored
 // when lens is empty); ok is false when the road would add nothing (or k
 // is below 1).
-func NextDerived(lens []int, last tableau.Winner, w tableau.Winner, k int) (Color, bool) {
+func NextDerived(lens []int, last baccarat.Winner, w baccarat.Winner, k int) (Color, bool) {
 	if len(lens) == 0 || k < 1 {
 		return 0, false
 	}
@@ -409,13 +410,13 @@ type Grids struct {
 	CockroachPig Grid `json:"cockroach_pig"`
 }
 
-func letter(w tableau.Winner) byte {
+func letter(w baccarat.Winner) byte {
 	switch w {
-	case tableau.WinnerBanker:
+	case baccarat.WinnerBanker:
 		return 'B'
-	case tableau.WinnerPlayer:
+	case baccarat.WinnerPlayer:
 		return 'P'
-	case tableau.WinnerTie:
+	case baccarat.WinnerTie:
 		return 'T'
 	}
 	return 0
@@ -507,7 +508,7 @@ func BuildRoads(in RoadsInput) Roads {
 	}
 
 	// Derived roads and the ask-road.
-	var last tableau.Winner
+	var last baccarat.Winner
 	if len(rd.Big) > 0 {
 		last = rd.Big[len(rd.Big)-1][0].Winner
 	}
@@ -537,10 +538,10 @@ func BuildRoads(in RoadsInput) Roads {
 				i++
 			}
 		}
-		if c, ok := NextDerived(lens, last, tableau.WinnerBanker, d.k); ok {
+		if c, ok := NextDerived(lens, last, baccarat.WinnerBanker, d.k); ok {
 			*d.askB = c.String()
 		}
-		if c, ok := NextDerived(lens, last, tableau.WinnerPlayer, d.k); ok {
+		if c, ok := NextDerived(lens, last, baccarat.WinnerPlayer, d.k); ok {
 			*d.askP = c.String()
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // BenchmarkBuildRoads: the roads of a whole 8-deck shoe (84 coups), as
@@ -35,14 +36,14 @@ func BenchmarkBuildRoadsJSON(b *testing.B) {
 }
 
 // CardsPerCoup is the mean number of cards in a coup: worked out here by
-// dealing every sequence of card values through the tableau (tableau.Coup)
+// dealing every sequence of card values through the tableau (baccarat.Coup)
 // from an infinite shoe (values 1–9 each 1/13, 0 for tens and court cards
 // 4/13). An 8-deck shoe differs in the third decimal.
 func TestCardsPerCoup(t *testing.T) {
 	ranks := []tableau.Rank{tableau.Rank10, tableau.RankAce, tableau.Rank2, tableau.Rank3, tableau.Rank4,
 		tableau.Rank5, tableau.Rank6, tableau.Rank7, tableau.Rank8, tableau.Rank9}
-	var mean func(c tableau.Coup, p float64) float64
-	mean = func(c tableau.Coup, p float64) float64 {
+	var mean func(c baccarat.Coup, p float64) float64
+	mean = func(c baccarat.Coup, p float64) float64 {
 		if c.Complete() {
 			return p * float64(c.Cards())
 		}
@@ -58,7 +59,7 @@ func TestCardsPerCoup(t *testing.T) {
 		}
 		return sum
 	}
-	got := mean(tableau.Coup{}, 1)
+	got := mean(baccarat.Coup{}, 1)
 	t.Logf("mean cards per coup, infinite shoe: %.5f", got)
 	if math.Abs(got-display.CardsPerCoup) > 0.005 {
 		t.Errorf("mean cards per coup %.5f, CardsPerCoup %.2f", got, display.CardsPerCoup)

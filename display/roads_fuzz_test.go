@@ -6,6 +6,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // BuildRoads never panics, whatever the results (winners out of range
@@ -16,7 +17,7 @@ func FuzzBuildRoads(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, cardsLeft, dropped, coup, lastCoup int) {
 		rs := make([]tableau.CoupResult, len(b))
 		for i, x := range b {
-			rs[i] = tableau.CoupResult{Coup: i + 1, Winner: tableau.Winner(x & 0x0f), PlayerPair: x&0x10 != 0,
+			rs[i] = tableau.CoupResult{Coup: i + 1, Winner: baccarat.Winner(x & 0x0f), PlayerPair: x&0x10 != 0,
 				BankerPair: x&0x20 != 0, Natural: x&0x40 != 0}
 		}
 		rd := display.BuildRoads(display.RoadsInput{Results: rs, CardsLeft: cardsLeft, Dropped: dropped, Coup: coup, LastCoup: lastCoup})

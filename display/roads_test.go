@@ -11,13 +11,14 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // results turns "BPT..." into coup results (coups numbered from 1).
 func results(s string) []tableau.CoupResult {
 	out := make([]tableau.CoupResult, 0, len(s))
 	for _, c := range s {
-		w := map[rune]tableau.Winner{'B': tableau.WinnerBanker, 'P': tableau.WinnerPlayer, 'T': tableau.WinnerTie}[c]
+		w := map[rune]baccarat.Winner{'B': baccarat.WinnerBanker, 'P': baccarat.WinnerPlayer, 'T': baccarat.WinnerTie}[c]
 		out = append(out, tableau.CoupResult{Coup: len(out) + 1, Winner: w})
 	}
 	return out
@@ -300,7 +301,7 @@ func TestRoadsJSONBound(t *testing.T) {
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		rs := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) tableau.CoupResult {
-			return tableau.CoupResult{Winner: tableau.Winner(rapid.IntRange(1, 3).Draw(t, "w")),
+			return tableau.CoupResult{Winner: baccarat.Winner(rapid.IntRange(1, 3).Draw(t, "w")),
 				PlayerPair: rapid.Bool().Draw(t, "pp"), BankerPair: rapid.Bool().Draw(t, "bp"), Natural: rapid.Bool().Draw(t, "n")}
 		}), 0, 3*display.MaxRoadCoups).Draw(t, "results")
 		if n := size(rs); n >= display.MaxRoadsJSON {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 func cards(t *testing.T, s string) []tableau.Card {
@@ -211,9 +212,9 @@ func TestFrameEqual(t *testing.T) {
 // Every alert code of tableau has an E code, except the informational
 // shoe-online.
 func TestEveryTableauAlertHasACode(t *testing.T) {
-	for _, c := range tableau.AlertCodes {
+	for _, c := range baccarat.AlertCodes {
 		_, ok := ErrorCode(string(c))
-		if want := c != tableau.AlertShoeOnline; ok != want {
+		if want := c != baccarat.AlertShoeOnline; ok != want {
 			t.Errorf("alert %q: has E code %v, want %v", c, ok, want)
 		}
 	}

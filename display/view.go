@@ -1,6 +1,9 @@
 package display
 
-import "github.com/sabot-table/sabot/tableau"
+import (
+	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+)
 
 // FromView adapts the table controller's snapshot (tableau.Table.View) to
 // the display's input:
@@ -25,7 +28,7 @@ import "github.com/sabot-table/sabot/tableau"
 func FromView(v tableau.TableView) TableState {
 	s := TableState{Coup: v.Coup, Offline: v.Offline, LastCoup: v.IsLastCoup}
 	for _, a := range v.Alerts {
-		if a.Code != tableau.AlertShoeOnline {
+		if a.Code != baccarat.AlertShoeOnline {
 			s.Alert = string(a.Code)
 			break
 		}
@@ -41,8 +44,8 @@ func FromView(v tableau.TableView) TableState {
 	case "no-shoe":
 		return s
 	}
-	s.Player = v.Player.Cards[:min(max(v.Player.N, 0), tableau.MaxHandCards)]
-	s.Banker = v.Banker.Cards[:min(max(v.Banker.N, 0), tableau.MaxHandCards)]
+	s.Player = v.Player.Cards[:min(max(v.Player.N, 0), baccarat.MaxHandCards)]
+	s.Banker = v.Banker.Cards[:min(max(v.Banker.N, 0), baccarat.MaxHandCards)]
 	switch v.Waiting {
 	case "player-third":
 		s.Waiting = HandPlayer
@@ -53,24 +56,24 @@ func FromView(v tableau.TableView) TableState {
 	}
 	if v.Banque {
 		s.Banque = true
-		s.Left = v.Left.Cards[:min(max(v.Left.N, 0), tableau.MaxHandCards)]
+		s.Left = v.Left.Cards[:min(max(v.Left.N, 0), baccarat.MaxHandCards)]
 	}
 	if v.Voided {
 		s.Player, s.Banker, s.Left, s.Waiting, s.Voided = nil, nil, nil, HandNone, true
 		return s
 	}
 	if v.Banque && v.Complete {
-		res := map[tableau.Winner]Result{tableau.WinnerPlayer: ResultPlayer, tableau.WinnerBanker: ResultBanker, tableau.WinnerTie: ResultTie}
+		res := map[baccarat.Winner]Result{baccarat.WinnerPlayer: ResultPlayer, baccarat.WinnerBanker: ResultBanker, baccarat.WinnerTie: ResultTie}
 		s.RightResult, s.LeftResult = res[v.RightWinner], res[v.LeftWinner]
 		return s
 	}
 	if v.Complete {
 		switch v.Winner {
-		case tableau.WinnerPlayer:
+		case baccarat.WinnerPlayer:
 			s.Result = ResultPlayer
-		case tableau.WinnerBanker:
+		case baccarat.WinnerBanker:
 			s.Result = ResultBanker
-		case tableau.WinnerTie:
+		case baccarat.WinnerTie:
 			s.Result = ResultTie
 		}
 		s.Natural = v.Natural

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 func shuffledShoe(decks int, seed uint64) []tableau.Card {
@@ -21,11 +22,11 @@ func shuffledShoe(decks int, seed uint64) []tableau.Card {
 // one completes. Target: ≤ 50 ns/op, 0 allocs/op.
 func BenchmarkCoupDeal(b *testing.B) {
 	shoe := shuffledShoe(8, 7)
-	var c tableau.Coup
+	var c baccarat.Coup
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		if need, _ := c.Deal(shoe[i]); need == tableau.NeedNone {
+		if need, _ := c.Deal(shoe[i]); need == baccarat.NeedNone {
 			c.Reset()
 		}
 		i++

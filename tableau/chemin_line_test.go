@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // foldText folds a transcript under opts (a test helper).
@@ -28,7 +29,7 @@ func coupLineKeys(t *testing.T, evs []tableau.Event) [][]string {
 	t.Helper()
 	var out [][]string
 	for _, e := range evs {
-		if e.Kind != tableau.EventCoup {
+		if e.Kind != baccarat.EventCoup {
 			continue
 		}
 		b, err := json.Marshal(e)
@@ -61,13 +62,13 @@ func TestCheminDeFerLineKeys(t *testing.T) {
 	src := "shoe 2C AD 2S | 2S 2C 4D KH 5S | AH 6S 3C KD 4S | 2S 6C 2D KC KH |\n"
 	base := []string{"banker", "banker_pair", "banker_total", "cards", "coup", "game", "natural", "player", "player_pair", "player_total", "shoe", "type", "winner"}
 	for _, tc := range []struct {
-		game tableau.Game
+		game baccarat.Game
 		want []string
 	}{
-		{tableau.GameCheminDeFer, append(slices.Clone(base), "options", "settlement")},
-		{tableau.GamePuntoBanco, append(slices.Clone(base), "banker_wins_on_6", "dragon7", "panda8", "settlement")},
+		{baccarat.GameCheminDeFer, append(slices.Clone(base), "options", "settlement")},
+		{baccarat.GamePuntoBanco, append(slices.Clone(base), "banker_wins_on_6", "dragon7", "panda8", "settlement")},
 	} {
-		evs := foldText(t, tableau.Options{Decks: 6, Markers: true, Rules: tableau.Rules{Game: tc.game}}, src)
+		evs := foldText(t, tableau.Options{Decks: 6, Markers: true, Rules: baccarat.Rules{Game: tc.game}}, src)
 		keys := coupLineKeys(t, evs)
 		if len(keys) != 3 {
 			t.Fatalf("%s: %d coup lines, want 3: %v", tc.game, len(keys), evs)
@@ -79,13 +80,13 @@ func TestCheminDeFerLineKeys(t *testing.T) {
 			}
 		}
 		for _, e := range evs {
-			if e.Kind != tableau.EventCoup {
+			if e.Kind != baccarat.EventCoup {
 				continue
 			}
 			c := e.Coup
 			facts := [3]bool{c.Dragon7, c.Panda8, c.BankerWinsOn6}
 			want := [3]bool{c.Coup == 1, c.Coup == 2, c.Coup == 3} // punto banco's
-			if tc.game == tableau.GameCheminDeFer {
+			if tc.game == baccarat.GameCheminDeFer {
 				want = [3]bool{}
 			}
 			if facts != want || c.PlayerPair != (c.Coup == 3) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Dealer sign-in: a dealer takes the table ("dealer ID" in a transcript,
@@ -79,15 +81,15 @@ func (s *shoeRun) stampDealer(out []Event, from int) []Event {
 // setDealer sets the selected event's dealer.
 func (e *Event) setDealer(id string) {
 	switch e.Kind {
-	case EventCoup:
+	case baccarat.EventCoup:
 		if e.Macao != nil {
 			e.Macao.Dealer = id
 			return
 		}
 		e.Coup.Dealer = id
-	case EventAlert:
+	case baccarat.EventAlert:
 		e.Alert.Dealer = id
-	case EventVoid:
+	case baccarat.EventVoid:
 		e.Void.Dealer = id
 	}
 }
@@ -203,10 +205,10 @@ func (s ShiftSchedule) Start(at time.Time) time.Time {
 // (results decided while signed in), coups voided and alerts raised, by
 // alert code.
 type DealerCounts struct {
-	Dealer string            `json:"dealer"`
-	Coups  int               `json:"coups"`
-	Voids  int               `json:"voids"`
-	Alerts map[AlertCode]int `json:"alerts"`
+	Dealer string                     `json:"dealer"`
+	Coups  int                        `json:"coups"`
+	Voids  int                        `json:"voids"`
+	Alerts map[baccarat.AlertCode]int `json:"alerts"`
 }
 
 // ShiftView is TableView.Shift: the current shift's start and its
@@ -220,7 +222,7 @@ type ShiftView struct {
 }
 
 func (c DealerCounts) clone() DealerCounts {
-	a := make(map[AlertCode]int, len(c.Alerts))
+	a := make(map[baccarat.AlertCode]int, len(c.Alerts))
 	for k, v := range c.Alerts {
 		a[k] = v
 	}
@@ -268,7 +270,7 @@ func (t *Table) dealerCounts(id string) *DealerCounts {
 	if len(t.shift) >= MaxShiftDealers { // bound: MaxShiftDealers per shift, the rest summed
 		return &t.shiftOthers
 	}
-	t.shift = append(t.shift, DealerCounts{Dealer: id, Alerts: map[AlertCode]int{}})
+	t.shift = append(t.shift, DealerCounts{Dealer: id, Alerts: map[baccarat.AlertCode]int{}})
 	return &t.shift[len(t.shift)-1]
 }
 
@@ -295,7 +297,7 @@ func (t *Table) attribute(outs []Output) {
 			c.Voids++
 		case OutputAlert:
 			if c.Alerts == nil {
-				c.Alerts = map[AlertCode]int{}
+				c.Alerts = map[baccarat.AlertCode]int{}
 			}
 			c.Alerts[o.Event.Alert.Code]++ // keys: alert codes, ≤ MaxLatched
 		}
@@ -350,7 +352,7 @@ func (t *Table) restoreDealers(s *tableSnap) error {
 			return err
 		}
 		if c.Alerts == nil {
-			c.Alerts = map[AlertCode]int{}
+			c.Alerts = map[baccarat.AlertCode]int{}
 		}
 		t.shift = append(t.shift, c.clone())
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // dealerShoe is a marker-mode shoe with three dealers: D1042 deals coup 1
@@ -33,11 +35,11 @@ func dealerBrief(evs []tableau.Event) string {
 	var b []string
 	for _, e := range evs {
 		switch e.Kind {
-		case tableau.EventCoup:
+		case baccarat.EventCoup:
 			b = append(b, fmt.Sprintf("coup%d:%s:%s", e.Coup.Coup, e.Coup.Winner, e.Coup.Dealer))
-		case tableau.EventAlert:
+		case baccarat.EventAlert:
 			b = append(b, fmt.Sprintf("%s%d:%s", e.Alert.Code, e.Alert.Coup, e.Alert.Dealer))
-		case tableau.EventVoid:
+		case baccarat.EventVoid:
 			b = append(b, fmt.Sprintf("void%d:%s", e.Void.Coup, e.Void.Dealer))
 		}
 	}
@@ -73,8 +75,8 @@ func TestDealerTranscript(t *testing.T) {
 			t.Fatalf("AppendJSON %s\n json.Marshal %s", fast, slow)
 		}
 	}
-	adv := tableau.Event{Kind: tableau.EventAlert, Alert: tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Coup: 3,
-		Code: tableau.AlertAdvantage, AdvantageBet: &tableau.AdvantageBet{Bet: "tie", EV: 0.0125}, Dealer: "D1"}}
+	adv := tableau.Event{Kind: baccarat.EventAlert, Alert: tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 3,
+		Code: baccarat.AlertAdvantage, AdvantageBet: &odds.AdvantageBet{Bet: "tie", EV: 0.0125}, Dealer: "D1"}}
 	fast, _ := adv.AppendJSON(nil)
 	slow, _ := json.Marshal(adv)
 	if string(fast) != string(slow) || !strings.HasSuffix(string(fast), `"ev":0.0125,"dealer":"D1"}`) {

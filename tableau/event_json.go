@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // AppendJSON appends the event's JSON form — exactly the bytes
@@ -17,13 +19,13 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 	n := len(dst)
 	var ok bool
 	switch e.Kind {
-	case EventCoup:
+	case baccarat.EventCoup:
 		if e.Macao == nil { // a Macao coup line goes through json.Marshal
 			dst, ok = appendCoupJSON(dst, &e.Coup)
 		}
-	case EventAlert:
+	case baccarat.EventAlert:
 		dst, ok = appendAlertJSON(dst, &e.Alert)
-	case EventVoid:
+	case baccarat.EventVoid:
 		dst, ok = appendVoidJSON(dst, &e.Void)
 	}
 	if ok {
@@ -47,7 +49,7 @@ func appendHead(dst []byte, typ string, shoe, coup int) []byte {
 }
 
 func appendVoidJSON(dst []byte, v *VoidEvent) ([]byte, bool) {
-	if v.Type != EventVoid {
+	if v.Type != baccarat.EventVoid {
 		return dst, false
 	}
 	return appendDealerJSON(appendHead(dst, "void", v.Shoe, v.Coup), v.Dealer)
@@ -80,7 +82,7 @@ func plainJSONString(s string) bool {
 }
 
 func appendAlertJSON(dst []byte, a *AlertEvent) ([]byte, bool) {
-	if a.Type != EventAlert || !plainJSONString(string(a.Code)) {
+	if a.Type != baccarat.EventAlert || !plainJSONString(string(a.Code)) {
 		return dst, false
 	}
 	dst = appendHead(dst, "alert", a.Shoe, a.Coup)
@@ -110,8 +112,8 @@ func appendAlertJSON(dst []byte, a *AlertEvent) ([]byte, bool) {
 	return appendDealerJSON(dst, a.Dealer)
 }
 
-func appendHandJSON(dst []byte, h *Hand) ([]byte, bool) {
-	if h.N < 0 || h.N > MaxHandCards {
+func appendHandJSON(dst []byte, h *baccarat.Hand) ([]byte, bool) {
+	if h.N < 0 || h.N > baccarat.MaxHandCards {
 		return dst, false
 	}
 	dst = append(dst, '[')
@@ -135,10 +137,10 @@ func appendBool(dst []byte, key string, v bool) []byte {
 	return strconv.AppendBool(dst, v)
 }
 
-func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
+func appendCoupJSON(dst []byte, c *baccarat.CoupEvent) ([]byte, bool) {
 	// The punto banco games only (chemin de fer's options and banque's
 	// own shape go through json.Marshal).
-	if c.Type != EventCoup || c.Winner < WinnerPlayer || c.Winner > WinnerTie || !c.Game.PuntoBancoDeal() || !c.Options.IsZero() {
+	if c.Type != baccarat.EventCoup || c.Winner < baccarat.WinnerPlayer || c.Winner > baccarat.WinnerTie || !c.Game.DealsPuntoBanco() || !c.Options.IsZero() {
 		return dst, false
 	}
 	var ok bool
@@ -174,13 +176,13 @@ func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
 	// omitzero on a struct compares it with its zero value as == does
 	// (-0 equals 0, NaN equals nothing).
 	s := &c.Settlement
-	if *s != (Settlement{}) {
+	if *s != (baccarat.Settlement{}) {
 		dst = append(dst, `,"settlement":{`...)
-		if s.Player == (Payout{}) { // the keys after it start with a comma
+		if s.Player == (baccarat.Payout{}) { // the keys after it start with a comma
 			return dst, false
 		}
 		for i, p := range [...]struct {
-			p    *Payout
+			p    *baccarat.Payout
 			omit bool
 		}{
 			{&s.Player, false}, {&s.Banker, true}, {&s.Tie, true}, {&s.PlayerPair, true},
@@ -188,7 +190,7 @@ func appendCoupJSON(dst []byte, c *CoupEvent) ([]byte, bool) {
 			{&s.PerfectPair, true}, {&s.EitherPair, true}, {&s.Big, true}, {&s.Small, true},
 			{&s.DragonPlayer, true}, {&s.DragonBanker, true}, {&s.Lucky6, true},
 		} {
-			if p.omit && *p.p == (Payout{}) {
+			if p.omit && *p.p == (baccarat.Payout{}) {
 				continue
 			}
 			if t := payoutJSON(i, *p.p); t != "" {
@@ -267,13 +269,13 @@ func appendJSONFloat(dst []byte, f float64) ([]byte, bool) {
 // hot path appends one string where it would append several.
 var (
 	// totalsJSON[p][b][w]: `,"player_total":p,"banker_total":b,"winner":"w"`.
-	totalsJSON [10][10][WinnerTie + 1]string
+	totalsJSON [10][10][baccarat.WinnerTie + 1]string
 	// flagsJSON[bits]: the six flags from "natural" to "banker_wins_on_6"
 	// (bit 0 natural … bit 5 banker_wins_on_6).
 	flagsJSON [64]string
 	// payoutTexts[field][outcome][net]: a settlement entry (key included,
 	// with its leading comma after the first) for a usual net value.
-	payoutTexts [len(payoutKeys)][Push + 1][len(usualNets)]string
+	payoutTexts [len(payoutKeys)][baccarat.Push + 1][len(usualNets)]string
 )
 
 // payoutKeys are the settlement keys in order, as appendCoupJSON writes them.
@@ -295,8 +297,8 @@ func flagBits(b ...bool) int {
 
 // payoutJSON returns the prebuilt text of settlement entry field for p, or
 // "" if p's net is not a usual one (or -0, which JSON writes "-0").
-func payoutJSON(field int, p Payout) string {
-	if p.Outcome > Push || math.Signbit(p.Net) && p.Net == 0 {
+func payoutJSON(field int, p baccarat.Payout) string {
+	if p.Outcome > baccarat.Push || math.Signbit(p.Net) && p.Net == 0 {
 		return ""
 	}
 	for i, n := range usualNets {
@@ -310,7 +312,7 @@ func payoutJSON(field int, p Payout) string {
 func init() {
 	for p := range 10 {
 		for b := range 10 {
-			for w := WinnerPlayer; w <= WinnerTie; w++ {
+			for w := baccarat.WinnerPlayer; w <= baccarat.WinnerTie; w++ {
 				t := append([]byte(`,"player_total":`), strconv.Itoa(p)...)
 				t = append(append(t, `,"banker_total":`...), strconv.Itoa(b)...)
 				t = append(append(append(t, `,"winner":"`...), w.String()...), '"')
@@ -326,7 +328,7 @@ func init() {
 		flagsJSON[bits] = string(t)
 	}
 	for f, key := range payoutKeys {
-		for o := OutcomeNone; o <= Push; o++ {
+		for o := baccarat.OutcomeNone; o <= baccarat.Push; o++ {
 			for i, n := range usualNets {
 				t := append(append([]byte(key), `{"result":"`...), o.String()...)
 				t = append(t, `","net":`...)

@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // checkAppendJSON compares Event.AppendJSON with json.Marshal: the same
@@ -50,17 +53,17 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, g := range []tableau.Game{tableau.GamePuntoBanco, tableau.GameSuper6, tableau.GameEZ} {
+		for _, g := range []baccarat.Game{baccarat.GamePuntoBanco, baccarat.GameSuper6, baccarat.GameEZ} {
 			for _, tie := range []int{8, 9} {
 				for _, markers := range []bool{false, true} {
 					for _, decks := range []int{1, 8} {
-						f, err := tableau.NewFold(tableau.Options{Decks: decks, Markers: markers, Rules: tableau.Rules{Game: g, TiePays: tie}})
+						f, err := tableau.NewFold(tableau.Options{Decks: decks, Markers: markers, Rules: baccarat.Rules{Game: g, TiePays: tie}})
 						if err != nil {
 							t.Fatal(err)
 						}
 						var evs []tableau.Event
 						for _, tk := range toks {
-							if decks == 8 && g == tableau.GameEZ {
+							if decks == 8 && g == baccarat.GameEZ {
 								evs = f.FeedAdvantages(tk, 0, evs)
 							} else {
 								evs = f.Feed(tk, evs)
@@ -89,18 +92,18 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 func TestAppendJSONOddValues(t *testing.T) {
 	floats := []float64{0, math.Copysign(0, -1), -1, 0.95, 1e-7, -1e-7, 1.5e-300, 1e21, 9.99e20, 123456789.125, 1e-6,
 		math.NaN(), math.Inf(1), math.Inf(-1), 0.052133028520375914, 40, 0.1 + 0.2}
-	codes := []tableau.AlertCode{"extra-card", "", "a\"b", "<x>", "é", "a&b", "\x01", "back\\slash", "\u2028"}
+	codes := []baccarat.AlertCode{"extra-card", "", "a\"b", "<x>", "é", "a&b", "\x01", "back\\slash", "\u2028"}
 	cards := []tableau.Card{{}, {Rank: tableau.RankAce, Suit: tableau.Spades}, {Rank: tableau.Rank10}, {Rank: 14}, {Rank: 1, Suit: 9}, {UID: "04A1"}}
 	rng := rand.New(rand.NewPCG(3, 4))
 	pick := func(n int) int { return rng.IntN(n) }
-	payout := func() tableau.Payout {
+	payout := func() baccarat.Payout {
 		if pick(3) == 0 {
-			return tableau.Payout{}
+			return baccarat.Payout{}
 		}
-		return tableau.Payout{Outcome: tableau.Outcome(pick(5)), Net: floats[pick(len(floats))]}
+		return baccarat.Payout{Outcome: baccarat.Outcome(pick(5)), Net: floats[pick(len(floats))]}
 	}
-	hand := func() tableau.Hand {
-		var h tableau.Hand
+	hand := func() baccarat.Hand {
+		var h baccarat.Hand
 		h.N = pick(5) - 1 // -1 to 3
 		for i := range h.Cards {
 			h.Cards[i] = cards[pick(len(cards))]
@@ -109,13 +112,13 @@ func TestAppendJSONOddValues(t *testing.T) {
 	}
 	for range 20000 {
 		var e tableau.Event
-		e.Kind = tableau.EventKind(pick(5))
+		e.Kind = baccarat.EventKind(pick(5))
 		switch e.Kind {
-		case tableau.EventCoup:
+		case baccarat.EventCoup:
 			c := &e.Coup
-			c.Type = tableau.EventKind(pick(4))
+			c.Type = baccarat.EventKind(pick(4))
 			if pick(4) > 0 {
-				c.Type = tableau.EventCoup
+				c.Type = baccarat.EventCoup
 			}
 			c.Shoe, c.Coup = pick(1000)-10, pick(100)
 			c.Player, c.Banker = hand(), hand()
@@ -125,24 +128,24 @@ func TestAppendJSONOddValues(t *testing.T) {
 				c.Banker.Cards[0], c.Banker.Cards[1], c.Banker.Cards[2] = cards[2], cards[1], cards[1]
 			}
 			c.PlayerTotal, c.BankerTotal, c.Cards = pick(10), pick(10), pick(7)
-			c.Winner = tableau.Winner(pick(5))
+			c.Winner = baccarat.Winner(pick(5))
 			c.Natural, c.PlayerPair, c.BankerPair, c.Dragon7, c.Panda8, c.BankerWinsOn6 = pick(2) == 0, pick(2) == 0, pick(2) == 0, pick(2) == 0, pick(2) == 0, pick(2) == 0
 			if pick(4) > 0 {
 				s := &c.Settlement
 				s.Player, s.Banker, s.Tie, s.PlayerPair, s.BankerPair, s.Dragon7, s.Panda8 = payout(), payout(), payout(), payout(), payout(), payout(), payout()
 			}
-		case tableau.EventAlert:
+		case baccarat.EventAlert:
 			a := &e.Alert
-			a.Type = tableau.EventAlert
+			a.Type = baccarat.EventAlert
 			if pick(5) == 0 {
-				a.Type = tableau.EventKind(pick(4))
+				a.Type = baccarat.EventKind(pick(4))
 			}
 			a.Shoe, a.Coup, a.Code, a.Card = pick(9), pick(90), codes[pick(len(codes))], cards[pick(len(cards))]
 			if pick(3) == 0 {
-				a.AdvantageBet = &tableau.AdvantageBet{Bet: string(codes[pick(len(codes))]), EV: floats[pick(len(floats))]}
+				a.AdvantageBet = &odds.AdvantageBet{Bet: string(codes[pick(len(codes))]), EV: floats[pick(len(floats))]}
 			}
-		case tableau.EventVoid:
-			e.Void = tableau.VoidEvent{Type: tableau.EventKind(pick(4)), Shoe: pick(3), Coup: pick(3)}
+		case baccarat.EventVoid:
+			e.Void = tableau.VoidEvent{Type: baccarat.EventKind(pick(4)), Shoe: pick(3), Coup: pick(3)}
 		}
 		checkAppendJSON(t, e)
 	}
@@ -153,7 +156,7 @@ func TestAppendJSONOddValues(t *testing.T) {
 func TestAppendJSONAllocatesNothing(t *testing.T) {
 	toks, _ := tableau.ParseTranscript(bytes.NewReader([]byte("shoe 2H 3C 4D | 3S 6H 2D JC 8H | 5C 5D |")), "")
 	evs, _ := tableau.FoldTokens(tableau.Options{Markers: true}, toks)
-	if len(evs) < 2 || evs[0].Kind != tableau.EventCoup {
+	if len(evs) < 2 || evs[0].Kind != baccarat.EventCoup {
 		t.Fatalf("%d events", len(evs))
 	}
 	buf := make([]byte, 0, 1024)
@@ -176,8 +179,8 @@ func TestAppendJSONFloatsMatchMarshal(t *testing.T) {
 			return // json.Marshal refuses them: TestAppendJSONOddValues
 		}
 		want, _ := json.Marshal(f)
-		e := tableau.Event{Kind: tableau.EventAlert, Alert: tableau.AlertEvent{Type: tableau.EventAlert, Code: "advantage",
-			AdvantageBet: &tableau.AdvantageBet{Bet: "tie", EV: f}}}
+		e := tableau.Event{Kind: baccarat.EventAlert, Alert: tableau.AlertEvent{Type: baccarat.EventAlert, Code: "advantage",
+			AdvantageBet: &odds.AdvantageBet{Bet: "tie", EV: f}}}
 		got, err := e.AppendJSON(nil)
 		if err != nil || !bytes.HasSuffix(got, append(append([]byte(`"ev":`), want...), '}')) {
 			t.Fatalf("%v (%b): %s, want ev %s", f, math.Float64bits(f), got, want)
@@ -223,4 +226,56 @@ func BenchmarkAppendJSON(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}
+
+func TestCoupEventJSON(t *testing.T) {
+	c := dealtest.DealAll(t, "7H 2D 3C KS 4H 4C")
+	b, err := json.Marshal(c.Event(1, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"coup","game":"punto-banco","shoe":1,"coup":12,"player":["7H","3C","4H"],"banker":["2D","KS","4C"],"player_total":4,"banker_total":6,"winner":"banker","natural":false,"player_pair":false,"banker_pair":false,"dragon7":false,"panda8":false,"banker_wins_on_6":true,"cards":6}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	var back tableau.Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Kind != baccarat.EventCoup || back.Coup.Player.String() != "7H 3C 4H" || back.Coup.Winner != baccarat.WinnerBanker || back.Coup.Coup != 12 {
+		t.Errorf("round trip: %+v", back)
+	}
+}
+
+func TestAlertEventJSON(t *testing.T) {
+	for _, tc := range []struct {
+		ev   tableau.AlertEvent
+		want string
+	}{
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 12, Code: baccarat.AlertExtraCard, Card: tableau.Card{Rank: tableau.Rank5, Suit: tableau.Clubs}},
+			`{"type":"alert","shoe":1,"coup":12,"code":"extra-card","card":"5C"}`},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 2, Coup: 0, Code: baccarat.AlertBurnCount},
+			`{"type":"alert","shoe":2,"coup":0,"code":"burn-count"}`},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 3, Code: baccarat.AlertComposition, Card: tableau.Card{Rank: tableau.Rank7}},
+			`{"type":"alert","shoe":1,"coup":3,"code":"composition","card":"7"}`},
+	} {
+		b, err := json.Marshal(tableau.Event{Kind: baccarat.EventAlert, Alert: tc.ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want {
+			t.Errorf("got  %s\nwant %s", b, tc.want)
+		}
+		var back tableau.Event
+		if err := json.Unmarshal(b, &back); err != nil || back.Alert != tc.ev {
+			t.Errorf("round trip %s: %+v %v", b, back.Alert, err)
+		}
+	}
+	b, _ := json.Marshal(tableau.Event{Kind: baccarat.EventVoid, Void: tableau.VoidEvent{Type: baccarat.EventVoid, Shoe: 1, Coup: 12}})
+	if string(b) != `{"type":"void","shoe":1,"coup":12}` {
+		t.Errorf("void: %s", b)
+	}
+	if _, err := json.Marshal(tableau.Event{}); err == nil {
+		t.Error("an event without a kind encodes")
+	}
 }

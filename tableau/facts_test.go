@@ -3,7 +3,7 @@ package tableau_test
 import (
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestCoupEventMatchesMethods: the coup line's facts, computed once for
@@ -11,11 +11,11 @@ import (
 // coup of shuffled shoes (complete or not), and SettleAll equals Settle
 // bet by bet under every profile.
 func TestCoupEventMatchesMethods(t *testing.T) {
-	profiles := []tableau.Rules{{Game: tableau.GamePuntoBanco}, {Game: tableau.GameSuper6, TiePays: 9}, {Game: tableau.GameEZ}}
+	profiles := []baccarat.Rules{{Game: baccarat.GamePuntoBanco}, {Game: baccarat.GameSuper6, TiePays: 9}, {Game: baccarat.GameEZ}}
 	n := 0
 	for seed := uint64(1); seed <= 50; seed++ {
 		shoe := shuffledShoe(8, seed)
-		var c tableau.Coup
+		var c baccarat.Coup
 		for _, card := range shoe {
 			if c.Complete() {
 				c.Reset()
@@ -36,10 +36,10 @@ func TestCoupEventMatchesMethods(t *testing.T) {
 					continue
 				}
 				n++
-				for _, b := range tableau.Bets {
+				for _, b := range baccarat.Bets {
 					p, err := r.Settle(c, b)
 					if !r.Offers(b) {
-						if err == nil || all.Of(b) != (tableau.Payout{}) {
+						if err == nil || all.Of(b) != (baccarat.Payout{}) {
 							t.Fatalf("%s not offered under %s: %v, %v", b, r, err, all.Of(b))
 						}
 						continue

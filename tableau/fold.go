@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // CutRule is the end-of-shoe rule: which coup is the last once the cut
@@ -71,7 +73,7 @@ type Options struct {
 	Decks int // decks in the shoe, 1–8; 0 means the game's DefaultDecks (8 for punto banco)
 	// Rules is the game (Rules.Game: how coups are dealt, drawn, compared
 	// and settled) and the house's rule profile used to settle each coup.
-	Rules   Rules
+	Rules   baccarat.Rules
 	CutRule CutRule // end-of-shoe rule
 	// Markers: the dealer's coup button ("|") delimits coups and ends the
 	// burn. Without markers, coups are delimited by the tableau alone and
@@ -160,8 +162,8 @@ func (p Phase) String() string {
 //     incomplete-coup; in the middle of the burn, burn-count (a shoe that
 //     ends before its first card raises nothing).
 type Fold struct {
-	coup    Coup // the current coup: first, at a cache line's start (2-6% faster than after the shoe's fields in BenchmarkFoldShoe)
-	shoeRun      // the shoe procedure, shared with MacaoFold
+	coup    baccarat.Coup // the current coup: first, at a cache line's start (2-6% faster than after the shoe's fields in BenchmarkFoldShoe)
+	shoeRun               // the shoe procedure, shared with MacaoFold
 	opts    Options
 }
 
@@ -179,7 +181,7 @@ type shoeRun struct {
 
 	shoe  int
 	phase Phase
-	comp  Composition
+	comp  baccarat.Composition
 
 	burnN    int // burn cards so far
 	burnWant int // 1 + the burn card's value (10 for 0), once known
@@ -197,13 +199,13 @@ type shoeRun struct {
 // (ErrDecks), invalid rules (ErrRules), unknown cut rule (ErrCutRule).
 func NewFold(opts Options) (*Fold, error) {
 	if _, ok := opts.Rules.Game.Macao(); ok { // macao_game.go
-		return nil, fmt.Errorf("%w (%s)", ErrCheckOnly, opts.Rules.Game.Name())
+		return nil, fmt.Errorf("%w (%s)", baccarat.ErrCheckOnly, opts.Rules.Game.Name())
 	}
 	if opts.Decks == 0 {
 		opts.Decks = opts.Rules.Game.DefaultDecks()
 	}
-	if opts.Decks < 1 || opts.Decks > MaxDecks {
-		return nil, fmt.Errorf("%w: %d (want 1–%d)", ErrDecks, opts.Decks, MaxDecks)
+	if opts.Decks < 1 || opts.Decks > baccarat.MaxDecks {
+		return nil, fmt.Errorf("%w: %d (want 1–%d)", baccarat.ErrDecks, opts.Decks, baccarat.MaxDecks)
 	}
 	if err := opts.Rules.Validate(); err != nil {
 		return nil, err
@@ -217,7 +219,7 @@ func NewFold(opts Options) (*Fold, error) {
 	if opts.OverrunCards == 0 {
 		opts.OverrunCards = DefaultOverrunCards
 	}
-	return &Fold{shoeRun: shoeRun{decks: opts.Decks, markers: opts.Markers, cutRule: opts.CutRule, overrun: opts.OverrunCards}, opts: opts, coup: NewCoup(opts.Rules.Game)}, nil
+	return &Fold{shoeRun: shoeRun{decks: opts.Decks, markers: opts.Markers, cutRule: opts.CutRule, overrun: opts.OverrunCards}, opts: opts, coup: baccarat.NewCoup(opts.Rules.Game)}, nil
 }
 
 // Options returns the fold's options (Decks filled in).
@@ -235,9 +237,9 @@ func (s *shoeRun) CoupNumber() int { return s.coupNum }
 
 // Coup returns a copy of the current coup (cards dealt so far, Need,
 // totals). It is empty between coups.
-func (f *Fold) Coup() Coup {
+func (f *Fold) Coup() baccarat.Coup {
 	if f.phase != PhaseCoup {
-		return NewCoup(f.opts.Rules.Game)
+		return baccarat.NewCoup(f.opts.Rules.Game)
 	}
 	return f.coup
 }
@@ -246,7 +248,7 @@ func (f *Fold) Coup() Coup {
 func (s *shoeRun) Voided() bool { return s.phase == PhaseCoup && s.voided }
 
 // Composition returns a copy of the shoe's composition so far.
-func (s *shoeRun) Composition() Composition { return s.comp }
+func (s *shoeRun) Composition() baccarat.Composition { return s.comp }
 
 // Burn returns the number of burn cards drawn so far and the number the
 // burn card calls for in total (1 + its value, 10 for tens and court
@@ -281,7 +283,7 @@ func (f *Fold) Feed(tok Token, out []Event) []Event {
 		out = f.Stand(out)
 	case TokRefuse: // Macao and Victoria only (MacaoFold): never fits here
 		f.open()
-		out = append(out, alertEvent(f.shoe, f.coupNum, AlertMisplacedToken, Card{}))
+		out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertMisplacedToken, Card{}))
 	}
 	return f.stampDealer(out, n)
 }
@@ -293,11 +295,24 @@ func FoldTokens(opts Options, toks []Token) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	return foldAll(f, toks), nil
+}
+
+// feeder is a fold a whole transcript is driven through: Fold and
+// MacaoFold.
+type feeder interface {
+	Feed(tok Token, out []Event) []Event
+	End(out []Event) []Event
+}
+
+// foldAll feeds every token of toks to f, then ends the transcript, and
+// returns the events: the one driver of FoldTokens and FoldMacaoTokens.
+func foldAll[F feeder](f F, toks []Token) []Event {
 	var out []Event
 	for _, t := range toks {
 		out = f.Feed(t, out)
 	}
-	return f.End(out), nil
+	return f.End(out)
 }
 
 // open starts the implicit first shoe if no token has started one yet, so
@@ -321,7 +336,7 @@ func (f *Fold) begin() {
 // inCoup reports whether a coup is in progress: current, not voided, not
 // complete.
 func (f *Fold) inCoup() bool {
-	return f.phase == PhaseCoup && !f.voided && f.coup.need() != NeedNone
+	return f.phase == PhaseCoup && !f.voided && f.coup.Need() != baccarat.NeedNone
 }
 
 // NewShoe is the "shoe" token: a new shoe begins.
@@ -342,11 +357,11 @@ func (f *Fold) Card(card Card, out []Event) []Event {
 	out, step := f.card(card, f.inCoup(), out)
 	switch step {
 	case stepDeal:
-		if need, _ := f.coup.Deal(card); need == NeedNone {
+		if need, _ := f.coup.Deal(card); need == baccarat.NeedNone {
 			out = f.emitCoup(out)
 		}
 	case stepExtra:
-		out = append(out, alertEvent(f.shoe, f.coupNum, AlertExtraCard, card))
+		out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertExtraCard, card))
 	case stepStart:
 		f.coup.Reset()
 		f.coup.Deal(card)
@@ -356,8 +371,8 @@ func (f *Fold) Card(card Card, out []Event) []Event {
 
 func (f *Fold) emitCoup(out []Event) []Event {
 	// Built in place: an Event is 432 bytes, copied once less each way.
-	out = append(out, Event{Kind: EventCoup})
-	f.coup.settledEvent(&out[len(out)-1].Coup, f.opts.Rules, f.shoe, f.coupNum) // coup complete, rules validated
+	out = append(out, Event{Kind: baccarat.EventCoup})
+	f.coup.SettledEvent(&out[len(out)-1].Coup, f.opts.Rules, f.shoe, f.coupNum) // coup complete, rules validated
 	return out
 }
 
@@ -371,11 +386,11 @@ func (f *Fold) Marker(out []Event) []Event {
 	// "|" at an option is the hand's stand: stand through the options (and
 	// the forced stands between them) until the coup is complete or a hand
 	// must draw.
-	if f.coup.need() != NeedNone {
-		for d, ok := f.coup.Decision(); ok && d.Rule != MustDraw && f.coup.need() != NeedNone; d, ok = f.coup.Decision() {
+	if f.coup.Need() != baccarat.NeedNone {
+		for d, ok := f.coup.Decision(); ok && d.Rule != baccarat.MustDraw && f.coup.Need() != baccarat.NeedNone; d, ok = f.coup.Decision() {
 			f.coup.Stand()
 		}
-		if f.coup.need() == NeedNone {
+		if f.coup.Need() == baccarat.NeedNone {
 			out = f.emitCoup(out)
 		}
 	}
@@ -399,7 +414,7 @@ func (f *Fold) Stand(out []Event) []Event {
 	f.open()
 	if !f.inCoup() {
 		if f.phase != PhaseCoup {
-			out = append(out, alertEvent(f.shoe, f.coupNum, AlertMisplacedToken, Card{}))
+			out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertMisplacedToken, Card{}))
 		}
 		return out
 	}
@@ -408,7 +423,7 @@ func (f *Fold) Stand(out []Event) []Event {
 	case a != "":
 		out = append(out, alertEvent(f.shoe, f.coupNum, a, Card{}))
 		f.phase = PhaseBetween
-	case need == NeedNone:
+	case need == baccarat.NeedNone:
 		out = f.emitCoup(out)
 	}
 	return out
@@ -435,7 +450,7 @@ func (f *Fold) Void(out []Event) []Event {
 // begin starts a new shoe (the caller has finished the previous one and
 // resets its coup).
 func (s *shoeRun) begin() {
-	comp, _ := NewComposition(s.decks) // decks validated by NewFold or NewMacaoFold
+	comp, _ := baccarat.NewComposition(s.decks) // decks validated by NewFold or NewMacaoFold
 	*s = shoeRun{decks: s.decks, markers: s.markers, cutRule: s.cutRule, overrun: s.overrun, shoe: s.shoe + 1, phase: PhaseBurn, comp: comp, dealer: s.dealer}
 }
 
@@ -444,11 +459,11 @@ func (s *shoeRun) finish(inCoup bool, out []Event) []Event {
 	switch s.phase {
 	case PhaseBurn:
 		if s.burnN > 0 && !s.overBurn() { // a shoe without a single card has nothing to report
-			out = append(out, alertEvent(s.shoe, 0, AlertBurnCount, Card{}))
+			out = append(out, alertEvent(s.shoe, 0, baccarat.AlertBurnCount, Card{}))
 		}
 	case PhaseCoup:
 		if inCoup {
-			out = append(out, alertEvent(s.shoe, s.coupNum, AlertIncompleteCoup, Card{}))
+			out = append(out, alertEvent(s.shoe, s.coupNum, baccarat.AlertIncompleteCoup, Card{}))
 		}
 	}
 	if s.phase != PhaseNoShoe {
@@ -475,13 +490,13 @@ func (s *shoeRun) draw(card Card, coup int, out []Event) []Event {
 	holds, n := 52*s.decks, s.comp.Drawn()
 	switch {
 	case n == holds+1:
-		out = append(out, alertEvent(s.shoe, coup, AlertComposition, card))
+		out = append(out, alertEvent(s.shoe, coup, baccarat.AlertComposition, card))
 	case n > holds:
 	case !ok:
-		out = append(out, alertEvent(s.shoe, coup, AlertComposition, card))
+		out = append(out, alertEvent(s.shoe, coup, baccarat.AlertComposition, card))
 	}
 	if s.overrun > 0 && n == holds+s.overrun+1 {
-		out = append(out, alertEvent(s.shoe, coup, AlertShoeOverrun, Card{}))
+		out = append(out, alertEvent(s.shoe, coup, baccarat.AlertShoeOverrun, Card{}))
 	}
 	return out
 }
@@ -505,7 +520,7 @@ const (
 // card, the burn, composition, coup numbering and after-cut.
 func (s *shoeRun) card(card Card, inCoup bool, out []Event) ([]Event, cardStep) {
 	if !card.Valid() {
-		return append(out, alertEvent(s.shoe, s.coupNum, AlertUnreadableCard, Card{})), stepDone
+		return append(out, alertEvent(s.shoe, s.coupNum, baccarat.AlertUnreadableCard, Card{})), stepDone
 	}
 	switch s.phase {
 	case PhaseBurn:
@@ -526,7 +541,7 @@ func (s *shoeRun) card(card Card, inCoup bool, out []Event) ([]Event, cardStep) 
 			// burn wrong for certain: raise it now, not at the "|" (a shoe
 			// that marks coups itself may send none for hundreds of cards).
 			// Stateless: a burn past its count has raised it (overBurn).
-			out = append(out, alertEvent(s.shoe, 0, AlertBurnCount, Card{}))
+			out = append(out, alertEvent(s.shoe, 0, baccarat.AlertBurnCount, Card{}))
 		}
 		return out, stepDone
 	case PhaseCoup:
@@ -549,7 +564,7 @@ func (s *shoeRun) card(card Card, inCoup bool, out []Event) ([]Event, cardStep) 
 	s.phase = PhaseCoup
 	out = s.draw(card, s.coupNum, out)
 	if s.lastCoup > 0 && s.coupNum > s.lastCoup {
-		out = append(out, alertEvent(s.shoe, s.coupNum, AlertAfterCut, card))
+		out = append(out, alertEvent(s.shoe, s.coupNum, baccarat.AlertAfterCut, card))
 	}
 	return out, stepStart
 }
@@ -565,7 +580,7 @@ func (s *shoeRun) marker(out []Event) (_ []Event, closing bool) {
 	switch s.phase {
 	case PhaseBurn:
 		if (s.burnN == 0 || s.burnN != s.burnWant) && !s.overBurn() {
-			out = append(out, alertEvent(s.shoe, 0, AlertBurnCount, Card{}))
+			out = append(out, alertEvent(s.shoe, 0, baccarat.AlertBurnCount, Card{}))
 		}
 	case PhaseCoup:
 		closing = !s.voided

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestFoldsEndWithDealer: the alert the end of input raises (incomplete-coup,
@@ -13,10 +14,10 @@ import (
 func TestFoldsEndWithDealer(t *testing.T) {
 	for _, c := range []struct {
 		src  string
-		code tableau.AlertCode
+		code baccarat.AlertCode
 	}{
-		{"shoe 2C 8D 4S | dealer D7 9C", tableau.AlertIncompleteCoup},
-		{"dealer D7 shoe 2C 8D", tableau.AlertBurnCount},
+		{"shoe 2C 8D 4S | dealer D7 9C", baccarat.AlertIncompleteCoup},
+		{"dealer D7 shoe 2C 8D", baccarat.AlertBurnCount},
 	} {
 		toks, err := tableau.ParseTranscript(strings.NewReader(c.src), "t")
 		if err != nil {
@@ -31,7 +32,7 @@ func TestFoldsEndWithDealer(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, evs := range map[string][]tableau.Event{"punto banco": pb, "macao": mc} {
-			if len(evs) != 1 || evs[0].Kind != tableau.EventAlert || evs[0].Alert.Code != c.code {
+			if len(evs) != 1 || evs[0].Kind != baccarat.EventAlert || evs[0].Alert.Code != c.code {
 				t.Fatalf("%s %q: events %+v, want one %s alert", name, c.src, evs, c.code)
 			}
 			if d := evs[0].Alert.Dealer; d != "D7" {

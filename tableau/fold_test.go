@@ -6,23 +6,25 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 // summary formats an event compactly: "S/N coup PLAYER / BANKER PT-BT
 // WINNER", "S/N CODE [CARD]" or "S/N void".
 func summary(e tableau.Event) string {
 	switch e.Kind {
-	case tableau.EventCoup:
+	case baccarat.EventCoup:
 		c := e.Coup
 		return fmt.Sprintf("%d/%d coup %s / %s %d-%d %s", c.Shoe, c.Coup, c.Player, c.Banker, c.PlayerTotal, c.BankerTotal, c.Winner)
-	case tableau.EventAlert:
+	case baccarat.EventAlert:
 		a := e.Alert
 		s := fmt.Sprintf("%d/%d %s", a.Shoe, a.Coup, a.Code)
 		if !a.Card.IsZero() {
 			s += " " + a.Card.String()
 		}
 		return s
-	case tableau.EventVoid:
+	case baccarat.EventVoid:
 		return fmt.Sprintf("%d/%d void", e.Void.Shoe, e.Void.Coup)
 	}
 	return "?"
@@ -327,7 +329,7 @@ func TestFoldCompositionDecks(t *testing.T) {
 				out = f.Card(card, out)
 				alerted := false
 				for _, e := range out[n:] {
-					if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertComposition {
+					if e.Kind == baccarat.EventAlert && e.Alert.Code == baccarat.AlertComposition {
 						alerted = true
 					}
 				}
@@ -377,19 +379,19 @@ func TestFoldState(t *testing.T) {
 		t.Fatalf("new fold: decks %d phase %v shoe %d", f.Options().Decks, f.Phase(), f.Shoe())
 	}
 	var out []tableau.Event
-	out = f.Card(cards(t, "3H")[0], out)
+	out = f.Card(dealtest.Cards(t, "3H")[0], out)
 	if n, want := f.Burn(); n != 1 || want != 4 || f.Phase() != tableau.PhaseBurn || f.Shoe() != 1 {
 		t.Fatalf("burn %d/%d phase %v", n, want, f.Phase())
 	}
-	for _, c := range cards(t, "4C 5D 6S") {
+	for _, c := range dealtest.Cards(t, "4C 5D 6S") {
 		out = f.Card(c, out)
 	}
 	out = f.Marker(out)
-	for _, c := range cards(t, "7H 2D 3C") {
+	for _, c := range dealtest.Cards(t, "7H 2D 3C") {
 		out = f.Card(c, out)
 	}
 	c := f.Coup()
-	if f.Phase() != tableau.PhaseCoup || f.CoupNumber() != 1 || c.Need() != tableau.NeedBanker || c.PlayerTotal() != 0 || c.BankerTotal() != 2 {
+	if f.Phase() != tableau.PhaseCoup || f.CoupNumber() != 1 || c.Need() != baccarat.NeedBanker || c.PlayerTotal() != 0 || c.BankerTotal() != 2 {
 		t.Fatalf("in coup: phase %v coup %d need %v totals %d-%d", f.Phase(), f.CoupNumber(), c.Need(), c.PlayerTotal(), c.BankerTotal())
 	}
 	out = f.Cut(out)
@@ -412,13 +414,13 @@ func TestFoldState(t *testing.T) {
 	}
 	// An unreadable card is reported and not used.
 	out = f.Card(tableau.Card{}, out[:0])
-	if len(out) != 1 || out[0].Alert.Code != tableau.AlertUnreadableCard || f.Composition().Drawn() != 7 {
+	if len(out) != 1 || out[0].Alert.Code != baccarat.AlertUnreadableCard || f.Composition().Drawn() != 7 {
 		t.Errorf("unreadable card: %v", out)
 	}
 }
 
 func TestNewFoldErrors(t *testing.T) {
-	for _, o := range []tableau.Options{{Decks: -1}, {Decks: 9}, {Rules: tableau.Rules{TiePays: 10}}, {CutRule: 7}} {
+	for _, o := range []tableau.Options{{Decks: -1}, {Decks: 9}, {Rules: baccarat.Rules{TiePays: 10}}, {CutRule: 7}} {
 		if _, err := tableau.NewFold(o); err == nil {
 			t.Errorf("NewFold(%+v) accepted", o)
 		}
@@ -447,13 +449,13 @@ func TestFoldBurnCountAtTheFirstCardPast(t *testing.T) {
 				cards++
 			}
 			for _, e := range f.Feed(tok, nil) {
-				if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertBurnCount {
+				if e.Kind == baccarat.EventAlert && e.Alert.Code == baccarat.AlertBurnCount {
 					at = append(at, cards)
 				}
 			}
 		}
 		for _, e := range f.End(nil) {
-			if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertBurnCount {
+			if e.Kind == baccarat.EventAlert && e.Alert.Code == baccarat.AlertBurnCount {
 				at = append(at, -1)
 			}
 		}
@@ -468,7 +470,7 @@ func TestFoldBurnCountAtTheFirstCardPast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) != 1 || evs[0].Alert.Code != tableau.AlertBurnCount {
+	if len(evs) != 1 || evs[0].Alert.Code != baccarat.AlertBurnCount {
 		t.Errorf("short burn: %v", evs)
 	}
 }

@@ -10,15 +10,16 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // fuzzGames are the games the transcript fuzzer folds in (its flags'
 // top three bits pick one): the punto banco deal three times over, as
 // before the other games came, then chemin de fer (both banker tables)
 // and banque.
-var fuzzGames = func() []tableau.Game {
-	free, _ := tableau.NewGame("chemin-de-fer", map[string]string{"banker-table": "free"})
-	return []tableau.Game{tableau.GamePuntoBanco, tableau.GameSuper6, tableau.GameEZ, tableau.GameCheminDeFer, free, tableau.GameBanque}
+var fuzzGames = func() []baccarat.Game {
+	free, _ := baccarat.NewGame("chemin-de-fer", map[string]string{"banker-table": "free"})
+	return []baccarat.Game{baccarat.GamePuntoBanco, baccarat.GameSuper6, baccarat.GameEZ, baccarat.GameCheminDeFer, free, baccarat.GameBanque}
 }()
 
 // FuzzTranscript feeds arbitrary bytes to the transcript parser (and to
@@ -97,9 +98,9 @@ func FuzzTranscript(f *testing.F) {
 			Decks:   1 + int(flags%8),
 			Markers: flags&0x08 != 0,
 			CutRule: tableau.CutRule(flags >> 4 & 1),
-			Rules:   tableau.Rules{Game: fuzzGames[int(flags>>5)%len(fuzzGames)], TiePays: 8 + int(flags>>7)},
+			Rules:   baccarat.Rules{Game: fuzzGames[int(flags>>5)%len(fuzzGames)], TiePays: 8 + int(flags>>7)},
 		}
-		if !opts.Rules.Offers(tableau.BetTie) {
+		if !opts.Rules.Offers(baccarat.BetTie) {
 			opts.Rules.TiePays = 0 // no tie bet in that game: its pay is refused (Rules.Problems)
 		}
 		evs, err := tableau.FoldTokens(opts, toks)
@@ -115,10 +116,10 @@ func FuzzTranscript(f *testing.F) {
 				t.Fatalf("AppendJSON %s (%v), json.Marshal %s", fast, err, b)
 			}
 			lo, hi := 4, 6
-			if opts.Rules.Game == tableau.GameBanque {
+			if opts.Rules.Game == baccarat.GameBanque {
 				lo, hi = 6, 9
 			}
-			if e.Kind == tableau.EventCoup && (e.Coup.Cards < lo || e.Coup.Cards > hi) {
+			if e.Kind == baccarat.EventCoup && (e.Coup.Cards < lo || e.Coup.Cards > hi) {
 				t.Fatalf("coup with %d cards: %s", e.Coup.Cards, b)
 			}
 		}

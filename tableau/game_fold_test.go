@@ -9,17 +9,20 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // foldGame folds src (a transcript) in game g and returns its events as
 // JSON lines.
-func foldGame(t *testing.T, g tableau.Game, src string) []string {
+func foldGame(t *testing.T, g baccarat.Game, src string) []string {
 	t.Helper()
 	toks, err := tableau.ParseTranscript(strings.NewReader(src), "t")
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, err := tableau.FoldTokens(tableau.Options{Rules: tableau.Rules{Game: g}, Markers: tableau.HasMarkers(toks)}, toks)
+	evs, err := tableau.FoldTokens(tableau.Options{Rules: baccarat.Rules{Game: g}, Markers: tableau.HasMarkers(toks)}, toks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,36 +68,36 @@ func TestStandToken(t *testing.T) {
 	burn := "shoe 2C 8D 4S |\n" // burn: a 2 and two more
 	for _, c := range []struct {
 		name string
-		game tableau.Game
+		game baccarat.Game
 		src  string
 		want string
 	}{
 		// Punto banco: stand at the player's forced stand (6) is accepted;
 		// the banker's 3 then draws.
-		{"punto banco forced stand", tableau.GamePuntoBanco, "3S TH 3D 3H stand 4C |", "coup 1 banker null"},
-		{"punto banco stand, stand after complete", tableau.GamePuntoBanco, "3S TH 4D 3H stand 4C stand |", "coup 1 tie null"},
+		{"punto banco forced stand", baccarat.GamePuntoBanco, "3S TH 3D 3H stand 4C |", "coup 1 banker null"},
+		{"punto banco stand, stand after complete", baccarat.GamePuntoBanco, "3S TH 4D 3H stand 4C stand |", "coup 1 tie null"},
 		// At a forced draw: missing-card, no result; "|" then closes nothing.
-		{"punto banco forced draw", tableau.GamePuntoBanco, "AS TH 3D 3H stand |", "alert 1 missing-card"},
-		{"punto banco banker's forced draw", tableau.GamePuntoBanco, "3S TH 3D 3H stand stand |", "alert 1 missing-card"},
+		{"punto banco forced draw", baccarat.GamePuntoBanco, "AS TH 3D 3H stand |", "alert 1 missing-card"},
+		{"punto banco banker's forced draw", baccarat.GamePuntoBanco, "3S TH 3D 3H stand stand |", "alert 1 missing-card"},
 		// Between coups (no coup in progress): misplaced-token, nothing else changes.
-		{"stand between coups", tableau.GamePuntoBanco, "stand 9S KH KD 5C | stand", "alert 0 misplaced-token; coup 1 player null; alert 1 misplaced-token"},
-		{"non is stand", tableau.GameCheminDeFer, "4H 3D AC KS non 5C |", `coup 1 banker [{"choice":"stand","hand":"player","total":5}]`},
+		{"stand between coups", baccarat.GamePuntoBanco, "stand 9S KH KD 5C | stand", "alert 0 misplaced-token; coup 1 player null; alert 1 misplaced-token"},
+		{"non is stand", baccarat.GameCheminDeFer, "4H 3D AC KS non 5C |", `coup 1 banker [{"choice":"stand","hand":"player","total":5}]`},
 		// Chemin de fer: an option stood by "stand" and by "|".
-		{"option stand", tableau.GameCheminDeFer, "2S 3H 2D KH 9C stand |", `coup 1 tie [{"choice":"stand","hand":"banker","player_third":9,"total":3}]`},
-		{"option closed by |", tableau.GameCheminDeFer, "2S 3H 2D KH 9C |", `coup 1 tie [{"choice":"stand","hand":"banker","player_third":9,"total":3}]`},
-		{"option draw", tableau.GameCheminDeFer, "2S 3H 2D KH 9C 5D |", `coup 1 banker [{"choice":"draw","hand":"banker","player_third":9,"total":3}]`},
+		{"option stand", baccarat.GameCheminDeFer, "2S 3H 2D KH 9C stand |", `coup 1 tie [{"choice":"stand","hand":"banker","player_third":9,"total":3}]`},
+		{"option closed by |", baccarat.GameCheminDeFer, "2S 3H 2D KH 9C |", `coup 1 tie [{"choice":"stand","hand":"banker","player_third":9,"total":3}]`},
+		{"option draw", baccarat.GameCheminDeFer, "2S 3H 2D KH 9C 5D |", `coup 1 banker [{"choice":"draw","hand":"banker","player_third":9,"total":3}]`},
 		// "|" at the punter's option stands him, then the banker must draw: missing-card.
-		{"| at the punter's 5 then a forced draw", tableau.GameCheminDeFer, "4H 3D AC KS |", "alert 1 missing-card"},
+		{"| at the punter's 5 then a forced draw", baccarat.GameCheminDeFer, "4H 3D AC KS |", "alert 1 missing-card"},
 		// "|" at the punter's 5 when the banker then stands (7): complete.
-		{"| at the punter's 5, banker 7", tableau.GameCheminDeFer, "4H 3D AC 4S |", `coup 1 banker [{"choice":"stand","hand":"player","total":5}]`},
+		{"| at the punter's 5, banker 7", baccarat.GameCheminDeFer, "4H 3D AC 4S |", `coup 1 banker [{"choice":"stand","hand":"player","total":5}]`},
 		// Both options in one coup, in order.
-		{"two options", tableau.GameCheminDeFer, "4H 3D AC 2S 4C 9C |", `coup 1 player [{"choice":"draw","hand":"player","total":5},{"choice":"draw","hand":"banker","player_third":4,"total":5}]`},
+		{"two options", baccarat.GameCheminDeFer, "4H 3D AC 2S 4C 9C |", `coup 1 player [{"choice":"draw","hand":"player","total":5},{"choice":"draw","hand":"banker","player_third":4,"total":5}]`},
 		// A card where the banker must stand is extra: the result stands.
-		{"extra card", tableau.GameCheminDeFer, "AD 2H 3S AH 8D 7C |", "coup 1 banker []; alert 1 extra-card"},
+		{"extra card", baccarat.GameCheminDeFer, "AD 2H 3S AH 8D 7C |", "coup 1 banker []; alert 1 extra-card"},
 		// Banque: right's forced stand, left's forced draw, banker's option.
-		{"banque", tableau.GameBanque, "5S 2H 9D KC AC 8H stand 4D 6H |", `coup 1 right/left [{"choice":"stand","hand":"right","total":5},{"choice":"draw","hand":"banker","total":7}]`},
-		{"banque | stands through", tableau.GameBanque, "4H 7C 2D 3S QH 5C |", `coup 1 tie/tie [{"choice":"stand","hand":"banker","total":7}]`},
-		{"banque stand at the left's forced draw", tableau.GameBanque, "6S 2H 9D KC AC 8H stand stand |", "alert 1 missing-card"},
+		{"banque", baccarat.GameBanque, "5S 2H 9D KC AC 8H stand 4D 6H |", `coup 1 right/left [{"choice":"stand","hand":"right","total":5},{"choice":"draw","hand":"banker","total":7}]`},
+		{"banque | stands through", baccarat.GameBanque, "4H 7C 2D 3S QH 5C |", `coup 1 tie/tie [{"choice":"stand","hand":"banker","total":7}]`},
+		{"banque stand at the left's forced draw", baccarat.GameBanque, "6S 2H 9D KC AC 8H stand stand |", "alert 1 missing-card"},
 	} {
 		got := gameSummary(t, foldGame(t, c.game, burn+c.src))
 		if got != c.want {
@@ -110,16 +113,16 @@ func TestStandWithoutMarkers(t *testing.T) {
 	burn := "2C 8D 4S " // burn by count
 	for _, c := range []struct {
 		name string
-		game tableau.Game
+		game baccarat.Game
 		src  string
 		want string
 	}{
-		{"option waits: the next card is the banker's draw", tableau.GameCheminDeFer, "2S 3H 2D KH 9C 5D 9S KH KD 5C",
+		{"option waits: the next card is the banker's draw", baccarat.GameCheminDeFer, "2S 3H 2D KH 9C 5D 9S KH KD 5C",
 			`coup 1 banker [{"choice":"draw","hand":"banker","player_third":9,"total":3}]; coup 2 player []`},
-		{"option stood", tableau.GameCheminDeFer, "2S 3H 2D KH 9C stand 9S KH KD 5C",
+		{"option stood", baccarat.GameCheminDeFer, "2S 3H 2D KH 9C stand 9S KH KD 5C",
 			`coup 1 tie [{"choice":"stand","hand":"banker","player_third":9,"total":3}]; coup 2 player []`},
-		{"left waiting at the end", tableau.GameCheminDeFer, "2S 3H 2D KH 9C", "alert 1 incomplete-coup"},
-		{"forced draw stood", tableau.GamePuntoBanco, "AS TH 3D 3H stand 9S KH KD 5C", "alert 1 missing-card; coup 2 player null"},
+		{"left waiting at the end", baccarat.GameCheminDeFer, "2S 3H 2D KH 9C", "alert 1 incomplete-coup"},
+		{"forced draw stood", baccarat.GamePuntoBanco, "AS TH 3D 3H stand 9S KH KD 5C", "alert 1 missing-card; coup 2 player null"},
 	} {
 		got := gameSummary(t, foldGame(t, c.game, burn+c.src))
 		if got != c.want {
@@ -143,7 +146,7 @@ func TestBanqueSettlement(t *testing.T) {
 		{"7C 5D 3S KC KH 3S stand |", "right", "banker", 1, -1, 0},    // 7 5 6
 		{"5C 7D 3S KC KH 4S |", "banker", "tie", -1, 0, -0.5},         // 5 7 7
 	} {
-		lines := foldGame(t, tableau.GameBanque, "shoe 2C 8D 4S |\n"+c.cards)
+		lines := foldGame(t, baccarat.GameBanque, "shoe 2C 8D 4S |\n"+c.cards)
 		if len(lines) != 1 {
 			t.Errorf("%s: %v", c.cards, lines)
 			continue
@@ -151,7 +154,7 @@ func TestBanqueSettlement(t *testing.T) {
 		var m struct {
 			RightWinner string `json:"right_winner"`
 			LeftWinner  string `json:"left_winner"`
-			Settlement  map[string]tableau.Payout
+			Settlement  map[string]baccarat.Payout
 		}
 		json.Unmarshal([]byte(lines[0]), &m)
 		s := m.Settlement
@@ -159,11 +162,11 @@ func TestBanqueSettlement(t *testing.T) {
 			t.Errorf("%s: %s", c.cards, lines[0])
 		}
 		for key, net := range map[string]float64{"right": c.rNet, "left": c.lNet, "a_cheval": c.ac} {
-			want := tableau.Push
+			want := baccarat.Push
 			if net > 0 {
-				want = tableau.Win
+				want = baccarat.Win
 			} else if net < 0 {
-				want = tableau.Lose
+				want = baccarat.Lose
 			}
 			if s[key].Outcome != want {
 				t.Errorf("%s: %s outcome %s, want %s", c.cards, key, s[key].Outcome, want)
@@ -171,18 +174,18 @@ func TestBanqueSettlement(t *testing.T) {
 		}
 	}
 	// Rules.Settle agrees, bet by bet; the punto banco bets are not offered.
-	c := dealCoup(t, tableau.GameBanque, []string{"7C", "6D", "3S", "KC", "KH", "3S"})
+	c := dealtest.DealCoup(t, baccarat.GameBanque, []string{"7C", "6D", "3S", "KC", "KH", "3S"})
 	c.Stand()
 	c.Stand()
 	c.Stand()
-	r := tableau.Rules{Game: tableau.GameBanque}
-	for b, want := range map[tableau.Bet]float64{tableau.BetRight: 1, tableau.BetLeft: 0, tableau.BetACheval: 0.5} {
+	r := baccarat.Rules{Game: baccarat.GameBanque}
+	for b, want := range map[baccarat.Bet]float64{baccarat.BetRight: 1, baccarat.BetLeft: 0, baccarat.BetACheval: 0.5} {
 		p, err := r.Settle(c, b)
 		if err != nil || p.Net != want {
 			t.Errorf("Settle(%s) = %+v, %v; want net %v", b, p, err, want)
 		}
 	}
-	if _, err := r.Settle(c, tableau.BetTie); err == nil {
+	if _, err := r.Settle(c, baccarat.BetTie); err == nil {
 		t.Errorf("the tie bet is offered in banque")
 	}
 }
@@ -201,10 +204,10 @@ func TestCheminDeFerSettlement(t *testing.T) {
 		{"5D 9S QH 3C 2H 6C |", "0", -1, 1, "banker"},
 		{"2S 3H 2D KH 9C stand |", "", 0, 0, "tie"},
 	} {
-		r := tableau.Rules{Game: tableau.GameCheminDeFer}
+		r := baccarat.Rules{Game: baccarat.GameCheminDeFer}
 		if c.com != "" {
 			var err error
-			if r.Commission, err = tableau.ParseCommission(c.com); err != nil {
+			if r.Commission, err = baccarat.ParseCommission(c.com); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -215,20 +218,20 @@ func TestCheminDeFerSettlement(t *testing.T) {
 		}
 		s := evs[0].Coup.Settlement
 		if evs[0].Coup.Winner.String() != c.winnerIs || s.Player.Net != c.player || s.Banker.Net != c.banker ||
-			s.Tie != (tableau.Payout{}) || s.PlayerPair != (tableau.Payout{}) {
+			s.Tie != (baccarat.Payout{}) || s.PlayerPair != (baccarat.Payout{}) {
 			t.Errorf("%s (commission %q): %s", c.src, c.com, evs[0])
 		}
 	}
-	if err := (tableau.Rules{Game: tableau.GameBanque, Commission: mustCommission(t, "5%")}).Validate(); err == nil {
+	if err := (baccarat.Rules{Game: baccarat.GameBanque, Commission: mustCommission(t, "5%")}).Validate(); err == nil {
 		t.Errorf("a commission in banque is accepted")
 	}
-	if err := (tableau.Rules{Game: tableau.GameCheminDeFer, Side: tableau.SideRules{Offered: tableau.SideSet(1)}}).Validate(); err == nil {
+	if err := (baccarat.Rules{Game: baccarat.GameCheminDeFer, Side: baccarat.SideRules{Offered: baccarat.SideSet(1)}}).Validate(); err == nil {
 		t.Errorf("side bets in chemin de fer are accepted")
 	}
 }
 
-func mustCommission(t *testing.T, s string) tableau.Commission {
-	c, err := tableau.ParseCommission(s)
+func mustCommission(t *testing.T, s string) baccarat.Commission {
+	c, err := baccarat.ParseCommission(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,12 +242,12 @@ func mustCommission(t *testing.T, s string) tableau.Commission {
 // to the same event (Event.UnmarshalJSON), and encode as json.Marshal does
 // through AppendJSON.
 func TestGameLinesRoundTrip(t *testing.T) {
-	for g, src := range map[tableau.Game]string{
-		tableau.GameCheminDeFer: "shoe 2C 8D 4S |\n2S 3H 2D KH 9C stand |\n4H 3D AC 2S 4C 9C |",
-		tableau.GameBanque:      "shoe 2C 8D 4S |\n5S 2H 9D KC AC 8H stand 4D 6H |\n3C 6D 8S 2C AH JS |",
+	for g, src := range map[baccarat.Game]string{
+		baccarat.GameCheminDeFer: "shoe 2C 8D 4S |\n2S 3H 2D KH 9C stand |\n4H 3D AC 2S 4C 9C |",
+		baccarat.GameBanque:      "shoe 2C 8D 4S |\n5S 2H 9D KC AC 8H stand 4D 6H |\n3C 6D 8S 2C AH JS |",
 	} {
 		toks, _ := tableau.ParseTranscript(strings.NewReader(src), "t")
-		evs, _ := tableau.FoldTokens(tableau.Options{Rules: tableau.Rules{Game: g}, Markers: true}, toks)
+		evs, _ := tableau.FoldTokens(tableau.Options{Rules: baccarat.Rules{Game: g}, Markers: true}, toks)
 		for _, e := range evs {
 			b, err := json.Marshal(e)
 			if err != nil {
@@ -272,17 +275,17 @@ func TestGameLinesRoundTrip(t *testing.T) {
 // the same coup line as the table that never stopped.
 func TestSnapshotMidCoupOptions(t *testing.T) {
 	for _, c := range []struct {
-		game       tableau.Game
+		game       baccarat.Game
 		before     string
 		after      string
 		wantOption int
 	}{
-		{tableau.GameCheminDeFer, "shoe 2C 8D 4S | 3S 4H 3D TC stand", "8D |", 0},     // the punter's 6 stood: the 8 is the banker's
-		{tableau.GameCheminDeFer, "shoe 2C 8D 4S | 4D 2C AS KH stand", "5S |", 1},     // the punter's 5 stood
-		{tableau.GameBanque, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand", "4D 6H |", 2}, // right 5 stood
-		{tableau.GameBanque, "shoe 2C 8D 4S | 9H 5C 3D KS KH 2H stand", "5D |", 2},    // right natural 9: the stand was the left 5's; the 5D is the banker's
+		{baccarat.GameCheminDeFer, "shoe 2C 8D 4S | 3S 4H 3D TC stand", "8D |", 0},     // the punter's 6 stood: the 8 is the banker's
+		{baccarat.GameCheminDeFer, "shoe 2C 8D 4S | 4D 2C AS KH stand", "5S |", 1},     // the punter's 5 stood
+		{baccarat.GameBanque, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand", "4D 6H |", 2}, // right 5 stood
+		{baccarat.GameBanque, "shoe 2C 8D 4S | 9H 5C 3D KS KH 2H stand", "5D |", 2},    // right natural 9: the stand was the left 5's; the 5D is the banker's
 	} {
-		cfg := tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: c.game}, Markers: true}}
+		cfg := tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: baccarat.Rules{Game: c.game}, Markers: true}}
 		feed := func(tb *tableau.Table, src string, seq *uint64) []tableau.Output {
 			toks, err := tableau.ParseTranscript(strings.NewReader(src), "t")
 			if err != nil {
@@ -330,7 +333,7 @@ func TestSnapshotMidCoupOptions(t *testing.T) {
 // TestTableBanquePositions: the daemon's card outputs place banque's
 // cards in the right tableau, the left one and the banker's hand.
 func TestTableBanquePositions(t *testing.T) {
-	tb, _ := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: tableau.GameBanque}, Markers: true}})
+	tb, _ := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: baccarat.Rules{Game: baccarat.GameBanque}, Markers: true}})
 	toks, _ := tableau.ParseTranscript(strings.NewReader("shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |"), "t")
 	var got []string
 	for i, tok := range toks {
@@ -347,14 +350,14 @@ func TestTableBanquePositions(t *testing.T) {
 }
 
 func TestTableAdvantageOnlyPuntoBanco(t *testing.T) {
-	on, _ := tableau.AdvantageAbove(0)
-	for _, g := range []tableau.Game{tableau.GameCheminDeFer, tableau.GameBanque} {
-		_, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: g}}, AdvantageThreshold: on})
-		if !errors.Is(err, tableau.ErrRules) || !strings.Contains(err.Error(), g.Name()) {
+	on, _ := odds.AdvantageAbove(0)
+	for _, g := range []baccarat.Game{baccarat.GameCheminDeFer, baccarat.GameBanque} {
+		_, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: baccarat.Rules{Game: g}}, AdvantageThreshold: on})
+		if !errors.Is(err, baccarat.ErrRules) || !strings.Contains(err.Error(), g.Name()) {
 			t.Errorf("%s with the advantage check: %v", g, err)
 		}
 	}
-	if _, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: tableau.Rules{Game: tableau.GameEZ}}, AdvantageThreshold: on}); err != nil {
+	if _, err := tableau.NewTable(tableau.TableConfig{Table: "T", Fold: tableau.Options{Rules: baccarat.Rules{Game: baccarat.GameEZ}}, AdvantageThreshold: on}); err != nil {
 		t.Errorf("EZ with the advantage check: %v", err)
 	}
 }

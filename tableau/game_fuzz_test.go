@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // FuzzGameCoup feeds one coup of each game with bytes: a card (rank and
@@ -21,50 +22,50 @@ func FuzzGameCoup(f *testing.F) {
 	f.Add([]byte{0xf0, 0xf0, 0xf0}, uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, game uint8) {
 		g := fuzzGames[int(game)%len(fuzzGames)]
-		c := tableau.NewCoup(g)
+		c := baccarat.NewCoup(g)
 		maxCards := 6
-		if g == tableau.GameBanque {
+		if g == baccarat.GameBanque {
 			maxCards = 9
 		}
 		for _, b := range data {
 			before := c
-			var alert tableau.AlertCode
+			var alert baccarat.AlertCode
 			if b >= 0xf0 {
 				_, alert = c.Stand()
-				if alert != "" && alert != tableau.AlertMissingCard {
+				if alert != "" && alert != baccarat.AlertMissingCard {
 					t.Fatalf("stand raised %s", alert)
 				}
-				if alert == tableau.AlertMissingCard && !c.Dead() {
+				if alert == baccarat.AlertMissingCard && !c.Dead() {
 					t.Fatalf("missing-card from a stand, but the coup is not dead")
 				}
 			} else {
 				card := tableau.Card{Rank: tableau.Rank(1 + int(b&0x0f)%13), Suit: tableau.Suit(1 + int(b>>4)%4)}
 				_, alert = c.Deal(card)
-				if before.Dead() && alert != tableau.AlertExtraCard {
+				if before.Dead() && alert != baccarat.AlertExtraCard {
 					t.Fatalf("a dead coup took a card")
 				}
 				if alert == "" && c.Cards() != before.Cards()+1 || alert != "" && c.Cards() != before.Cards() {
 					t.Fatalf("cards %d → %d with alert %q", before.Cards(), c.Cards(), alert)
 				}
-				if alert == tableau.AlertExtraCard && !before.Complete() && !before.Dead() {
+				if alert == baccarat.AlertExtraCard && !before.Complete() && !before.Dead() {
 					t.Fatalf("extra card on a coup needing %s", before.Need())
 				}
 			}
-			if c.Cards() > maxCards || len(c.Options()) > tableau.MaxOptions {
+			if c.Cards() > maxCards || len(c.Options()) > baccarat.MaxOptions {
 				t.Fatalf("%d cards, %d options", c.Cards(), len(c.Options()))
 			}
 			d, ok := c.Decision()
 			if ok && (c.Complete() || c.Dead()) {
 				t.Fatalf("decision %+v on a complete or dead coup", d)
 			}
-			if c.Complete() != (c.Need() == tableau.NeedNone && !c.Dead()) {
+			if c.Complete() != (c.Need() == baccarat.NeedNone && !c.Dead()) {
 				t.Fatalf("Complete %v, Need %s, Dead %v", c.Complete(), c.Need(), c.Dead())
 			}
 			if !g.HasOptions() && len(c.Options()) > 0 {
 				t.Fatalf("options %v in %s", c.Options(), g)
 			}
 		}
-		seen := map[tableau.OptionHand]bool{}
+		seen := map[baccarat.OptionHand]bool{}
 		for _, o := range c.Options() {
 			if seen[o.Hand] || o.Total < 0 || o.Total > 7 {
 				t.Fatalf("options %+v", c.Options())
@@ -74,11 +75,11 @@ func FuzzGameCoup(f *testing.F) {
 		if !c.Complete() {
 			return
 		}
-		r := tableau.Rules{Game: g}
+		r := baccarat.Rules{Game: g}
 		if _, err := r.SettleAll(c); err != nil {
 			t.Fatalf("SettleAll on a complete coup: %v", err)
 		}
-		e := tableau.Event{Kind: tableau.EventCoup, Coup: c.Event(1, 1)}
+		e := tableau.Event{Kind: baccarat.EventCoup, Coup: c.Event(1, 1)}
 		b, err := json.Marshal(e)
 		if err != nil {
 			t.Fatal(err)

@@ -12,21 +12,22 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ (not the contract)")
 
 // gameOfPart is the game a file name's part names: "banque",
 // "check-chemin-de-fer", or a game followed by words ("check-banque-naturals").
-func gameOfPart(part string) (tableau.Game, bool) {
+func gameOfPart(part string) (baccarat.Game, bool) {
 	name := strings.TrimPrefix(part, "check-")
 	for {
-		if g, err := tableau.ParseGame(name); err == nil {
+		if g, err := baccarat.ParseGame(name); err == nil {
 			return g, true
 		}
 		i := strings.LastIndexByte(name, '-')
 		if i < 0 {
-			return tableau.Game{}, false
+			return baccarat.Game{}, false
 		}
 		name = name[:i]
 	}
@@ -45,7 +46,7 @@ func optionsFromName(t *testing.T, name string, toks []tableau.Token) tableau.Op
 			opts.Rules.Game = g // check-chemin-de-fer.shoe, banque.*.shoe
 		}
 		if part == "free" { // chemin de fer's free banker table
-			opts.Rules.Game, _ = tableau.NewGame("chemin-de-fer", map[string]string{"banker-table": "free"})
+			opts.Rules.Game, _ = baccarat.NewGame("chemin-de-fer", map[string]string{"banker-table": "free"})
 		}
 		switch {
 		case strings.HasPrefix(part, "decks"):
@@ -57,9 +58,9 @@ func optionsFromName(t *testing.T, name string, toks []tableau.Token) tableau.Op
 		case part == "one-more":
 			opts.CutRule = tableau.CutOneMore
 		case part == "ez":
-			opts.Rules.Game = tableau.GameEZ
+			opts.Rules.Game = baccarat.GameEZ
 		case part == "super6":
-			opts.Rules.Game = tableau.GameSuper6
+			opts.Rules.Game = baccarat.GameSuper6
 		case part == "markers-off":
 			opts.Markers = false
 		case part == "markers-on":

@@ -1,12 +1,16 @@
 package tableau
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
+)
 
 // MacaoOptions configures a MacaoFold. The zero value is a 2-deck Macao
 // shoe with one seat (see MacaoRules), cut rule last-coup, without markers.
 type MacaoOptions struct {
 	Decks   int // decks in the shoe, 1–8; 0 means DefaultMacaoDecks (2)
-	Rules   MacaoRules
+	Rules   baccarat.MacaoRules
 	CutRule CutRule
 	// Markers: the dealer's coup button ("|") delimits coups and ends the
 	// burn, as in Options.
@@ -35,8 +39,8 @@ type MacaoFold struct {
 	shoeRun // the shoe procedure, Fold's (fold.go)
 
 	opts   MacaoOptions
-	coup   MacaoCoup
-	misfit MacaoMisfit // why the last token raised an alert (MacaoFits: it did not, or not from the game)
+	coup   baccarat.MacaoCoup
+	misfit baccarat.MacaoMisfit // why the last token raised an alert (MacaoFits: it did not, or not from the game)
 }
 
 // NewMacaoFold returns a MacaoFold for opts. Errors: deck count outside
@@ -44,15 +48,15 @@ type MacaoFold struct {
 // (ErrCutRule).
 func NewMacaoFold(opts MacaoOptions) (*MacaoFold, error) {
 	if opts.Decks == 0 {
-		opts.Decks = DefaultMacaoDecks
+		opts.Decks = baccarat.DefaultMacaoDecks
 	}
-	if opts.Decks < 1 || opts.Decks > MaxDecks {
-		return nil, fmt.Errorf("%w: %d (want 1–%d)", ErrDecks, opts.Decks, MaxDecks)
+	if opts.Decks < 1 || opts.Decks > baccarat.MaxDecks {
+		return nil, fmt.Errorf("%w: %d (want 1–%d)", baccarat.ErrDecks, opts.Decks, baccarat.MaxDecks)
 	}
 	if opts.CutRule > CutOneMore {
 		return nil, fmt.Errorf("%w: %d", ErrCutRule, uint8(opts.CutRule))
 	}
-	c, err := NewMacaoCoup(opts.Rules)
+	c, err := baccarat.NewMacaoCoup(opts.Rules)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +69,7 @@ func (f *MacaoFold) Options() MacaoOptions { return f.opts }
 
 // Coup returns the current coup (nil between coups); it is the fold's
 // own, valid until the next token.
-func (f *MacaoFold) Coup() *MacaoCoup {
+func (f *MacaoFold) Coup() *baccarat.MacaoCoup {
 	if f.phase != PhaseCoup {
 		return nil
 	}
@@ -74,7 +78,7 @@ func (f *MacaoFold) Coup() *MacaoCoup {
 
 // LastMisfit is why the last token fed raised misplaced-token, hand-limit
 // or extra-card, and MacaoFits if it raised none of them.
-func (f *MacaoFold) LastMisfit() MacaoMisfit { return f.misfit }
+func (f *MacaoFold) LastMisfit() baccarat.MacaoMisfit { return f.misfit }
 
 // Feed folds one transcript token. Its events carry the dealer signed in
 // ("dealer ID" tokens, as in Fold).
@@ -96,7 +100,7 @@ func (f *MacaoFold) Feed(tok Token, out []Event) []Event {
 	case TokRefuse:
 		out = f.Refuse(out)
 	case TokDealer:
-		f.misfit = MacaoFits
+		f.misfit = baccarat.MacaoFits
 		f.dealer = tok.Dealer
 	}
 	return f.stampDealer(out, n)
@@ -109,17 +113,13 @@ func FoldMacaoTokens(opts MacaoOptions, toks []Token) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Event
-	for _, t := range toks {
-		out = f.Feed(t, out)
-	}
-	return f.End(out), nil
+	return foldAll(f, toks), nil
 }
 
 // open forgets the last misfit and starts the implicit first shoe (see
 // Fold.open).
 func (f *MacaoFold) open() {
-	f.misfit = MacaoFits
+	f.misfit = baccarat.MacaoFits
 	if f.phase == PhaseNoShoe {
 		f.begin()
 	}
@@ -138,7 +138,7 @@ func (f *MacaoFold) inCoup() bool {
 
 // NewShoe is the "shoe" token: a new shoe begins.
 func (f *MacaoFold) NewShoe(out []Event) []Event {
-	f.misfit = MacaoFits
+	f.misfit = baccarat.MacaoFits
 	out = f.finish(f.inCoup(), out)
 	f.begin()
 	return out
@@ -146,14 +146,14 @@ func (f *MacaoFold) NewShoe(out []Event) []Event {
 
 // End is the end of input (see Fold.End).
 func (f *MacaoFold) End(out []Event) []Event {
-	f.misfit = MacaoFits
+	f.misfit = baccarat.MacaoFits
 	return f.end(f.inCoup(), out)
 }
 
 // alert raises the alert of misfit m (if any), remembering it for
 // LastMisfit.
-func (f *MacaoFold) alert(m MacaoMisfit, card Card, out []Event) []Event {
-	if m == MacaoFits {
+func (f *MacaoFold) alert(m baccarat.MacaoMisfit, card Card, out []Event) []Event {
+	if m == baccarat.MacaoFits {
 		return out
 	}
 	f.misfit = m
@@ -172,7 +172,7 @@ func (f *MacaoFold) Card(card Card, out []Event) []Event {
 			out = f.emitCoup(out)
 		}
 	case stepExtra:
-		out = f.alert(MacaoCardComplete, card, out)
+		out = f.alert(baccarat.MacaoCardComplete, card, out)
 	case stepStart:
 		f.coup.Reset()
 		f.coup.Card(card) // the first card of a coup fits and never completes it (two hands at least)
@@ -181,7 +181,7 @@ func (f *MacaoFold) Card(card Card, out []Event) []Event {
 }
 
 func (f *MacaoFold) emitCoup(out []Event) []Event {
-	return append(out, Event{Kind: EventCoup, Macao: f.coup.Event(f.shoe, f.coupNum)})
+	return append(out, Event{Kind: baccarat.EventCoup, Macao: f.coup.Event(f.shoe, f.coupNum)})
 }
 
 // Stand folds "stand": the hand whose turn it is ends its turn. Where no
@@ -200,9 +200,9 @@ func (f *MacaoFold) Stand(out []Event) []Event {
 		}
 		return out
 	case f.phase == PhaseCoup && !f.voided:
-		return f.alert(MacaoStandComplete, Card{}, out)
+		return f.alert(baccarat.MacaoStandComplete, Card{}, out)
 	}
-	return f.alert(MacaoStandNoCoup, Card{}, out)
+	return f.alert(baccarat.MacaoStandNoCoup, Card{}, out)
 }
 
 // Refuse folds "refuse": the hand whose turn it is sets aside the ten or
@@ -217,11 +217,11 @@ func (f *MacaoFold) Refuse(out []Event) []Event {
 	case f.inCoup():
 		return f.alert(f.coup.Refuse(), Card{}, out)
 	case f.opts.Rules.NoRefuse:
-		return f.alert(MacaoRefuseOff, Card{}, out)
+		return f.alert(baccarat.MacaoRefuseOff, Card{}, out)
 	case f.phase == PhaseCoup && !f.voided:
-		return f.alert(MacaoRefuseNoCard, Card{}, out)
+		return f.alert(baccarat.MacaoRefuseNoCard, Card{}, out)
 	}
-	return f.alert(MacaoRefuseNoCoup, Card{}, out)
+	return f.alert(baccarat.MacaoRefuseNoCoup, Card{}, out)
 }
 
 // Marker folds the dealer's coup button ("|"). Ignored without markers.
@@ -235,7 +235,7 @@ func (f *MacaoFold) Marker(out []Event) []Event {
 	}
 	out, closing := f.marker(out)
 	if closing && !f.coup.Complete() {
-		out = append(out, alertEvent(f.shoe, f.coupNum, AlertMissingCard, Card{}))
+		out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertMissingCard, Card{}))
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package tableau_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // macaoOptionsFromName derives Macao fold options from a transcript's
@@ -31,11 +33,11 @@ func macaoOptionsFromName(t *testing.T, name string, toks []tableau.Token) table
 		case part == "victoria":
 			opts.Rules.Victoria = true
 		case part == "bust":
-			opts.Rules.Count = tableau.MacaoBust
+			opts.Rules.Count = baccarat.MacaoBust
 		case part == "push":
-			opts.Rules.Equal = tableau.MacaoEqualPush
+			opts.Rules.Equal = baccarat.MacaoEqualPush
 		case part == "pays21":
-			opts.Rules.Pays = tableau.MacaoPays21
+			opts.Rules.Pays = baccarat.MacaoPays21
 		case part == "norefuse":
 			opts.Rules.NoRefuse = true
 		case part == "one-more":
@@ -107,7 +109,7 @@ func TestMacaoGolden(t *testing.T) {
 // stays within its bounds.
 func macaoFoldInvariants(t interface{ Fatalf(string, ...any) }, f *tableau.MacaoFold, evs []tableau.Event, last *[2]int) {
 	for _, e := range evs {
-		if e.Kind == tableau.EventCoup {
+		if e.Kind == baccarat.EventCoup {
 			m := e.Macao
 			if m == nil {
 				t.Fatalf("a coup line without its Macao coup: %v", e)
@@ -128,7 +130,7 @@ func macaoFoldInvariants(t interface{ Fatalf(string, ...any) }, f *tableau.Macao
 		}
 		last[0], last[1] = s, c
 	}
-	if c := f.Coup(); c != nil && c.Cards() > tableau.MaxMacaoCoupCards {
+	if c := f.Coup(); c != nil && c.Cards() > baccarat.MaxMacaoCoupCards {
 		t.Fatalf("coup holds %d cards", c.Cards())
 	}
 }
@@ -138,10 +140,10 @@ func macaoFoldInvariants(t interface{ Fatalf(string, ...any) }, f *tableau.Macao
 func TestMacaoFoldProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := tableau.MacaoOptions{
-			Rules: tableau.MacaoRules{
+			Rules: baccarat.MacaoRules{
 				Victoria: rapid.Bool().Draw(t, "victoria"),
-				Seats:    rapid.IntRange(1, tableau.MaxMacaoSeats).Draw(t, "seats"),
-				Count:    tableau.MacaoCount(rapid.IntRange(0, 1).Draw(t, "count")),
+				Seats:    rapid.IntRange(1, baccarat.MaxMacaoSeats).Draw(t, "seats"),
+				Count:    baccarat.MacaoCount(rapid.IntRange(0, 1).Draw(t, "count")),
 				NoRefuse: rapid.Bool().Draw(t, "norefuse"),
 			},
 			Decks:   rapid.IntRange(1, 8).Draw(t, "decks"),
@@ -173,10 +175,10 @@ func FuzzMacaoFold(f *testing.F) {
 	f.Add(byte(2), []byte("\x10\x33\x44\x55\x61\x07\x20\x07\x09\x01\x0b"))
 	f.Fuzz(func(t *testing.T, rb byte, toks []byte) {
 		opts := tableau.MacaoOptions{
-			Rules: tableau.MacaoRules{
+			Rules: baccarat.MacaoRules{
 				Victoria: rb&1 != 0,
 				Seats:    1 + int(rb>>1&7),
-				Count:    tableau.MacaoCount(rb >> 4 & 1),
+				Count:    baccarat.MacaoCount(rb >> 4 & 1),
 				NoRefuse: rb&0x20 != 0,
 			},
 			Decks:   1 + int(rb>>6),
@@ -239,19 +241,19 @@ func TestMacaoTokens(t *testing.T) {
 // their parameters and 2 decks; Fold (so the daemon's Table) refuses
 // them: they are `sabot check` games folded by MacaoFold.
 func TestMacaoGames(t *testing.T) {
-	g, err := tableau.ParseGame("Macao")
+	g, err := baccarat.ParseGame("Macao")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, ok := g.Macao()
-	if !ok || m != (tableau.MacaoRules{Seats: 1}) || g.DefaultDecks() != 2 || g.Name() != "macao" || g.String() != "macao" {
+	if !ok || m != (baccarat.MacaoRules{Seats: 1}) || g.DefaultDecks() != 2 || g.Name() != "macao" || g.String() != "macao" {
 		t.Errorf("macao: %+v %v decks %d %q", m, ok, g.DefaultDecks(), g)
 	}
-	g, err = tableau.NewGame("victoria", map[string]string{"seats": "3", "count": "bust", "refuse-tens": "off", "equal": "push", "pays": "2-1"})
+	g, err = baccarat.NewGame("victoria", map[string]string{"seats": "3", "count": "bust", "refuse-tens": "off", "equal": "push", "pays": "2-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tableau.MacaoRules{Victoria: true, Seats: 3, Count: tableau.MacaoBust, NoRefuse: true, Equal: tableau.MacaoEqualPush, Pays: tableau.MacaoPays21}
+	want := baccarat.MacaoRules{Victoria: true, Seats: 3, Count: baccarat.MacaoBust, NoRefuse: true, Equal: baccarat.MacaoEqualPush, Pays: baccarat.MacaoPays21}
 	if m, ok := g.Macao(); !ok || m != want {
 		t.Errorf("victoria: %+v, want %+v", m, want)
 	}
@@ -261,13 +263,13 @@ func TestMacaoGames(t *testing.T) {
 	if g.String() != "victoria seats=3 count=bust refuse-tens=off equal=push pays=2-1" {
 		t.Errorf("String %q", g)
 	}
-	if _, ok := tableau.GameCheminDeFer.Macao(); ok {
+	if _, ok := baccarat.GameCheminDeFer.Macao(); ok {
 		t.Error("chemin de fer is Macao")
 	}
-	if _, err := tableau.NewFold(tableau.Options{Rules: tableau.Rules{Game: g}}); !errors.Is(err, tableau.ErrCheckOnly) {
+	if _, err := tableau.NewFold(tableau.Options{Rules: baccarat.Rules{Game: g}}); !errors.Is(err, baccarat.ErrCheckOnly) {
 		t.Errorf("NewFold(victoria): %v, want ErrCheckOnly", err)
 	}
-	if _, err := tableau.NewGame("macao", map[string]string{"seats": "10"}); err == nil {
+	if _, err := baccarat.NewGame("macao", map[string]string{"seats": "10"}); err == nil {
 		t.Error("10 seats accepted")
 	}
 }
@@ -284,7 +286,7 @@ func BenchmarkMacaoFold(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := tableau.MacaoOptions{Rules: tableau.MacaoRules{Seats: 3}, Markers: true}
+	opts := tableau.MacaoOptions{Rules: baccarat.MacaoRules{Seats: 3}, Markers: true}
 	var out []tableau.Event
 	b.ReportAllocs()
 	for b.Loop() {
@@ -320,4 +322,93 @@ func TestMacaoEventJSONRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// "|" in Macao and Victoria, with markers, at every point of a coup: at
+// each seat's option and at the banker's, every hand whose turn is still
+// to come stands and the coup line follows (no missing-card); during the
+// deal, where a card is owed, it is missing-card and no coup line. Each
+// hand's cards and total are those dealt (none drawn), and the results
+// compare them with the banker's.
+func TestMacaoMarkerClosesAtAnOption(t *testing.T) {
+	for _, victoria := range []bool{false, true} {
+		for seats := 2; seats <= 3; seats++ {
+			initial := 1
+			if victoria {
+				initial = 2
+			}
+			hands := seats + 1
+			// Initial cards: seat i holds i+1 on each card (Macao) and the
+			// banker 5 (Victoria: two cards, the totals doubled, mod 10).
+			var deal []string
+			for k := 0; k < initial; k++ {
+				for h := 0; h < hands; h++ {
+					v := h + 1
+					if h == seats {
+						v = 5
+					}
+					deal = append(deal, strings.Replace(fmt.Sprintf("%dC", v), "1C", "AC", 1))
+				}
+			}
+			total := func(h int) int {
+				v := h + 1
+				if h == seats {
+					v = 5
+				}
+				return v * initial % 10
+			}
+			rules := baccarat.MacaoRules{Victoria: victoria, Seats: seats}
+			name := fmt.Sprintf("victoria %v, %d seats", victoria, seats)
+			// At each turn: after k stands, k = 0 (seat 1's option) to
+			// seats (the banker's).
+			for k := 0; k <= seats; k++ {
+				src := "shoe 2H 3H 4H |\n" + strings.Join(deal, " ") + strings.Repeat(" stand", k) + " |\n"
+				evs := foldMacao(t, rules, src)
+				if len(evs) != 1 || evs[0].Kind != baccarat.EventCoup || evs[0].Macao == nil {
+					t.Errorf("%s, | after %d stands: %v, want one coup line", name, k, evs)
+					continue
+				}
+				m := evs[0].Macao
+				if len(m.Seats) != seats || m.Banker.Total != total(seats) || len(m.Banker.Cards) != initial {
+					t.Errorf("%s, | after %d stands: banker %+v, %d seats", name, k, m.Banker, len(m.Seats))
+					continue
+				}
+				for i, s := range m.Seats {
+					want := baccarat.Lose
+					switch {
+					case total(i) > total(seats):
+						want = baccarat.Win
+					case total(i) == total(seats):
+						want = s.Result // the equal rule's own (tested elsewhere)
+					}
+					if s.Total != total(i) || len(s.Cards) != initial || s.Result != want {
+						t.Errorf("%s, | after %d stands: seat %d %+v, want total %d %s", name, k, i+1, s, total(i), want)
+					}
+				}
+			}
+			// During the deal: a card is owed.
+			for n := 1; n < len(deal); n++ {
+				src := "shoe 2H 3H 4H |\n" + strings.Join(deal[:n], " ") + " |\n"
+				evs := foldMacao(t, rules, src)
+				if len(evs) != 1 || evs[0].Kind != baccarat.EventAlert || evs[0].Alert.Code != baccarat.AlertMissingCard {
+					t.Errorf("%s, | after %d of %d initial cards: %v, want missing-card alone", name, n, len(deal), evs)
+				}
+			}
+		}
+	}
+}
+
+// foldMacao folds src with markers under rules, every event but the
+// shoe's own.
+func foldMacao(t *testing.T, rules baccarat.MacaoRules, src string) []tableau.Event {
+	t.Helper()
+	toks, err := tableau.ParseTranscript(strings.NewReader(src), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := tableau.FoldMacaoTokens(tableau.MacaoOptions{Rules: rules, Markers: true, Decks: 2}, toks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }

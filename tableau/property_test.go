@@ -7,6 +7,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 func fullShoe(decks int) []tableau.Card {
@@ -25,7 +27,7 @@ func fullShoe(decks int) []tableau.Card {
 // the engine: 4–6 cards, totals 0–9 equal to the hands' totals, a natural
 // has no third card, third cards exactly where the tableau (written by the
 // player's third card) calls for them, and the winner.
-func checkCoupEvent(t *rapid.T, c tableau.CoupEvent) {
+func checkCoupEvent(t *rapid.T, c baccarat.CoupEvent) {
 	p, b := c.Player.Slice(), c.Banker.Slice()
 	if n := len(p) + len(b); n < 4 || n > 6 || n != c.Cards {
 		t.Fatalf("coup %d/%d has %d cards (Cards %d)", c.Shoe, c.Coup, n, c.Cards)
@@ -33,11 +35,11 @@ func checkCoupEvent(t *rapid.T, c tableau.CoupEvent) {
 	if len(p) < 2 || len(b) < 2 {
 		t.Fatalf("coup %d/%d: hands of %d and %d cards", c.Shoe, c.Coup, len(p), len(b))
 	}
-	pt, bt := total(p), total(b)
+	pt, bt := dealtest.Total(p), dealtest.Total(b)
 	if c.PlayerTotal != pt || c.BankerTotal != bt || pt < 0 || pt > 9 || bt < 0 || bt > 9 {
 		t.Fatalf("coup %d/%d: totals %d-%d, hands total %d-%d", c.Shoe, c.Coup, c.PlayerTotal, c.BankerTotal, pt, bt)
 	}
-	p2, b2 := total(p[:2]), total(b[:2])
+	p2, b2 := dealtest.Total(p[:2]), dealtest.Total(b[:2])
 	natural := p2 >= 8 || b2 >= 8
 	if c.Natural != natural {
 		t.Fatalf("coup %d/%d: natural %v with two-card totals %d-%d", c.Shoe, c.Coup, c.Natural, p2, b2)
@@ -51,7 +53,7 @@ func checkCoupEvent(t *rapid.T, c tableau.CoupEvent) {
 		}
 		var wantB bool
 		if len(p) == 3 {
-			wantB = bankerDrawsByThirdCard(b2, p[2].Rank)
+			wantB = dealtest.BankerDrawsByThirdCard(b2, p[2].Rank)
 		} else {
 			wantB = b2 <= 5
 		}
@@ -59,11 +61,11 @@ func checkCoupEvent(t *rapid.T, c tableau.CoupEvent) {
 			t.Fatalf("coup %d/%d: banker %d has %d cards (player %v)", c.Shoe, c.Coup, b2, len(b), p)
 		}
 	}
-	want := tableau.WinnerTie
+	want := baccarat.WinnerTie
 	if pt > bt {
-		want = tableau.WinnerPlayer
+		want = baccarat.WinnerPlayer
 	} else if bt > pt {
-		want = tableau.WinnerBanker
+		want = baccarat.WinnerBanker
 	}
 	if c.Winner != want {
 		t.Fatalf("coup %d/%d: winner %v at %d-%d", c.Shoe, c.Coup, c.Winner, pt, bt)
@@ -83,7 +85,7 @@ func TestPropertyRandomShoes(t *testing.T) {
 			Decks:   decks,
 			Markers: rapid.Bool().Draw(t, "markers"),
 			CutRule: tableau.CutRule(rapid.IntRange(0, 1).Draw(t, "cutRule")),
-			Rules:   tableau.Rules{Game: tableau.Games[rapid.IntRange(0, 2).Draw(t, "game")]},
+			Rules:   baccarat.Rules{Game: baccarat.Games[rapid.IntRange(0, 2).Draw(t, "game")]},
 		}
 		f, err := tableau.NewFold(opts)
 		if err != nil {
@@ -127,7 +129,7 @@ func TestPropertyRandomShoes(t *testing.T) {
 				if e.Shoe() != prev && e.Shoe() != f.Shoe() {
 					t.Fatalf("event %s fed in shoe %d", e, prev)
 				}
-				if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertComposition {
+				if e.Kind == baccarat.EventAlert && e.Alert.Code == baccarat.AlertComposition {
 					alertedRank[e.Alert.Card.Rank] = true
 					if f.Composition().Remaining() < 0 {
 						pastAlerts++
@@ -188,13 +190,13 @@ func TestPropertyRandomShoes(t *testing.T) {
 		var gotComp []tableau.Card
 		for _, e := range out {
 			switch e.Kind {
-			case tableau.EventCoup:
+			case baccarat.EventCoup:
 				checkCoupEvent(t, e.Coup)
-			case tableau.EventAlert:
+			case baccarat.EventAlert:
 				if !e.Alert.Code.Known() {
 					t.Fatalf("unknown alert %q", e.Alert.Code)
 				}
-				if e.Alert.Code == tableau.AlertComposition {
+				if e.Alert.Code == baccarat.AlertComposition {
 					gotComp = append(gotComp, e.Alert.Card)
 				}
 			}
@@ -275,7 +277,7 @@ func TestPropertyCleanShoes(t *testing.T) {
 			t.Fatalf("%d events for %d coups", len(out), len(dealt))
 		}
 		for i, e := range out {
-			if e.Kind != tableau.EventCoup {
+			if e.Kind != baccarat.EventCoup {
 				t.Fatalf("event %d: %s", i, e)
 			}
 			checkCoupEvent(t, e.Coup)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Game recall (GLI-29-style): the last coups with every card, its time,
@@ -26,21 +28,21 @@ const (
 
 // RecallCard is one card of a recalled coup.
 type RecallCard struct {
-	Card     Card      `json:"card"`
-	Position Position  `json:"position"` // player, banker, burn or none (an extra card)
-	Index    int       `json:"index"`    // its place in the hand (1–3)
-	Time     time.Time `json:"time"`     // when it was drawn (journal time, UTC)
-	Seq      uint64    `json:"seq"`      // its journal record
+	Card     Card              `json:"card"`
+	Position baccarat.Position `json:"position"` // player, banker, burn or none (an extra card)
+	Index    int               `json:"index"`    // its place in the hand (1–3)
+	Time     time.Time         `json:"time"`     // when it was drawn (journal time, UTC)
+	Seq      uint64            `json:"seq"`      // its journal record
 }
 
 // RecallAlert is one alert raised during a recalled coup.
 type RecallAlert struct {
-	ID   string    `json:"id"`
-	Code AlertCode `json:"code"`
-	Text string    `json:"text"`
-	Card Card      `json:"card,omitzero"`
-	Time time.Time `json:"time"`
-	Seq  uint64    `json:"seq"`
+	ID   string             `json:"id"`
+	Code baccarat.AlertCode `json:"code"`
+	Text string             `json:"text"`
+	Card Card               `json:"card,omitzero"`
+	Time time.Time          `json:"time"`
+	Seq  uint64             `json:"seq"`
 }
 
 // RecallCoup is one recalled coup. Result is "player", "banker" or "tie"
@@ -86,7 +88,7 @@ func (r *Recall) Add(outs []Output) {
 		o := &outs[i]
 		switch o.Kind {
 		case OutputCard:
-			if o.Card.Position == PositionBurn {
+			if o.Card.Position == baccarat.PositionBurn {
 				continue // the burn is no coup's
 			}
 			c := r.coup(o.ShoeID, o.Shoe, o.Coup)
@@ -220,7 +222,7 @@ func RecallText(coups []RecallCoup) string {
 		b = append(b, '\n')
 		for _, k := range c.Cards {
 			where := string(k.Position)
-			if k.Position == PositionPlayer || k.Position == PositionBanker {
+			if k.Position == baccarat.PositionPlayer || k.Position == baccarat.PositionBanker {
 				where += " " + strconv.Itoa(k.Index)
 			}
 			b = fmt.Appendf(b, "  %s  %-8s %s  (record %d)\n", k.Time.UTC().Format(recallTime), where, k.Card, k.Seq)

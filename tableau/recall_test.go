@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // recallOf applies a transcript to a new table, one input a second from
@@ -43,17 +45,17 @@ func TestRecallCoups(t *testing.T) {
 	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second).UTC() }
 	c1 := got[0]
 	wantCards := []RecallCard{
-		{mustCard(t, "5S"), PositionPlayer, 1, at(5), 6}, {mustCard(t, "5H"), PositionBanker, 1, at(6), 7},
-		{mustCard(t, "AC"), PositionPlayer, 2, at(7), 8}, {mustCard(t, "2D"), PositionBanker, 2, at(8), 9},
+		{mustCard(t, "5S"), baccarat.PositionPlayer, 1, at(5), 6}, {mustCard(t, "5H"), baccarat.PositionBanker, 1, at(6), 7},
+		{mustCard(t, "AC"), baccarat.PositionPlayer, 2, at(7), 8}, {mustCard(t, "2D"), baccarat.PositionBanker, 2, at(8), 9},
 	}
 	if c1.Shoe != 1 || c1.Coup != 1 || len(c1.Cards) != 5 || !reflect.DeepEqual(c1.Cards[:4], wantCards) {
 		t.Fatalf("coup 1 cards %+v", c1.Cards)
 	}
-	if x := c1.Cards[4]; x.Card != mustCard(t, "7C") || x.Position != PositionNone || !x.Time.Equal(at(9)) || x.Seq != 10 {
+	if x := c1.Cards[4]; x.Card != mustCard(t, "7C") || x.Position != baccarat.PositionNone || !x.Time.Equal(at(9)) || x.Seq != 10 {
 		t.Fatalf("extra card %+v", x)
 	}
 	if c1.PlayerTotal != 6 || c1.BankerTotal != 7 || c1.Result != "void" || c1.Natural || len(c1.Alerts) != 1 ||
-		c1.Alerts[0].Code != AlertExtraCard || c1.Alerts[0].Card != mustCard(t, "7C") || !c1.Alerts[0].Time.Equal(at(9)) {
+		c1.Alerts[0].Code != baccarat.AlertExtraCard || c1.Alerts[0].Card != mustCard(t, "7C") || !c1.Alerts[0].Time.Equal(at(9)) {
 		t.Fatalf("coup 1 %+v", c1)
 	}
 	c2 := got[1]

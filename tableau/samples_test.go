@@ -12,20 +12,14 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/dealtest"
 )
 
 // dealtCoup is a coup dealt by the test's own dealer.
 type dealtCoup struct {
 	player, banker []tableau.Card
-	winner         tableau.Winner
-}
-
-func total(h []tableau.Card) int {
-	t := 0
-	for _, c := range h {
-		t += c.Rank.Value()
-	}
-	return t % 10
+	winner         baccarat.Winner
 }
 
 // dealIndependently deals one coup from next following the tableau as
@@ -34,7 +28,7 @@ func total(h []tableau.Card) int {
 func dealIndependently(next func() tableau.Card) dealtCoup {
 	p1, b1, p2, b2 := next(), next(), next(), next()
 	d := dealtCoup{player: []tableau.Card{p1, p2}, banker: []tableau.Card{b1, b2}}
-	pt, bt := total(d.player), total(d.banker)
+	pt, bt := dealtest.Total(d.player), dealtest.Total(d.banker)
 	if pt < 8 && bt < 8 {
 		playerDrew := false
 		var third tableau.Card
@@ -45,7 +39,7 @@ func dealIndependently(next func() tableau.Card) dealtCoup {
 		}
 		var bankerDraws bool
 		if playerDrew {
-			bankerDraws = bankerDrawsByThirdCard(bt, third.Rank)
+			bankerDraws = dealtest.BankerDrawsByThirdCard(bt, third.Rank)
 		} else {
 			bankerDraws = bt <= 5
 		}
@@ -53,14 +47,14 @@ func dealIndependently(next func() tableau.Card) dealtCoup {
 			d.banker = append(d.banker, next())
 		}
 	}
-	pt, bt = total(d.player), total(d.banker)
+	pt, bt = dealtest.Total(d.player), dealtest.Total(d.banker)
 	switch {
 	case pt > bt:
-		d.winner = tableau.WinnerPlayer
+		d.winner = baccarat.WinnerPlayer
 	case bt > pt:
-		d.winner = tableau.WinnerBanker
+		d.winner = baccarat.WinnerBanker
 	default:
-		d.winner = tableau.WinnerTie
+		d.winner = baccarat.WinnerTie
 	}
 	return d
 }
@@ -148,7 +142,7 @@ func TestSampleCleanShoe(t *testing.T) {
 		t.Fatalf("%d events for %d coups", len(evs), len(dealt))
 	}
 	for i, e := range evs {
-		if e.Kind != tableau.EventCoup {
+		if e.Kind != baccarat.EventCoup {
 			t.Fatalf("event %d: %s, want a coup", i, summary(e))
 		}
 		d := dealt[i]
@@ -167,7 +161,7 @@ func TestGoldenSamples(t *testing.T) {
 	if len(shoes) < 8 {
 		t.Fatalf("found %d samples", len(shoes))
 	}
-	codes := map[tableau.AlertCode]bool{}
+	codes := map[baccarat.AlertCode]bool{}
 	for _, shoe := range shoes {
 		t.Run(filepath.Base(shoe), func(t *testing.T) {
 			evs := foldFile(t, shoe)
@@ -180,7 +174,7 @@ func TestGoldenSamples(t *testing.T) {
 				}
 				buf.Write(b)
 				buf.WriteByte('\n')
-				if e.Kind == tableau.EventAlert {
+				if e.Kind == baccarat.EventAlert {
 					codes[e.Alert.Code] = true
 				}
 			}
@@ -196,7 +190,7 @@ func TestGoldenSamples(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range tableau.AlertCodes[:6] {
+	for _, c := range baccarat.AlertCodes[:6] {
 		if !codes[c] {
 			t.Errorf("no sample raises %s", c)
 		}

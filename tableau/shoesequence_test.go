@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The shoe driver reports a sequence restarted under a known boot id as an
@@ -17,10 +18,10 @@ func TestTableShoeSequenceAlarm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := tableau.Input{Kind: tableau.InputAlarm, Source: "shoe", Code: string(tableau.AlertShoeSequence),
+	in := tableau.Input{Kind: tableau.InputAlarm, Source: "shoe", Code: string(baccarat.AlertShoeSequence),
 		Text: "the shoe's event sequence restarted under boot id 0x5ab07001"}
 	outs := tb.Apply(1, time.Unix(1000, 0), in, nil)
-	var got []tableau.AlertCode
+	var got []baccarat.AlertCode
 	for _, o := range outs {
 		if o.Kind == tableau.OutputAlert {
 			got = append(got, o.Event.Alert.Code)
@@ -29,12 +30,12 @@ func TestTableShoeSequenceAlarm(t *testing.T) {
 			}
 		}
 	}
-	if len(got) != 1 || got[0] != tableau.AlertShoeSequence {
+	if len(got) != 1 || got[0] != baccarat.AlertShoeSequence {
 		t.Fatalf("alerts %v, want [shoe-sequence]", got)
 	}
 	// Any other alarm code is the shoe's own fault report.
 	outs = tb.Apply(2, time.Unix(1001, 0), tableau.Input{Kind: tableau.InputAlarm, Source: "shoe", Code: "7", Text: "jam"}, nil)
-	if len(outs) == 0 || outs[0].Event.Alert.Code != tableau.AlertShoeAlarm {
+	if len(outs) == 0 || outs[0].Event.Alert.Code != baccarat.AlertShoeAlarm {
 		t.Fatalf("alarm 7: %+v", outs)
 	}
 }
@@ -48,11 +49,11 @@ func TestTableJournalFailedInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	outs := tb.Apply(1, time.Unix(1000, 0), tableau.Input{Kind: tableau.InputJournalFailed, Source: "journal", Text: "for 7s: no space left on device"}, nil)
-	if len(outs) != 1 || outs[0].Kind != tableau.OutputAlert || outs[0].Event.Alert.Code != tableau.AlertJournalFailed ||
+	if len(outs) != 1 || outs[0].Kind != tableau.OutputAlert || outs[0].Event.Alert.Code != baccarat.AlertJournalFailed ||
 		!outs[0].Alert.AwaitsAck || !strings.HasSuffix(outs[0].Alert.Text, ": for 7s: no space left on device") {
 		t.Fatalf("journal-failed outputs: %+v", outs)
 	}
-	if l := tb.Latched(); len(l) != 1 || l[0].Code != tableau.AlertJournalFailed {
+	if l := tb.Latched(); len(l) != 1 || l[0].Code != baccarat.AlertJournalFailed {
 		t.Fatalf("latched: %+v", l)
 	}
 }
@@ -66,12 +67,12 @@ func TestTableSessionTakeoverInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	outs := tb.Apply(1, time.Unix(1000, 0), tableau.Input{Kind: tableau.InputSessionTakeover, Source: "mqtt", Text: "instance 00ff"}, nil)
-	if len(outs) != 1 || outs[0].Kind != tableau.OutputAlert || outs[0].Event.Alert.Code != tableau.AlertSessionTakeover ||
-		!outs[0].Alert.AwaitsAck || outs[0].Alert.Severity != tableau.SeverityError ||
+	if len(outs) != 1 || outs[0].Kind != tableau.OutputAlert || outs[0].Event.Alert.Code != baccarat.AlertSessionTakeover ||
+		!outs[0].Alert.AwaitsAck || outs[0].Alert.Severity != baccarat.SeverityError ||
 		outs[0].Alert.Text != "another daemon publishes as this table on the MQTT broker: instance 00ff" {
 		t.Fatalf("session-takeover outputs: %+v", outs)
 	}
-	if l := tb.Latched(); len(l) != 1 || l[0].Code != tableau.AlertSessionTakeover {
+	if l := tb.Latched(); len(l) != 1 || l[0].Code != baccarat.AlertSessionTakeover {
 		t.Fatalf("latched: %+v", l)
 	}
 }

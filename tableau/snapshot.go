@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // SnapshotVersion is the version of the snapshot format Snapshot writes
@@ -31,9 +33,11 @@ type snapCard struct {
 	U string `json:"u,omitempty"`
 }
 
-func toSnapCard(c Card) snapCard   { return snapCard{c.Rank, c.Suit, c.UID} }
-func (c snapCard) card() Card      { return Card{Rank: c.R, Suit: c.S, UID: c.U} }
-func toSnapHand(h Hand) []snapCard { return snapCards(h.Cards[:max(0, min(h.N, MaxHandCards))]) }
+func toSnapCard(c Card) snapCard { return snapCard{c.Rank, c.Suit, c.UID} }
+func (c snapCard) card() Card    { return Card{Rank: c.R, Suit: c.S, UID: c.U} }
+func toSnapHand(h baccarat.Hand) []snapCard {
+	return snapCards(h.Cards[:max(0, min(h.N, baccarat.MaxHandCards))])
+}
 
 func snapCards(cs []Card) []snapCard {
 	out := make([]snapCard, len(cs))
@@ -47,7 +51,7 @@ func snapCards(cs []Card) []snapCard {
 // it is, the dead flag, the choices made) from a snapshot's fields; what
 // begins the names in its errors ("" for the coup in progress, "last
 // coup's " for the one shown between coups).
-func (s *tableSnap) restoreCoup(c *Coup, what string, player, banker, left []snapCard, turn int, dead bool, opts []OptionChoice) error {
+func (s *tableSnap) restoreCoup(c *baccarat.Coup, what string, player, banker, left []snapCard, turn int, dead bool, opts []baccarat.OptionChoice) error {
 	var err error
 	if c.Player, err = s.hand(player, what+"player hand"); err != nil {
 		return err
@@ -58,17 +62,16 @@ func (s *tableSnap) restoreCoup(c *Coup, what string, player, banker, left []sna
 	if c.Left, err = s.hand(left, what+"left hand"); err != nil {
 		return err
 	}
-	if turn < 0 || turn > MaxOptions || len(opts) > MaxOptions {
+	if turn < 0 || turn > baccarat.MaxOptions || len(opts) > baccarat.MaxOptions {
 		return fmt.Errorf("%w: %sturn %d, %d options", ErrSnapshot, what, turn, len(opts))
 	}
-	c.turn, c.dead = uint8(turn), dead
-	c.opts.N = uint8(copy(c.opts.List[:], opts))
+	c.Restore(turn, dead, opts)
 	return nil
 }
 
-func (s *tableSnap) hand(cs []snapCard, what string) (Hand, error) {
-	var h Hand
-	if len(cs) > MaxHandCards {
+func (s *tableSnap) hand(cs []snapCard, what string) (baccarat.Hand, error) {
+	var h baccarat.Hand
+	if len(cs) > baccarat.MaxHandCards {
 		return h, fmt.Errorf("%w: %s holds %d cards", ErrSnapshot, what, len(cs))
 	}
 	for i, c := range cs {
@@ -117,10 +120,10 @@ type tableSnap struct {
 	// (game*.go): banque's left tableau, whose turn it is, a stand at a
 	// forced draw, the choices made. Omitted when empty, so punto banco
 	// snapshots read as before.
-	Left    []snapCard     `json:"left,omitempty"`
-	Turn    int            `json:"turn,omitempty"`
-	Dead    bool           `json:"dead,omitempty"`
-	Options []OptionChoice `json:"options,omitempty"`
+	Left    []snapCard              `json:"left,omitempty"`
+	Turn    int                     `json:"turn,omitempty"`
+	Dead    bool                    `json:"dead,omitempty"`
+	Options []baccarat.OptionChoice `json:"options,omitempty"`
 
 	// Table.
 	ShoeID      string        `json:"shoe_id"`
@@ -139,15 +142,15 @@ type tableSnap struct {
 	// table's game is not punto banco's deal (Game{}): without them a
 	// restored banque or chemin de fer table showed its last coup as a
 	// punto banco coup of the same cards. Omitted when empty.
-	ShownGame    bool           `json:"shown_game,omitempty"`
-	ShownLeft    []snapCard     `json:"shown_left,omitempty"`
-	ShownTurn    int            `json:"shown_turn,omitempty"`
-	ShownDead    bool           `json:"shown_dead,omitempty"`
-	ShownOptions []OptionChoice `json:"shown_options,omitempty"`
-	LastVoided   bool           `json:"last_voided"`
-	LastSeq      uint64         `json:"last_seq"`
-	PrevShoe     int            `json:"prev_shoe"`
-	PrevID       string         `json:"prev_id"`
+	ShownGame    bool                    `json:"shown_game,omitempty"`
+	ShownLeft    []snapCard              `json:"shown_left,omitempty"`
+	ShownTurn    int                     `json:"shown_turn,omitempty"`
+	ShownDead    bool                    `json:"shown_dead,omitempty"`
+	ShownOptions []baccarat.OptionChoice `json:"shown_options,omitempty"`
+	LastVoided   bool                    `json:"last_voided"`
+	LastSeq      uint64                  `json:"last_seq"`
+	PrevShoe     int                     `json:"prev_shoe"`
+	PrevID       string                  `json:"prev_id"`
 	// Overrun is read and ignored: older versions saved whether the table
 	// had raised shoe-overrun; the fold now derives it from the cards drawn.
 	Overrun bool           `json:"overrun,omitempty"`
@@ -171,20 +174,21 @@ type tableSnap struct {
 // entries ≤ MaxLatched.
 func (t *Table) Snapshot() ([]byte, error) {
 	f := t.fold
+	cs := f.comp.State()
 	s := tableSnap{
 		V:    SnapshotVersion,
-		Shoe: f.shoe, Phase: f.phase, Decks: f.comp.decks, Drawn: f.comp.drawn,
+		Shoe: f.shoe, Phase: f.phase, Decks: cs.Decks, Drawn: cs.Drawn,
 		BurnN: f.burnN, BurnWant: f.burnWant, CoupNum: f.coupNum,
 		Player: toSnapHand(f.coup.Player), Banker: toSnapHand(f.coup.Banker), Left: toSnapHand(f.coup.Left),
-		Turn: int(f.coup.turn), Dead: f.coup.dead, Options: f.coup.opts.Slice(),
+		Turn: f.coup.Turn(), Dead: f.coup.Dead(), Options: f.coup.Options(),
 		Voided: f.voided, Cut: f.cut, LastCoup: f.lastCoup,
 
 		ShoeID: t.shoeID, CurShoe: t.curShoe, InShoe: t.inShoe,
 		Offline: t.offline, BetsOpen: t.betsOpen, Gate: t.gate,
 		Results:     append([]CoupResult{}, t.results...),
 		ShownPlayer: toSnapHand(t.lastCoup.Player), ShownBanker: toSnapHand(t.lastCoup.Banker),
-		ShownGame: t.lastCoup.game != Game{}, ShownLeft: toSnapHand(t.lastCoup.Left),
-		ShownTurn: int(t.lastCoup.turn), ShownDead: t.lastCoup.dead, ShownOptions: t.lastCoup.opts.Slice(),
+		ShownGame: t.lastCoup.Game() != baccarat.Game{}, ShownLeft: toSnapHand(t.lastCoup.Left),
+		ShownTurn: t.lastCoup.Turn(), ShownDead: t.lastCoup.Dead(), ShownOptions: t.lastCoup.Options(),
 		LastVoided: t.lastVoided, LastSeq: t.lastSeq, PrevShoe: t.prevShoe, PrevID: t.prevID,
 		Dropped: t.dropped,
 		Dealer:  f.dealer, Shift: t.shift,
@@ -196,9 +200,9 @@ func (t *Table) Snapshot() ([]byte, error) {
 	if o := t.shiftOthers; o.Coups != 0 || o.Voids != 0 || len(o.Alerts) > 0 {
 		s.ShiftOthers = &o
 	}
-	s.Rank = append([]int16{}, f.comp.rank[1:]...)
-	for r := 1; r <= NumRanks; r++ {
-		s.Suited = append(s.Suited, append([]int16{}, f.comp.suited[r][1:]...))
+	s.Rank = append([]int16{}, cs.Rank[:]...)
+	for r := range cs.Suited {
+		s.Suited = append(s.Suited, append([]int16{}, cs.Suited[r][:]...))
 	}
 	s.UIDs = make([]snapCard, 0, len(t.uids))
 	for uid, c := range t.uids {
@@ -277,23 +281,25 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 	if (s.Phase == PhaseNoShoe) != (s.Shoe == 0) {
 		return nil, bad("shoe %d in phase %s", s.Shoe, s.Phase)
 	}
+	cs := f.comp.State()
 	if s.Shoe > 0 {
-		if s.Decks < 1 || s.Decks > MaxDecks {
+		if s.Decks < 1 || s.Decks > baccarat.MaxDecks {
 			return nil, bad("%d decks", s.Decks)
 		}
-		f.comp.decks = s.Decks
+		cs.Decks = s.Decks
 	}
 	if len(s.Rank) != NumRanks || len(s.Suited) != NumRanks {
 		return nil, bad("composition of %d ranks", len(s.Rank))
 	}
-	f.comp.drawn = s.Drawn
-	copy(f.comp.rank[1:], s.Rank)
+	cs.Drawn = s.Drawn
+	copy(cs.Rank[:], s.Rank)
 	for r, row := range s.Suited {
 		if len(row) != NumSuits {
 			return nil, bad("composition of %d suits", len(row))
 		}
-		copy(f.comp.suited[r+1][1:], row)
+		copy(cs.Suited[r][:], row)
 	}
+	f.comp.SetState(cs)
 	f.shoe, f.phase, f.burnN, f.burnWant, f.coupNum = s.Shoe, s.Phase, s.BurnN, s.BurnWant, s.CoupNum
 	if err := s.restoreCoup(&f.coup, "", s.Player, s.Banker, s.Left, s.Turn, s.Dead, s.Options); err != nil {
 		return nil, err
@@ -333,7 +339,7 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 	t.results = append(t.results[:0], s.Results...)
 	t.dropped = s.Dropped
 	if s.ShownGame {
-		t.lastCoup = NewCoup(f.opts.Rules.Game)
+		t.lastCoup = baccarat.NewCoup(f.opts.Rules.Game)
 	}
 	if err := s.restoreCoup(&t.lastCoup, "last coup's ", s.ShownPlayer, s.ShownBanker, s.ShownLeft, s.ShownTurn, s.ShownDead, s.ShownOptions); err != nil {
 		return nil, err

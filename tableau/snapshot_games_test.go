@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestSnapshotLastCoupOfGame: between coups a table shows its last coup;
@@ -19,18 +20,18 @@ import (
 func TestSnapshotLastCoupOfGame(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		game  tableau.Game
+		game  baccarat.Game
 		shoe  string
 		wants []string
 	}{
-		{"banque", tableau.GameBanque, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |",
+		{"banque", baccarat.GameBanque, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |",
 			[]string{`"banque":true`, `"left":["2H","AC","4D"]`, `"right_winner":"player"`, `"waiting":"complete"`}},
-		{"banque missing card", tableau.GameBanque, "shoe 2C 8D 4S | AS |", []string{`"banque":true`, `"waiting":"left"`}},
-		{"chemin de fer", tableau.GameCheminDeFer, "shoe 2C 8D 4S | 4D 2C AS KH stand 5S |",
+		{"banque missing card", baccarat.GameBanque, "shoe 2C 8D 4S | AS |", []string{`"banque":true`, `"waiting":"left"`}},
+		{"chemin de fer", baccarat.GameCheminDeFer, "shoe 2C 8D 4S | 4D 2C AS KH stand 5S |",
 			[]string{`"complete":true`, `"winner":"banker"`, `"waiting":"complete"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := tableau.TableConfig{Table: "T", Fold: tableau.Options{Decks: 6, Markers: true, Rules: tableau.Rules{Game: tc.game}}}
+			cfg := tableau.TableConfig{Table: "T", Fold: tableau.Options{Decks: 6, Markers: true, Rules: baccarat.Rules{Game: tc.game}}}
 			tb, err := tableau.NewTable(cfg)
 			if err != nil {
 				t.Fatal(err)

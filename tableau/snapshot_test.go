@@ -13,6 +13,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // genInput draws one table input of any kind, mostly cards: valid cards of
@@ -60,7 +62,7 @@ func genTableConfig(t *rapid.T) tableau.TableConfig {
 			Decks:   rapid.IntRange(1, 2).Draw(t, "decks"),
 			Markers: rapid.Bool().Draw(t, "markers"),
 			CutRule: tableau.CutRule(rapid.IntRange(0, 1).Draw(t, "cutRule")),
-			Rules:   tableau.Rules{Game: fuzzGames[rapid.IntRange(0, len(fuzzGames)-1).Draw(t, "game")]},
+			Rules:   baccarat.Rules{Game: fuzzGames[rapid.IntRange(0, len(fuzzGames)-1).Draw(t, "game")]},
 		},
 		Misdeal:           tableau.MisdealPolicy(rapid.IntRange(0, 1).Draw(t, "misdeal")),
 		RequireBetsClosed: rapid.Bool().Draw(t, "betsClosed"),
@@ -72,12 +74,12 @@ func genTableConfig(t *rapid.T) tableau.TableConfig {
 	if rapid.Bool().Draw(t, "registry") {
 		cfg.Registry = map[string]tableau.Card{"u1": {Rank: tableau.RankAce, Suit: tableau.Spades}, "u2": {Rank: tableau.Rank9}}
 	}
-	if rapid.IntRange(0, 4).Draw(t, "advantage") == 0 && cfg.Fold.Rules.Game.PuntoBancoDeal() { // the punto banco odds only
+	if rapid.IntRange(0, 4).Draw(t, "advantage") == 0 && cfg.Fold.Rules.Game.DealsPuntoBanco() { // the punto banco odds only
 		// A low threshold: a bet favouring the player (often, late in a
 		// 1–2 deck shoe) raises advantage alerts and the view carries them.
-		cfg.AdvantageThreshold, _ = tableau.AdvantageAbove(1e-9)
+		cfg.AdvantageThreshold, _ = odds.AdvantageAbove(1e-9)
 		if rapid.Bool().Draw(t, "anyBet") {
-			cfg.AdvantageThreshold, _ = tableau.AdvantageAbove(0) // any positive expectation
+			cfg.AdvantageThreshold, _ = odds.AdvantageAbove(0) // any positive expectation
 		}
 	}
 	return cfg

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestStandWithNoCoup: a "stand" with no coup in progress — during the
@@ -15,10 +16,10 @@ import (
 // nothing (the next coups are as without it); in the current coup,
 // complete or voided, it is accepted silently (a forced stand).
 func TestStandWithNoCoup(t *testing.T) {
-	cdf, banque, pb := tableau.GameCheminDeFer, tableau.GameBanque, tableau.GamePuntoBanco
+	cdf, banque, pb := baccarat.GameCheminDeFer, baccarat.GameBanque, baccarat.GamePuntoBanco
 	for _, tc := range []struct {
 		name    string
-		game    tableau.Game
+		game    baccarat.Game
 		markers bool
 		src     string
 		want    string // the events: alert codes (with the coup) and coup numbers
@@ -39,15 +40,15 @@ func TestStandWithNoCoup(t *testing.T) {
 		{"punto banco forced stand", pb, true, "shoe 2C 8D 4S | 7H 2C KD 4S stand |", "coup1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := tableau.Options{Decks: 6, Markers: tc.markers, Rules: tableau.Rules{Game: tc.game}}
+			opts := tableau.Options{Decks: 6, Markers: tc.markers, Rules: baccarat.Rules{Game: tc.game}}
 			var got []string
 			for _, e := range foldText(t, opts, tc.src) {
 				switch e.Kind {
-				case tableau.EventAlert:
+				case baccarat.EventAlert:
 					got = append(got, string(e.Alert.Code)+"@"+strconv.Itoa(e.Alert.Coup))
-				case tableau.EventCoup:
+				case baccarat.EventCoup:
 					got = append(got, "coup"+strconv.Itoa(e.Coup.Coup))
-				case tableau.EventVoid:
+				case baccarat.EventVoid:
 					got = append(got, "void"+strconv.Itoa(e.Void.Coup))
 				}
 			}
@@ -59,7 +60,7 @@ func TestStandWithNoCoup(t *testing.T) {
 				bare := strings.NewReplacer(" stand", "", " non", "").Replace(tc.src)
 				var n int
 				for _, e := range foldText(t, opts, bare) {
-					if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertMisplacedToken {
+					if e.Kind == baccarat.EventAlert && e.Alert.Code == baccarat.AlertMisplacedToken {
 						t.Fatalf("misplaced-token without a stand: %v", e)
 					}
 					n++

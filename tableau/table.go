@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // InputKind is the kind of one input event of the table controller: what
@@ -175,7 +178,7 @@ type TableConfig struct {
 	// Advantage alerts are for surveillance: they do not latch. The same check also runs after
 	// every card for the live view (TableView.Advantage), so surveillance
 	// sees a late-shoe edge building up inside a coup.
-	AdvantageThreshold AdvantageThreshold
+	AdvantageThreshold odds.AdvantageThreshold
 	// OverrunCards is how many cards beyond what the decks hold (52 ×
 	// decks) one shoe may give before its fold raises shoe-overrun (once
 	// per shoe): a new shoe was never signalled (a Bee-Tek shoe sends no
@@ -233,50 +236,29 @@ func (k OutputKind) String() string {
 	return "OutputKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Position is where a drawn card went.
-type Position string
-
-// The card positions.
-const (
-	PositionBurn   Position = "burn"
-	PositionPlayer Position = "player"
-	PositionBanker Position = "banker"
-	PositionNone   Position = "none"  // belongs to no hand (extra card, voided coup)
-	PositionRight  Position = "right" // banque: the right tableau
-	PositionLeft   Position = "left"  // banque: the left tableau
-)
-
 // CardPlay describes a drawn card: where it went and the totals after it.
 type CardPlay struct {
-	Card     Card     `json:"card"`
-	UID      string   `json:"uid,omitempty"`
-	Position Position `json:"position"`
+	Card     Card              `json:"card"`
+	UID      string            `json:"uid,omitempty"`
+	Position baccarat.Position `json:"position"`
 	// Index is the card's place in its hand (1–3) or in the burn (1–11).
-	Index       int  `json:"index"`
-	PlayerTotal int  `json:"player_total"`
-	BankerTotal int  `json:"banker_total"`
-	Need        Need `json:"-"`
+	Index       int           `json:"index"`
+	PlayerTotal int           `json:"player_total"`
+	BankerTotal int           `json:"banker_total"`
+	Need        baccarat.Need `json:"-"`
 	// InShoe is the number of cards drawn from this shoe so far, this one
 	// included.
 	InShoe int `json:"in_shoe"`
 }
 
-// AlertInfo is what the Table adds to an alert: its severity and latching
-// (from the alert table, AlertCode.Info) and a human text.
-type AlertInfo struct {
-	Severity  string `json:"severity"` // "error", "warning" or "info"
-	Text      string `json:"text"`
-	AwaitsAck bool   `json:"awaits_ack"`
-}
-
 // AckInfo is an acknowledged latched entry: Count alerts of Code, the
 // first AlertID, the newest LastAlertID.
 type AckInfo struct {
-	AlertID     string    `json:"alert_id"`
-	LastAlertID string    `json:"last_alert_id"`
-	Count       int       `json:"count"`
-	Code        AlertCode `json:"code"`
-	Operator    string    `json:"operator,omitempty"`
+	AlertID     string             `json:"alert_id"`
+	LastAlertID string             `json:"last_alert_id"`
+	Count       int                `json:"count"`
+	Code        baccarat.AlertCode `json:"code"`
+	Operator    string             `json:"operator,omitempty"`
 }
 
 // Output is one thing the table wants done: publish a card, coup, alert,
@@ -294,7 +276,7 @@ type Output struct {
 
 	Event      Event // OutputCoup, OutputAlert, OutputVoid: the `sabot check` event
 	Card       CardPlay
-	Alert      AlertInfo
+	Alert      baccarat.AlertInfo
 	Ack        AckInfo
 	GateLocked bool
 	// VoidsResult is set on OutputVoid when the voided coup's result had
@@ -313,12 +295,12 @@ type LatchedAlert struct {
 	LastID string `json:"last_id"`
 	// Count is the number of alerts coalesced, at least 1 (it saturates at
 	// the largest int rather than wrapping).
-	Count int       `json:"count"`
-	Code  AlertCode `json:"code"`
-	Shoe  int       `json:"shoe"`
-	Coup  int       `json:"coup"`
-	Card  Card      `json:"card,omitzero"`
-	Text  string    `json:"text"`
+	Count int                `json:"count"`
+	Code  baccarat.AlertCode `json:"code"`
+	Shoe  int                `json:"shoe"`
+	Coup  int                `json:"coup"`
+	Card  Card               `json:"card,omitzero"`
+	Text  string             `json:"text"`
 }
 
 // ResultsSummary sums up a run of coup results in constant memory: what a
@@ -339,18 +321,18 @@ type ResultsSummary struct {
 	LongestPlayer int `json:"longest_player"`
 	// Run is the winner (banker or player) of the run the results end in,
 	// RunLen its length so far (a later result may extend it).
-	Run    Winner `json:"run,omitzero"`
-	RunLen int    `json:"run_len"`
+	Run    baccarat.Winner `json:"run,omitzero"`
+	RunLen int             `json:"run_len"`
 }
 
 // Add counts one more result, after those already summed up.
 func (s *ResultsSummary) Add(r CoupResult) {
 	switch r.Winner {
-	case WinnerBanker:
+	case baccarat.WinnerBanker:
 		s.Banker++
-	case WinnerPlayer:
+	case baccarat.WinnerPlayer:
 		s.Player++
-	case WinnerTie:
+	case baccarat.WinnerTie:
 		s.Tie++
 	default:
 		return
@@ -365,7 +347,7 @@ func (s *ResultsSummary) Add(r CoupResult) {
 	if r.Natural {
 		s.Naturals++
 	}
-	if r.Winner == WinnerTie {
+	if r.Winner == baccarat.WinnerTie {
 		return
 	}
 	if r.Winner == s.Run {
@@ -373,7 +355,7 @@ func (s *ResultsSummary) Add(r CoupResult) {
 	} else {
 		s.Run, s.RunLen = r.Winner, 1
 	}
-	if s.Run == WinnerBanker {
+	if s.Run == baccarat.WinnerBanker {
 		s.LongestBanker = max(s.LongestBanker, s.RunLen)
 	} else {
 		s.LongestPlayer = max(s.LongestPlayer, s.RunLen)
@@ -382,12 +364,12 @@ func (s *ResultsSummary) Add(r CoupResult) {
 
 // CoupResult is a completed coup of the current shoe, for scoreboard roads.
 type CoupResult struct {
-	Coup       int    `json:"coup"`
-	Winner     Winner `json:"winner"`
-	Natural    bool   `json:"natural"`
-	PlayerPair bool   `json:"player_pair"`
-	BankerPair bool   `json:"banker_pair"`
-	Total      int    `json:"total"` // the winner's total (player's on a tie)
+	Coup       int             `json:"coup"`
+	Winner     baccarat.Winner `json:"winner"`
+	Natural    bool            `json:"natural"`
+	PlayerPair bool            `json:"player_pair"`
+	BankerPair bool            `json:"banker_pair"`
+	Total      int             `json:"total"` // the winner's total (player's on a tie)
 }
 
 // Table is the table controller: a pure state machine that takes the
@@ -428,7 +410,7 @@ type Table struct {
 	// dropped sums up the shoe's results dropped from results (beyond
 	// MaxShoeResults).
 	dropped  ResultsSummary
-	lastCoup Coup // the last completed or current coup, for the display; empty after a void
+	lastCoup baccarat.Coup // the last completed or current coup, for the display; empty after a void
 	// lastVoided: the last coup was voided (until the next coup starts).
 	lastVoided bool
 	lastSeq    uint64
@@ -439,7 +421,7 @@ type Table struct {
 
 	// The live advantage check, cached for the shoe and card count it was
 	// computed at (View recomputes it only after a card is drawn).
-	adv      []AdvantageBet
+	adv      []odds.AdvantageBet
 	advAt    [2]int // shoe, cards drawn in it
 	advValid bool
 
@@ -472,7 +454,7 @@ const MaxUIDBytes = 128
 // duplicate-card check): twice the cards of an 8-deck shoe. Past it, a UID
 // first read after the cap is not remembered, so its duplicates in the same
 // shoe are not reported; UIDs remembered before keep being checked.
-const MaxShoeUIDs = 2 * 52 * MaxDecks
+const MaxShoeUIDs = 2 * 52 * baccarat.MaxDecks
 
 // NewTable returns a Table for cfg; errors come from NewFold, and wrap
 // ErrRules for an advantage check on a game not dealt by the punto banco
@@ -486,8 +468,8 @@ func NewTable(cfg TableConfig) (*Table, error) {
 		return nil, err
 	}
 	cfg.Fold = f.Options()
-	if g := cfg.Fold.Rules.Game; cfg.AdvantageThreshold.On() && !g.PuntoBancoDeal() {
-		return nil, fmt.Errorf("%w: the advantage check values the punto banco tableau's bets, not %s's: leave it off", ErrRules, g.Name())
+	if g := cfg.Fold.Rules.Game; cfg.AdvantageThreshold.On() && !g.DealsPuntoBanco() {
+		return nil, fmt.Errorf("%w: the advantage check values the punto banco tableau's bets, not %s's: leave it off", baccarat.ErrRules, g.Name())
 	}
 	if cfg.OverrunCards < 0 || cfg.OverrunCards > MaxOverrunCards {
 		return nil, fmt.Errorf("%w: %d (want 0 for the default %d, or up to %d)", ErrOverrunCards, cfg.OverrunCards, DefaultOverrunCards, MaxOverrunCards)
@@ -560,38 +542,38 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 	case InputStand:
 		evs = t.fold.Stand(evs)
 	case InputUnreadable:
-		extra = append(extra, t.daemonAlert(AlertUnreadableCard, Card{}, defaultText(AlertUnreadableCard)+suffix(in.Text)))
+		extra = append(extra, t.daemonAlert(baccarat.AlertUnreadableCard, Card{}, defaultText(baccarat.AlertUnreadableCard)+suffix(in.Text)))
 	case InputAlarm:
-		if AlertCode(in.Code) == AlertShoeSequence {
+		if baccarat.AlertCode(in.Code) == baccarat.AlertShoeSequence {
 			// Raised by the shoe driver, not the shoe: its own alert.
-			extra = append(extra, t.daemonAlert(AlertShoeSequence, Card{}, in.Text))
+			extra = append(extra, t.daemonAlert(baccarat.AlertShoeSequence, Card{}, in.Text))
 			break
 		}
 		text := strings.TrimSpace(in.Code + " " + in.Text)
 		if text == "" {
 			text = "shoe alarm"
 		}
-		extra = append(extra, t.daemonAlert(AlertShoeAlarm, Card{}, text))
+		extra = append(extra, t.daemonAlert(baccarat.AlertShoeAlarm, Card{}, text))
 	case InputOffline:
 		if !t.offline {
 			t.offline = true
-			extra = append(extra, t.daemonAlert(AlertShoeOffline, Card{}, defaultText(AlertShoeOffline)+suffix(in.Text)))
+			extra = append(extra, t.daemonAlert(baccarat.AlertShoeOffline, Card{}, defaultText(baccarat.AlertShoeOffline)+suffix(in.Text)))
 		}
 	case InputOnline:
 		if t.offline {
 			t.offline = false
-			extra = append(extra, t.daemonAlert(AlertShoeOnline, Card{}, ""))
+			extra = append(extra, t.daemonAlert(baccarat.AlertShoeOnline, Card{}, ""))
 		}
 	case InputBacklog:
-		extra = append(extra, t.daemonAlert(AlertOutboxBacklog, Card{}, defaultText(AlertOutboxBacklog)+suffix(in.Text)))
+		extra = append(extra, t.daemonAlert(baccarat.AlertOutboxBacklog, Card{}, defaultText(baccarat.AlertOutboxBacklog)+suffix(in.Text)))
 	case InputClockJump:
-		extra = append(extra, t.daemonAlert(AlertClockJump, Card{}, defaultText(AlertClockJump)+suffix(in.Text)))
+		extra = append(extra, t.daemonAlert(baccarat.AlertClockJump, Card{}, defaultText(baccarat.AlertClockJump)+suffix(in.Text)))
 	case InputArchivePruned:
-		extra = append(extra, t.daemonAlert(AlertArchivePruned, Card{}, defaultText(AlertArchivePruned)+suffix(in.Text)))
+		extra = append(extra, t.daemonAlert(baccarat.AlertArchivePruned, Card{}, defaultText(baccarat.AlertArchivePruned)+suffix(in.Text)))
 	case InputJournalFailed:
-		extra = append(extra, t.daemonAlert(AlertJournalFailed, Card{}, defaultText(AlertJournalFailed)+suffix(in.Text)))
+		extra = append(extra, t.daemonAlert(baccarat.AlertJournalFailed, Card{}, defaultText(baccarat.AlertJournalFailed)+suffix(in.Text)))
 	case InputSessionTakeover:
-		extra = append(extra, t.daemonAlert(AlertSessionTakeover, Card{}, defaultText(AlertSessionTakeover)+suffix(in.Text)))
+		extra = append(extra, t.daemonAlert(baccarat.AlertSessionTakeover, Card{}, defaultText(baccarat.AlertSessionTakeover)+suffix(in.Text)))
 	case InputRejected, InputEvent:
 		// Audit records only: they change nothing.
 	case InputDealer:
@@ -614,9 +596,9 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 	// The fold's events: its alerts first, then the daemon's alerts for the
 	// same card, then coups and voids.
 	for i := range evs {
-		if evs[i].Kind == EventAlert {
+		if evs[i].Kind == baccarat.EventAlert {
 			out = t.foldEvent(evs[i], seq, at, out)
-			if evs[i].Alert.Code == AlertExtraCard && t.cfg.Misdeal == MisdealVoid {
+			if evs[i].Alert.Code == baccarat.AlertExtraCard && t.cfg.Misdeal == MisdealVoid {
 				evs = t.fold.Void(evs)
 			}
 		}
@@ -625,7 +607,7 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 		out = t.emitAlert(x.Event.Alert, x.Alert, seq, at, out)
 	}
 	for i := range evs {
-		if evs[i].Kind != EventAlert {
+		if evs[i].Kind != baccarat.EventAlert {
 			out = t.foldEvent(evs[i], seq, at, out)
 		}
 	}
@@ -638,8 +620,8 @@ func (t *Table) Apply(seq uint64, at time.Time, in Input, out []Output) []Output
 }
 
 // defaultText is code's default text from the alert table.
-func defaultText(code AlertCode) string {
-	m, _ := LookupAlert(code)
+func defaultText(code baccarat.AlertCode) string {
+	m, _ := baccarat.LookupAlert(code)
 	return m.Text
 }
 
@@ -660,7 +642,7 @@ func (t *Table) beginShoeIfNew(seq uint64, at time.Time) {
 		t.inShoe = 0
 		clear(t.uids)
 		t.results, t.dropped = t.results[:0], ResultsSummary{}
-		t.lastCoup, t.lastVoided = Coup{}, false
+		t.lastCoup, t.lastVoided = baccarat.Coup{}, false
 	}
 }
 
@@ -668,7 +650,7 @@ func (t *Table) beginShoeIfNew(seq uint64, at time.Time) {
 type foldSnapshot struct {
 	phase   Phase
 	coupNum int
-	coup    Coup
+	coup    baccarat.Coup
 }
 
 func (t *Table) snapshot() foldSnapshot {
@@ -689,13 +671,13 @@ func (t *Table) place(before foldSnapshot, card Card) placed {
 	f := t.fold
 	c := f.Coup()
 	p.PlayerTotal, p.BankerTotal, p.Need = c.PlayerTotal(), c.BankerTotal(), c.Need()
-	firstPos := PositionPlayer // the hand Coup.Player is: banque's right tableau
-	if f.opts.Rules.Game == GameBanque {
-		firstPos = PositionRight
+	firstPos := baccarat.PositionPlayer // the hand Coup.Player is: banque's right tableau
+	if f.opts.Rules.Game == baccarat.GameBanque {
+		firstPos = baccarat.PositionRight
 	}
 	switch {
 	case f.Phase() == PhaseBurn || (before.phase == PhaseBurn && f.Phase() == PhaseBetween):
-		p.Position = PositionBurn
+		p.Position = baccarat.PositionBurn
 		p.Index, _ = f.Burn()
 		p.PlayerTotal, p.BankerTotal = 0, 0
 	case f.CoupNumber() != before.coupNum || before.phase != PhaseCoup:
@@ -704,11 +686,11 @@ func (t *Table) place(before foldSnapshot, card Card) placed {
 	case c.Player.N > before.coup.Player.N:
 		p.Position, p.Index, p.coup, p.coupCard = firstPos, c.Player.N, f.CoupNumber(), true
 	case c.Left.N > before.coup.Left.N:
-		p.Position, p.Index, p.coup, p.coupCard = PositionLeft, c.Left.N, f.CoupNumber(), true
+		p.Position, p.Index, p.coup, p.coupCard = baccarat.PositionLeft, c.Left.N, f.CoupNumber(), true
 	case c.Banker.N > before.coup.Banker.N:
-		p.Position, p.Index, p.coup, p.coupCard = PositionBanker, c.Banker.N, f.CoupNumber(), true
+		p.Position, p.Index, p.coup, p.coupCard = baccarat.PositionBanker, c.Banker.N, f.CoupNumber(), true
 	default:
-		p.Position, p.coup = PositionNone, f.CoupNumber()
+		p.Position, p.coup = baccarat.PositionNone, f.CoupNumber()
 	}
 	if f.Phase() == PhaseCoup && !f.Voided() {
 		t.lastCoup, t.lastVoided = c, false
@@ -724,18 +706,18 @@ func (t *Table) cardAlerts(card Card, p placed, extra []Output) []Output {
 	// stay bounded by MaxShoeUIDs × MaxUIDBytes.
 	if card.UID != "" && len(card.UID) <= MaxUIDBytes {
 		if prev, dup := t.uids[card.UID]; dup {
-			extra = append(extra, t.daemonAlertAt(p.coup, AlertDuplicateCard, card,
+			extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertDuplicateCard, card,
 				fmt.Sprintf("card UID %s seen twice in this shoe (first as %s)", card.UID, prev)))
 		} else if len(t.uids) < MaxShoeUIDs { // bound: MaxShoeUIDs per shoe
 			t.uids[card.UID] = card
 		}
 		if reg, ok := t.cfg.Registry[card.UID]; ok && (reg.Rank != card.Rank || (card.Suit != SuitUnknown && reg.Suit != SuitUnknown && reg.Suit != card.Suit)) {
-			extra = append(extra, t.daemonAlertAt(p.coup, AlertCardMismatch, card,
+			extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertCardMismatch, card,
 				fmt.Sprintf("UID %s is registered as %s but was read as %s", card.UID, reg, card)))
 		}
 	}
 	if t.cfg.RequireBetsClosed && p.coupCard && t.betsOpen {
-		extra = append(extra, t.daemonAlertAt(p.coup, AlertEarlyDraw, card, "card drawn while betting is open"))
+		extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertEarlyDraw, card, "card drawn while betting is open"))
 	}
 	return extra
 }
@@ -749,11 +731,11 @@ func (t *Table) currentCoup() int {
 	return t.fold.CoupNumber()
 }
 
-func (t *Table) daemonAlert(code AlertCode, card Card, text string) Output {
+func (t *Table) daemonAlert(code baccarat.AlertCode, card Card, text string) Output {
 	return t.daemonAlertAt(t.currentCoup(), code, card, text)
 }
 
-func (t *Table) daemonAlertAt(coup int, code AlertCode, card Card, text string) Output {
+func (t *Table) daemonAlertAt(coup int, code baccarat.AlertCode, card Card, text string) Output {
 	card.UID = ""
 	return Output{Event: alertEvent(t.fold.Shoe(), coup, code, card),
 		Alert: code.Info(truncateText(text, MaxAlertTextBytes))}
@@ -780,19 +762,19 @@ func truncateText(s string, n int) string {
 // text, worded with the card or coup where the fold gives one.
 func alertText(a AlertEvent) string {
 	switch a.Code {
-	case AlertExtraCard:
+	case baccarat.AlertExtraCard:
 		return fmt.Sprintf("surplus card %s after coup %d was complete", a.Card, a.Coup)
-	case AlertMissingCard:
+	case baccarat.AlertMissingCard:
 		return fmt.Sprintf("coup %d closed before the tableau was complete: no result", a.Coup)
-	case AlertComposition:
+	case baccarat.AlertComposition:
 		return fmt.Sprintf("%s cannot come from this shoe (more than the decks hold)", a.Card)
-	case AlertShoeOverrun:
+	case baccarat.AlertShoeOverrun:
 		return "more cards drawn in this shoe than its decks hold and the overrun allowance: no new shoe was signalled (shoe key, MQTT shoe command or the shoe); the table carries on"
-	case AlertAfterCut:
+	case baccarat.AlertAfterCut:
 		return fmt.Sprintf("coup %d started after the shoe's last coup (cut card)", a.Coup)
-	case AlertIncompleteCoup:
+	case baccarat.AlertIncompleteCoup:
 		return fmt.Sprintf("coup %d was left incomplete", a.Coup)
-	case AlertAdvantage:
+	case baccarat.AlertAdvantage:
 		if a.AdvantageBet != nil {
 			return fmt.Sprintf("%s bet expectation %+.2f%% on coup %d", a.AdvantageBet.Bet, 100*a.AdvantageBet.EV, a.Coup)
 		}
@@ -853,20 +835,20 @@ func (t *Table) outputIn(shoe int, kind OutputKind, seq uint64, at time.Time, co
 
 func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Output {
 	switch ev.Kind {
-	case EventAlert:
+	case baccarat.EventAlert:
 		a := ev.Alert
 		text := alertText(a)
-		if a.Code == AlertShoeOverrun {
+		if a.Code == baccarat.AlertShoeOverrun {
 			holds := 52 * t.fold.Options().Decks
 			text = fmt.Sprintf("%d cards drawn in this shoe, %d decks hold %d: no new shoe was signalled (shoe key, MQTT shoe command or the shoe); the table carries on",
 				holds+t.fold.PastHolds(), t.fold.Options().Decks, holds)
 		}
 		return t.emitAlert(a, a.Code.Info(text), seq, at, out)
-	case EventCoup:
+	case baccarat.EventCoup:
 		c := ev.Coup
 		// The results feed the scoreboard roads: coups with one winner
 		// (banque's, settled per tableau, have none and are left out).
-		if c.Winner != WinnerNone {
+		if c.Winner != baccarat.WinnerNone {
 			if len(t.results) == MaxShoeResults { // bound: MaxShoeResults per shoe, the oldest dropped
 				t.dropped.Add(t.results[0])
 				t.results = append(t.results[:0], t.results[1:]...)
@@ -875,9 +857,9 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 				PlayerPair: c.PlayerPair, BankerPair: c.BankerPair, Total: winnerTotal(c)})
 		}
 		return append(out, t.outputIn(c.Shoe, OutputCoup, seq, at, c.Coup, func(o *Output) { o.Event = ev }))
-	case EventVoid:
+	case baccarat.EventVoid:
 		v := ev.Void
-		t.lastCoup, t.lastVoided = Coup{}, true // a voided coup is not shown as the last coup
+		t.lastCoup, t.lastVoided = baccarat.Coup{}, true // a voided coup is not shown as the last coup
 		had := false
 		for i := len(t.results) - 1; i >= 0; i-- {
 			if t.results[i].Coup == v.Coup {
@@ -891,16 +873,16 @@ func (t *Table) foldEvent(ev Event, seq uint64, at time.Time, out []Output) []Ou
 	return out
 }
 
-func winnerTotal(c CoupEvent) int {
-	if c.Winner == WinnerBanker {
+func winnerTotal(c baccarat.CoupEvent) int {
+	if c.Winner == baccarat.WinnerBanker {
 		return c.BankerTotal
 	}
 	return c.PlayerTotal
 }
 
-func (t *Table) emitAlert(a AlertEvent, info AlertInfo, seq uint64, at time.Time, out []Output) []Output {
-	ev := Event{Kind: EventAlert, Alert: a}
-	ev.Alert.Type = EventAlert
+func (t *Table) emitAlert(a AlertEvent, info baccarat.AlertInfo, seq uint64, at time.Time, out []Output) []Output {
+	ev := Event{Kind: baccarat.EventAlert, Alert: a}
+	ev.Alert.Type = baccarat.EventAlert
 	o := t.outputIn(a.Shoe, OutputAlert, seq, at, a.Coup, func(o *Output) { o.Event = ev; o.Alert = info })
 	if info.AwaitsAck {
 		t.latch(LatchedAlert{ID: o.ID, LastID: o.ID, Count: 1, Code: a.Code, Shoe: a.Shoe, Coup: a.Coup, Card: a.Card, Text: info.Text})
@@ -926,7 +908,7 @@ func (t *Table) latch(a LatchedAlert) {
 }
 
 // MaxLatched bounds the Table's latched entries: one per alert code.
-const MaxLatched = len(alertTable)
+const MaxLatched = baccarat.NumAlertCodes
 
 // afterInput runs the checks that follow every input: betting reopening
 // when a coup ends, the advantage check after a card, and the gate.
@@ -973,28 +955,28 @@ type TableView struct {
 	Coup   int    `json:"coup"`  // current (or last) coup number
 	// Player and Banker are the current coup's cards (the last coup's
 	// between coups, until the next coup starts).
-	Player      Hand   `json:"player"`
-	Banker      Hand   `json:"banker"`
-	PlayerTotal int    `json:"player_total"`
-	BankerTotal int    `json:"banker_total"`
-	Waiting     string `json:"waiting"` // Need: "player", ..., "complete"
+	Player      baccarat.Hand `json:"player"`
+	Banker      baccarat.Hand `json:"banker"`
+	PlayerTotal int           `json:"player_total"`
+	BankerTotal int           `json:"banker_total"`
+	Waiting     string        `json:"waiting"` // Need: "player", ..., "complete"
 	// Banque only (empty otherwise): Player is the right tableau, Left the
 	// left one; RightWinner and LeftWinner each tableau's result against
 	// the banker once complete (WinnerPlayer: the tableau wins). The
 	// displays show all three totals.
-	Left        Hand   `json:"left,omitzero"`
-	LeftTotal   int    `json:"left_total,omitempty"`
-	RightWinner Winner `json:"right_winner,omitzero"`
-	LeftWinner  Winner `json:"left_winner,omitzero"`
-	Banque      bool   `json:"banque,omitempty"`
-	Complete    bool   `json:"complete"`
-	Voided      bool   `json:"voided"`
-	Winner      Winner `json:"winner,omitzero"`
-	Natural     bool   `json:"natural"`
-	BurnDrawn   int    `json:"burn_drawn"`
-	BurnWant    int    `json:"burn_want"`
-	CutCard     bool   `json:"cut_card"`
-	LastCoup    int    `json:"last_coup,omitempty"`
+	Left        baccarat.Hand   `json:"left,omitzero"`
+	LeftTotal   int             `json:"left_total,omitempty"`
+	RightWinner baccarat.Winner `json:"right_winner,omitzero"`
+	LeftWinner  baccarat.Winner `json:"left_winner,omitzero"`
+	Banque      bool            `json:"banque,omitempty"`
+	Complete    bool            `json:"complete"`
+	Voided      bool            `json:"voided"`
+	Winner      baccarat.Winner `json:"winner,omitzero"`
+	Natural     bool            `json:"natural"`
+	BurnDrawn   int             `json:"burn_drawn"`
+	BurnWant    int             `json:"burn_want"`
+	CutCard     bool            `json:"cut_card"`
+	LastCoup    int             `json:"last_coup,omitempty"`
 	// IsLastCoup: the current or next coup is the shoe's last.
 	IsLastCoup bool           `json:"is_last_coup"`
 	CardsDrawn int            `json:"cards_drawn"`
@@ -1019,7 +1001,7 @@ type TableView struct {
 	// shoe as it stands now exceeds the threshold, in the order banker,
 	// player, tie, player pair, banker pair, Dragon 7, Panda 8. Empty when
 	// the check is off, no bet qualifies, or fewer than six cards remain.
-	Advantage []AdvantageBet `json:"advantage,omitempty"`
+	Advantage []odds.AdvantageBet `json:"advantage,omitempty"`
 	// Dealer is the dealer signed in, "" when none is.
 	Dealer string `json:"dealer"`
 	// Shift is the current shift's per-dealer counts (zero, and
@@ -1082,7 +1064,7 @@ func (t *Table) View() TableView {
 		}
 	}
 	if adv := t.liveAdvantage(); len(adv) > 0 {
-		v.Advantage = append([]AdvantageBet(nil), adv...)
+		v.Advantage = append([]odds.AdvantageBet(nil), adv...)
 	}
 	return v
 }
@@ -1090,7 +1072,7 @@ func (t *Table) View() TableView {
 // liveAdvantage returns the live advantage check for the shoe as it stands,
 // recomputing it (exact odds, about 60 µs) only when a card has been drawn
 // since the last call.
-func (t *Table) liveAdvantage() []AdvantageBet {
+func (t *Table) liveAdvantage() []odds.AdvantageBet {
 	f := t.fold
 	if !t.cfg.AdvantageThreshold.On() || f.Shoe() == 0 {
 		return nil
@@ -1099,12 +1081,12 @@ func (t *Table) liveAdvantage() []AdvantageBet {
 	if t.advValid && t.advAt == at {
 		return t.adv
 	}
-	var buf [len(oddsBetOrder)]BetEV
+	var buf [odds.NumMainBets]odds.BetEV
 	bets, err := f.Advantages(buf[:0], t.cfg.AdvantageThreshold.Value())
 	t.adv = t.adv[:0]
 	if err == nil { // an error: fewer than six cards left, nothing to value
 		for _, b := range bets {
-			t.adv = append(t.adv, AdvantageBet{Bet: OddsKey(b.Bet), EV: b.EV})
+			t.adv = append(t.adv, odds.AdvantageBet{Bet: odds.OddsKey(b.Bet), EV: b.EV})
 		}
 	}
 	t.advAt, t.advValid = at, true

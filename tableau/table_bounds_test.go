@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // 100,000 unreadable cards latch one entry, and one acknowledgement
@@ -19,7 +20,7 @@ func TestLatchedAlertsCoalesce(t *testing.T) {
 	var first, last string
 	for i := range n {
 		outs := r.apply(tableau.Input{Kind: tableau.InputUnreadable})
-		if len(outs) != 1 || outs[0].Kind != tableau.OutputAlert || outs[0].Event.Alert.Code != tableau.AlertUnreadableCard {
+		if len(outs) != 1 || outs[0].Kind != tableau.OutputAlert || outs[0].Event.Alert.Code != baccarat.AlertUnreadableCard {
 			t.Fatalf("unreadable %d: %+v", i, outs)
 		}
 		if i == 0 {
@@ -32,7 +33,7 @@ func TestLatchedAlertsCoalesce(t *testing.T) {
 		t.Fatalf("alerts share id %s", first)
 	}
 	l := r.tb.Latched()
-	if len(l) != 1 || l[0].Count != n || l[0].ID != first || l[0].LastID != last || l[0].Code != tableau.AlertUnreadableCard {
+	if len(l) != 1 || l[0].Count != n || l[0].ID != first || l[0].LastID != last || l[0].Code != baccarat.AlertUnreadableCard {
 		t.Fatalf("latched: %d entries, first %+v", len(l), l[0])
 	}
 	v := r.tb.View()
@@ -45,7 +46,7 @@ func TestLatchedAlertsCoalesce(t *testing.T) {
 	}
 	a := outs[0]
 	if a.Kind != tableau.OutputAck || a.Ack.AlertID != first || a.Ack.LastAlertID != last || a.Ack.Count != n ||
-		a.Ack.Code != tableau.AlertUnreadableCard || a.ID != first+"/ack" || a.Ack.Operator != "pit boss" {
+		a.Ack.Code != baccarat.AlertUnreadableCard || a.ID != first+"/ack" || a.Ack.Operator != "pit boss" {
 		t.Fatalf("ack output %+v", a)
 	}
 	if len(r.tb.Latched()) != 0 || r.tb.View().AlertCount != 0 {
@@ -63,9 +64,9 @@ func TestLatchedAlertsPerCode(t *testing.T) {
 		t.Fatalf("latched %+v", l)
 	}
 	want := []struct {
-		code  tableau.AlertCode
+		code  baccarat.AlertCode
 		count int
-	}{{tableau.AlertExtraCard, 3}, {tableau.AlertUnreadableCard, 2}, {tableau.AlertShoeOffline, 1}}
+	}{{baccarat.AlertExtraCard, 3}, {baccarat.AlertUnreadableCard, 2}, {baccarat.AlertShoeOffline, 1}}
 	for i, w := range want {
 		if l[i].Code != w.code || l[i].Count != w.count {
 			t.Errorf("entry %d: %+v, want %s ×%d", i, l[i], w.code, w.count)
@@ -108,9 +109,9 @@ func TestShoeOverrun(t *testing.T) {
 			outs := r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(cards)})
 			cards++
 			for _, o := range outs {
-				if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertShoeOverrun {
+				if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertShoeOverrun {
 					at = append(at, cards)
-					if !o.Alert.AwaitsAck || o.Alert.Severity != tableau.SeverityWarning || !strings.Contains(o.Alert.Text, "58 cards drawn") {
+					if !o.Alert.AwaitsAck || o.Alert.Severity != baccarat.SeverityWarning || !strings.Contains(o.Alert.Text, "58 cards drawn") {
 						t.Errorf("overrun alert %+v", o.Alert)
 					}
 				}
@@ -155,7 +156,7 @@ func TestNeverEndingShoeBounded(t *testing.T) {
 	r := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Decks: 8}})
 	seen := map[string]bool{}
 	coups, results := 0, 0
-	var last tableau.CoupEvent
+	var last baccarat.CoupEvent
 	var all tableau.ResultsSummary // every coup of the shoe
 	for i := range 20_000 {
 		outs := r.apply(tableau.Input{Kind: tableau.InputCard, Card: deckCard(i), UID: fmt.Sprintf("uid-%d", i)})
@@ -207,7 +208,7 @@ func TestNeverEndingShoeBounded(t *testing.T) {
 // Composition counts saturate instead of wrapping round in a shoe that
 // never ends: every ace of spades past the eighth is impossible.
 func TestCompositionSaturates(t *testing.T) {
-	c, _ := tableau.NewComposition(8)
+	c, _ := baccarat.NewComposition(8)
 	as := tableau.Card{Rank: tableau.RankAce, Suit: tableau.Spades}
 	for i := range 70_000 {
 		if ok := c.Draw(as); ok != (i < 8) {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 var t0 = time.Date(2026, 11, 30, 21, 0, 0, 0, time.UTC)
@@ -149,7 +151,7 @@ func optionsForSample(name string, toks []tableau.Token) tableau.Options {
 			opts.Rules.Game = g // check-chemin-de-fer.shoe, banque.*.shoe
 		}
 		if part == "free" { // chemin de fer's free banker table
-			opts.Rules.Game, _ = tableau.NewGame("chemin-de-fer", map[string]string{"banker-table": "free"})
+			opts.Rules.Game, _ = baccarat.NewGame("chemin-de-fer", map[string]string{"banker-table": "free"})
 		}
 		switch {
 		case strings.HasPrefix(part, "decks"):
@@ -157,9 +159,9 @@ func optionsForSample(name string, toks []tableau.Token) tableau.Options {
 		case part == "one-more":
 			opts.CutRule = tableau.CutOneMore
 		case part == "ez":
-			opts.Rules.Game = tableau.GameEZ
+			opts.Rules.Game = baccarat.GameEZ
 		case part == "super6":
-			opts.Rules.Game = tableau.GameSuper6
+			opts.Rules.Game = baccarat.GameSuper6
 		case part == "markers-off":
 			opts.Markers = false
 		case part == "markers-on":
@@ -325,11 +327,11 @@ func TestTableLatching(t *testing.T) {
 	r := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Markers: true}})
 	r.script(t, "2H 3C 4D | 5S 5H AC 2D 7C")
 	l := r.tb.Latched()
-	if len(l) != 1 || l[0].Code != tableau.AlertExtraCard || l[0].Coup != 1 || l[0].Card.String() != "7C" {
+	if len(l) != 1 || l[0].Code != baccarat.AlertExtraCard || l[0].Coup != 1 || l[0].Card.String() != "7C" {
 		t.Fatalf("latched = %+v", l)
 	}
 	v := r.tb.View()
-	if len(v.Alerts) != 1 || v.PlayerTotal != 6 || v.BankerTotal != 7 || v.Winner != tableau.WinnerBanker || !v.Complete {
+	if len(v.Alerts) != 1 || v.PlayerTotal != 6 || v.BankerTotal != 7 || v.Winner != baccarat.WinnerBanker || !v.Complete {
 		t.Fatalf("view = %+v", v)
 	}
 	outs := r.script(t, "ack")
@@ -341,7 +343,7 @@ func TestTableLatching(t *testing.T) {
 	}
 	// shoe-online is informational: it does not latch.
 	r.script(t, "off on")
-	if l := r.tb.Latched(); len(l) != 1 || l[0].Code != tableau.AlertShoeOffline {
+	if l := r.tb.Latched(); len(l) != 1 || l[0].Code != baccarat.AlertShoeOffline {
 		t.Fatalf("latched after off/on = %+v", l)
 	}
 }
@@ -360,7 +362,7 @@ func TestTableView(t *testing.T) {
 	}
 	r.script(t, "2D | cut")
 	v = r.tb.View()
-	if !v.CutCard || !v.IsLastCoup || len(v.Results) != 1 || v.Results[0].Winner != tableau.WinnerBanker || v.Results[0].Total != 7 {
+	if !v.CutCard || !v.IsLastCoup || len(v.Results) != 1 || v.Results[0].Winner != baccarat.WinnerBanker || v.Results[0].Total != 7 {
 		t.Fatalf("after cut view = %+v", v)
 	}
 }
@@ -428,7 +430,7 @@ func TestTableAdvantage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := tableau.Options{Markers: true, Rules: tableau.Rules{Game: tableau.GameEZ}}
+	opts := tableau.Options{Markers: true, Rules: baccarat.Rules{Game: baccarat.GameEZ}}
 	const threshold = 1e-9
 	f, _ := tableau.NewFold(opts)
 	var want []tableau.Event
@@ -442,7 +444,7 @@ func TestTableAdvantage(t *testing.T) {
 	got := events(r.out)
 	nAdv := 0
 	for _, e := range want {
-		if e.Kind == tableau.EventAlert && e.Alert.Code == tableau.AlertAdvantage {
+		if e.Kind == baccarat.EventAlert && e.Alert.Code == baccarat.AlertAdvantage {
 			nAdv++
 		}
 	}
@@ -458,7 +460,7 @@ func TestTableAdvantage(t *testing.T) {
 		}
 	}
 	for _, o := range r.out {
-		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertAdvantage &&
+		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertAdvantage &&
 			(o.Alert.AwaitsAck || !strings.Contains(o.Alert.Text, " bet expectation +")) {
 			t.Fatalf("advantage output %+v", o.Alert)
 		}
@@ -512,14 +514,14 @@ func TestTableLiveAdvantage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := tableau.Rules{Game: tableau.GameEZ, TiePays: 8}
+	rules := baccarat.Rules{Game: baccarat.GameEZ, TiePays: 8}
 	r := newTableRun(t, tableau.TableConfig{
 		Fold:               tableau.Options{Decks: 8, Rules: rules, Markers: true},
 		AdvantageThreshold: mustAdvantage(t, threshold),
 	})
 	off := newTableRun(t, tableau.TableConfig{Fold: tableau.Options{Decks: 8, Rules: rules, Markers: true}})
 	var drawn []tableau.Card
-	var prev []tableau.AdvantageBet
+	var prev []odds.AdvantageBet
 	changedMidCoup := 0
 	for _, tok := range toks {
 		r.apply(tableau.TokenInput(tok))
@@ -532,15 +534,15 @@ func TestTableLiveAdvantage(t *testing.T) {
 		}
 		drawn = append(drawn, tok.Card)
 		v := r.tb.View()
-		var want []tableau.AdvantageBet
-		rc, err := tableau.NewRankCounts(8, drawn)
+		var want []odds.AdvantageBet
+		rc, err := baccarat.NewRankCounts(8, drawn)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bets, err := tableau.Advantages(nil, &rc, rules, threshold)
+		bets, err := odds.Advantages(nil, &rc, rules, threshold)
 		if err == nil {
 			for _, b := range bets {
-				want = append(want, tableau.AdvantageBet{Bet: tableau.OddsKey(b.Bet), EV: b.EV})
+				want = append(want, odds.AdvantageBet{Bet: odds.OddsKey(b.Bet), EV: b.EV})
 			}
 		}
 		if !reflect.DeepEqual(v.Advantage, want) {
@@ -598,10 +600,10 @@ func TestTableViewAfterVoid(t *testing.T) {
 	}
 }
 
-// mustAdvantage is tableau.AdvantageAbove(v) for a valid v.
-func mustAdvantage(t testing.TB, v float64) tableau.AdvantageThreshold {
+// mustAdvantage is odds.AdvantageAbove(v) for a valid v.
+func mustAdvantage(t testing.TB, v float64) odds.AdvantageThreshold {
 	t.Helper()
-	a, err := tableau.AdvantageAbove(v)
+	a, err := odds.AdvantageAbove(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sabot-table/sabot/tableau/card"
 )
 
 // TokenKind is the kind of one transcript token.
@@ -544,17 +546,18 @@ func classifyWord(word []byte) (TokenKind, Rank, Suit) {
 	case first == 'r' && keyword(word, "refuse"): // no rank starts with r
 		return TokRefuse, 0, 0
 	}
-	c, ok := parseCard(word)
+	c, ok := card.ParseBytes(word)
 	if !ok {
 		return 0, 0, 0
 	}
 	return TokCard, c.Rank, c.Suit
 }
 
-// rankOfByte and suitOfByte are rankFromByte and suitFromByte as tables.
+// rankOfByte and suitOfByte are card.RankFromByte and card.SuitFromByte as
+// tables.
 var rankOfByte, suitOfByte = func() (r [256]Rank, s [256]Suit) {
 	for b := range 256 {
-		r[b], s[b] = rankFromByte(byte(b)), suitFromByte(byte(b))
+		r[b], s[b] = card.RankFromByte(byte(b)), card.SuitFromByte(byte(b))
 	}
 	return r, s
 }()

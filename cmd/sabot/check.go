@@ -12,6 +12,8 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/audit"
 	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 func init() {
@@ -87,17 +89,17 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	var anyGame flagNames
 	decks := fs.Int(anyGame.add("decks"), 0, "decks in the shoe, 1–8 (default: the game's, 8; chemin-de-fer 6, banque 3, macao and victoria 2)")
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez (see --game)")
-	game := fs.String(anyGame.add("game"), "", "the `GAME`: "+strings.Join(tableau.GameNames(), ", ")+" (default punto-banco)")
+	game := fs.String(anyGame.add("game"), "", "the `GAME`: "+strings.Join(baccarat.GameNames(), ", ")+" (default punto-banco)")
 	params := addGameParamFlags(fs)
 	cut := fs.String(anyGame.add("cut-rule"), "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
 	overrun := fs.Int("overrun-cards", tableau.DefaultOverrunCards, "cards beyond 52 × decks one shoe may give before shoe-overrun (sabotd's [shoe] overrun_cards)")
 	house := houseflags.Add(fs)
 	fs.StringVar(&cfg.Markers, anyGame.add("markers"), "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
 	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD`, a fraction of the stake 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%), or off", func(s string) error {
-		a, err := tableau.ParseAdvantageThreshold(s)
+		a, err := odds.ParseAdvantageThreshold(s)
 		if err != nil {
 			// The flag package names the flag and the value.
-			return errors.New(strings.TrimPrefix(err.Error(), tableau.ErrAdvantageThreshold.Error()+": "))
+			return errors.New(strings.TrimPrefix(err.Error(), odds.ErrAdvantageThreshold.Error()+": "))
 		}
 		cfg.Advantage = a
 		return nil
@@ -131,10 +133,10 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	if m, ok := g.Macao(); ok { // folded by tableau.MacaoFold (package audit)
 		cfg.Macao = &tableau.MacaoOptions{Decks: *decks, Rules: m}
 		errs = append(errs, macaoFlagsApply(g, set, anyGame)...)
-		g = tableau.Game{} // the punto banco fields below are not used
+		g = baccarat.Game{} // the punto banco fields below are not used
 	}
-	if *decks < 1 || *decks > tableau.MaxDecks {
-		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", *decks, tableau.MaxDecks))
+	if *decks < 1 || *decks > baccarat.MaxDecks {
+		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", *decks, baccarat.MaxDecks))
 	}
 	cfg.Opts.Decks = *decks
 	if *overrun < 1 || *overrun > tableau.MaxOverrunCards {
@@ -142,8 +144,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	} else {
 		cfg.Opts.OverrunCards = *overrun
 	}
-	cfg.Opts.Rules = tableau.Rules{Game: g}
-	if cfg.Advantage.On() && !g.PuntoBancoDeal() {
+	cfg.Opts.Rules = baccarat.Rules{Game: g}
+	if cfg.Advantage.On() && !g.DealsPuntoBanco() {
 		errs = append(errs, fmt.Errorf("--advantage: the odds are punto banco's; not with --game %s", g.Name()))
 	}
 	errs = append(errs, house.Apply(&cfg.Opts.Rules)...)
@@ -173,7 +175,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 // the game's applies when it is not given.
 func addGameParamFlags(fs *flag.FlagSet) map[string]*string {
 	params := map[string]*string{}
-	for _, info := range tableau.GameInfos() {
+	for _, info := range baccarat.GameInfos() {
 		for _, p := range info.Params {
 			if params[p.Name] != nil {
 				continue
@@ -186,7 +188,7 @@ func addGameParamFlags(fs *flag.FlagSet) map[string]*string {
 
 // checkGame makes the game of --game (or --rules) and the game parameter
 // flags given, with one error per bad flag naming it.
-func checkGame(game, rules string, set map[string]bool, params map[string]*string) (tableau.Game, []error) {
+func checkGame(game, rules string, set map[string]bool, params map[string]*string) (baccarat.Game, []error) {
 	var errs []error
 	name := rules
 	switch {
@@ -195,30 +197,30 @@ func checkGame(game, rules string, set map[string]bool, params map[string]*strin
 			errs = append(errs, fmt.Errorf("--game %q and --rules %q disagree (give one)", game, rules))
 		}
 		name = game
-		if _, ok := tableau.LookupGame(strings.ToLower(game)); !ok {
-			return tableau.Game{}, append(errs, fmt.Errorf("--game %q: want %s", game, strings.Join(tableau.GameNames(), ", ")))
+		if _, ok := baccarat.LookupGame(strings.ToLower(game)); !ok {
+			return baccarat.Game{}, append(errs, fmt.Errorf("--game %q: want %s", game, strings.Join(baccarat.GameNames(), ", ")))
 		}
 	default:
-		if g, err := tableau.ParseGame(rules); err != nil || !g.PuntoBancoDeal() {
-			return tableau.Game{}, append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", rules))
+		if g, err := baccarat.ParseGame(rules); err != nil || !g.DealsPuntoBanco() {
+			return baccarat.Game{}, append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", rules))
 		}
 	}
-	info, _ := tableau.LookupGame(strings.ToLower(name))
+	info, _ := baccarat.LookupGame(strings.ToLower(name))
 	given := map[string]string{}
 	for p, v := range params {
 		if !set[p] {
 			continue
 		}
-		if !slices.ContainsFunc(info.Params, func(q tableau.GameParam) bool { return q.Name == p }) {
+		if !slices.ContainsFunc(info.Params, func(q baccarat.GameParam) bool { return q.Name == p }) {
 			errs = append(errs, fmt.Errorf("--%s: not a parameter of %s", p, info.Name))
 			continue
 		}
 		given[p] = *v
 	}
-	g, err := tableau.NewGame(name, given)
+	g, err := baccarat.NewGame(name, given)
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": ")
-		return tableau.Game{}, append(errs, fmt.Errorf("--game %s: %s", info.Name, msg))
+		msg := strings.TrimPrefix(err.Error(), baccarat.ErrRules.Error()+": ")
+		return baccarat.Game{}, append(errs, fmt.Errorf("--game %s: %s", info.Name, msg))
 	}
 	return g, errs
 }
@@ -236,8 +238,8 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // apply to Macao or Victoria game g: the punto banco house rules, side
 // bets and --advantage (its parameters are checked with the game's). anyGame
 // are the flags every game's shoe takes, as parseCheckFlags defines them.
-func macaoFlagsApply(g tableau.Game, set map[string]bool, anyGame flagNames) []error {
-	info, _ := tableau.LookupGame(g.Name())
+func macaoFlagsApply(g baccarat.Game, set map[string]bool, anyGame flagNames) []error {
+	info, _ := baccarat.LookupGame(g.Name())
 	own := []string{"game"} // named by the message, not listed in it
 	for _, name := range anyGame {
 		if name != "game" {
@@ -248,7 +250,7 @@ func macaoFlagsApply(g tableau.Game, set map[string]bool, anyGame flagNames) []e
 		own = append(own, p.Name)
 	}
 	param := map[string]bool{} // any game's: checkGame reports those
-	for _, gi := range tableau.GameInfos() {
+	for _, gi := range baccarat.GameInfos() {
 		for _, p := range gi.Params {
 			param[p.Name] = true
 		}

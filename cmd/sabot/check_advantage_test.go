@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // TestCheckAdvantage runs `sabot check --advantage` on the sample EZ shoe:
@@ -60,20 +61,20 @@ func TestCheckAdvantage(t *testing.T) {
 		t.Fatalf("%d coups, %d advantage alerts; want 81, 17", len(coups), len(alerts))
 	}
 	// Every alert matches the odds of the shoe less the cards before its coup.
-	ez := tableau.Rules{Game: tableau.GameEZ, TiePays: 8}
+	ez := baccarat.Rules{Game: baccarat.GameEZ, TiePays: 8}
 	for _, a := range alerts {
 		rc, err := oddsreport.ParseRemoved(prefixes[a.Coup-1], 8)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var o tableau.Odds
+		var o odds.Odds
 		if err := o.Analyze(&rc); err != nil {
 			t.Fatal(err)
 		}
 		found := false
-		for _, b := range []tableau.Bet{tableau.BetBanker, tableau.BetPlayer, tableau.BetTie, tableau.BetPlayerPair,
-			tableau.BetBankerPair, tableau.BetDragon7, tableau.BetPanda8} {
-			if tableau.OddsKey(b) == a.Bet {
+		for _, b := range []baccarat.Bet{baccarat.BetBanker, baccarat.BetPlayer, baccarat.BetTie, baccarat.BetPlayerPair,
+			baccarat.BetBankerPair, baccarat.BetDragon7, baccarat.BetPanda8} {
+			if odds.OddsKey(b) == a.Bet {
 				ev, _ := o.EV(b, ez)
 				found = math.Abs(ev-a.EV) < 1e-12
 			}

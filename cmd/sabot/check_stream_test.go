@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/cmd/internal/audit"
-
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // spoolFiles lists the spool files `sabot check` leaves in dir.
@@ -175,7 +175,7 @@ func TestCheckVoidIgnoredWarning(t *testing.T) {
 		wantCode := 0
 		for _, e := range evs {
 			fmt.Fprintln(&want, e.String())
-			if e.Kind == tableau.EventAlert {
+			if e.Kind == baccarat.EventAlert {
 				wantCode = 1
 			}
 		}
@@ -312,7 +312,7 @@ func cpuSeconds(b *testing.B) float64 {
 }
 
 // TestCheckAdvantageThresholdMeaning: --advantage has the meaning of
-// tableau.AdvantageThreshold (and of sabotd's advantage_threshold): a
+// odds.AdvantageThreshold (and of sabotd's advantage_threshold): a
 // negative threshold or one of 1 or more is refused naming the flag (it
 // used to print "advantage" alerts for losing bets), "off" is off, and 0
 // alerts on positive expectations only.

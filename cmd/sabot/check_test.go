@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // runCheckArgs runs `sabot check args...` through the dispatcher.
@@ -48,7 +48,7 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 func contractGame(shoe string) string {
 	name := strings.TrimPrefix(strings.Split(filepath.Base(shoe), ".")[0], "check-")
 	for {
-		if _, ok := tableau.LookupGame(name); ok {
+		if _, ok := baccarat.LookupGame(name); ok {
 			return name // check-banque.shoe, check-banque-naturals.shoe
 		}
 		i := strings.LastIndexByte(name, '-')
@@ -117,11 +117,11 @@ func TestCheckGameFlags(t *testing.T) {
 		}
 	}
 	cfg, err := parseCheckFlags([]string{"--game", "banque"}, io.Discard)
-	if err != nil || cfg.Opts.Decks != 3 || cfg.Opts.Rules.Game != tableau.GameBanque {
+	if err != nil || cfg.Opts.Decks != 3 || cfg.Opts.Rules.Game != baccarat.GameBanque {
 		t.Errorf("--game banque: decks %d game %v, %v", cfg.Opts.Decks, cfg.Opts.Rules.Game, err)
 	}
 	cfg, err = parseCheckFlags([]string{"--game", "chemin-de-fer", "--decks", "8", "--punter-five", "stand"}, io.Discard)
-	want, _ := tableau.NewCheminDeFer(tableau.MustStand, tableau.ScarneTable)
+	want, _ := baccarat.NewCheminDeFer(baccarat.MustStand, baccarat.ScarneTable)
 	if err != nil || cfg.Opts.Decks != 8 || cfg.Opts.Rules.Game != want {
 		t.Errorf("--game chemin-de-fer --decks 8 --punter-five stand: decks %d game %v, %v", cfg.Opts.Decks, cfg.Opts.Rules.Game, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // journalFrom writes a transcript's tokens into a new journal as sabotd
@@ -79,7 +80,7 @@ func TestExportRoundTrip(t *testing.T) {
 				opts.Decks = 1
 			}
 			if g := contractGame(shoe); g != "" {
-				opts.Rules.Game, _ = tableau.ParseGame(g)
+				opts.Rules.Game, _ = baccarat.ParseGame(g)
 				opts.Decks = opts.Rules.Game.DefaultDecks()
 			}
 			dir := journalFrom(t, string(src), opts)

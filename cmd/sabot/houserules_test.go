@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/cmd/internal/houseflags"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Published 8-deck probabilities (Wizard of Odds, "Baccarat"), to six
@@ -120,15 +120,15 @@ func TestHouseFlagErrors(t *testing.T) {
 // TestHouseFlagArgs: the flags `sabot export` writes for a journal's rules
 // parse back to the same rules.
 func TestHouseFlagArgs(t *testing.T) {
-	c4, _ := tableau.ParseCommission("4%")
-	c0, _ := tableau.ParseCommission("0")
-	side, _ := tableau.ParseSideSet("all")
-	for _, r := range []tableau.Rules{
+	c4, _ := baccarat.ParseCommission("4%")
+	c0, _ := baccarat.ParseCommission("0")
+	side, _ := baccarat.ParseSideSet("all")
+	for _, r := range []baccarat.Rules{
 		{},
 		{Commission: c4, TiePays: 9, PairPays: 12},
 		{PairPays: 12, PairSuitedPays: 25},
-		{Game: tableau.GameSuper6, Commission: c0},
-		{Side: tableau.SideRules{Offered: side, Pays: tableau.SidePays{Big: 0.5, Dragon: [6]float64{50, 10, 6, 4, 2, 1}, Lucky6Three: 23}}},
+		{Game: baccarat.GameSuper6, Commission: c0},
+		{Side: baccarat.SideRules{Offered: side, Pays: baccarat.SidePays{Big: 0.5, Dragon: [6]float64{50, 10, 6, 4, 2, 1}, Lucky6Three: 23}}},
 	} {
 		args := houseflags.Args(r)
 		cfg, err := parseCheckFlags(append([]string{"--rules", r.Game.String()}, strings.Fields(args)...), io.Discard)
@@ -141,7 +141,7 @@ func TestHouseFlagArgs(t *testing.T) {
 			t.Errorf("%s parses to %+v, want %+v", args, got, r)
 		}
 	}
-	if a := houseflags.Args(tableau.Rules{Commission: c4}); a != "--tie-pays 8 --commission 4%" {
+	if a := houseflags.Args(baccarat.Rules{Commission: c4}); a != "--tie-pays 8 --commission 4%" {
 		t.Errorf("args %q", a)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 func init() {
@@ -75,7 +75,7 @@ Flags:
 func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) {
 	var cfg oddsreport.Config
 	fs := newFlagSet("odds", oddsUsage, stderr)
-	fs.IntVar(&cfg.Decks, "decks", tableau.DefaultDecks, "decks in the shoe, 1–8")
+	fs.IntVar(&cfg.Decks, "decks", baccarat.DefaultDecks, "decks in the shoe, 1–8")
 	fs.StringVar(&cfg.Removed, "removed", "", "cards already out of the shoe, e.g. \"5H 5 9C KD\"")
 	rules := fs.String("rules", "punto-banco", "rule profile: punto-banco, super6 or ez")
 	game := fs.String("game", "", "the game: punto-banco, super6, ez (as --rules), chemin-de-fer or banque")
@@ -91,13 +91,13 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) 
 	var errs []error
 	cfg.Family = "punto-banco"
 	profile := *rules
-	var g tableau.Game
+	var g baccarat.Game
 	switch lg := strings.ToLower(*game); {
 	case lg == "chemin-de-fer" || lg == "banque":
 		// The game value of the registry (its name and usual decks); the
 		// chemin de fer parameters are this command's own flags, named
 		// as sabot check's.
-		g, _ = tableau.ParseGame(lg)
+		g, _ = baccarat.ParseGame(lg)
 		cfg.Family = g.Name()
 		if set["rules"] {
 			errs = append(errs, fmt.Errorf("--rules %q: a punto banco profile, not for --game %s", *rules, *game))
@@ -111,18 +111,18 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) 
 		}
 		profile = *game
 	}
-	if cfg.Decks < 1 || cfg.Decks > tableau.MaxDecks {
-		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.Decks, tableau.MaxDecks))
+	if cfg.Decks < 1 || cfg.Decks > baccarat.MaxDecks {
+		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.Decks, baccarat.MaxDecks))
 	}
 	if cfg.Family == "punto-banco" {
 		var err error
-		if g, err = tableau.ParseGame(profile); err != nil || !g.PuntoBancoDeal() {
+		if g, err = baccarat.ParseGame(profile); err != nil || !g.DealsPuntoBanco() {
 			flagName := "--rules"
 			if *game != "" {
 				flagName = "--game"
 			}
 			msg := "want punto-banco, super6, ez, chemin-de-fer or banque"
-			if _, known := tableau.LookupGame(strings.ToLower(profile)); known && err == nil {
+			if _, known := baccarat.LookupGame(strings.ToLower(profile)); known && err == nil {
 				msg = "sabot odds has no engine for it (punto-banco, super6, ez, chemin-de-fer or banque)"
 			}
 			errs = append(errs, fmt.Errorf("%s %q: %s", flagName, profile, msg))
@@ -133,7 +133,7 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) 
 			}
 		}
 	}
-	cfg.Rules = tableau.Rules{Game: g}
+	cfg.Rules = baccarat.Rules{Game: g}
 	errs = append(errs, house.Apply(&cfg.Rules)...)
 	switch cfg.Family {
 	case "chemin-de-fer":

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // banqueFlags are the banque flags as parsed; names are the flags of
@@ -34,12 +35,12 @@ func (f *banqueFlags) apply(c *oddsreport.BanqueConfig, set map[string]bool, cf 
 		}
 	}
 	reported := map[string]bool{}
-	five := func(name, v string) tableau.Rule {
+	five := func(name, v string) baccarat.Rule {
 		if v == "" {
 			name, v = "punter-five", *cf.five
 		}
-		r, err := tableau.ParseRule(v)
-		if (err != nil || r == tableau.Option) && !reported[name] {
+		r, err := baccarat.ParseRule(v)
+		if (err != nil || r == baccarat.Option) && !reported[name] {
 			reported[name] = true
 			errs = append(errs, fmt.Errorf("--%s %q: want draw or stand (each tableau's 5 is fixed for the odds)", name, v))
 		}
@@ -47,7 +48,7 @@ func (f *banqueFlags) apply(c *oddsreport.BanqueConfig, set map[string]bool, cf 
 	}
 	c.Game.RightFive = five("right-five", *f.right)
 	c.Game.LeftFive = five("left-five", *f.left)
-	b, err := tableau.ParseBanqueBanker(*cf.banker)
+	b, err := odds.ParseBanqueBanker(*cf.banker)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--banker %q: %v", *cf.banker, err))
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // TestOddsBanque: `sabot odds --game banque` values each tableau with the
@@ -22,9 +23,9 @@ func TestOddsBanque(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := tableau.ParseBanqueBanker("5/*/*=stand")
-	rc := tableau.FullShoe(3)
-	o, err := tableau.AnalyzeBanque(&rc, &tableau.BanqueGame{RightFive: tableau.MustDraw, LeftFive: tableau.MustStand, Banker: b})
+	b, _ := odds.ParseBanqueBanker("5/*/*=stand")
+	rc := baccarat.FullShoe(3)
+	o, err := odds.AnalyzeBanque(&rc, &odds.BanqueGame{RightFive: baccarat.MustDraw, LeftFive: baccarat.MustStand, Banker: b})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,8 @@ import (
 	"fmt"
 
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/chemin"
 )
 
 // cheminFlags are the chemin de fer flags as parsed; names are the flags
@@ -32,22 +33,22 @@ func addCheminFlags(fs *flag.FlagSet) *cheminFlags {
 
 // apply checks the chemin de fer flags and fills c; one error per bad
 // flag.
-func (f *cheminFlags) apply(c *oddsreport.CheminConfig, set map[string]bool, commission tableau.Commission) []error {
+func (f *cheminFlags) apply(c *oddsreport.CheminConfig, set map[string]bool, commission baccarat.Commission) []error {
 	var errs []error
-	five := flagValue(&errs, "punter-five", *f.five, "draw, stand or option", tableau.ParseRule)
-	bt := flagValue(&errs, "banker-table", *f.table, "scarne or free", tableau.ParseBankerTable)
-	sees := flagValue(&errs, "banker-sees", *f.sees, "total or hand", tableau.ParseBankerSees)
-	punterSees := flagValue(&errs, "punter-sees", *f.punterSees, "total or hand", tableau.ParseBankerSees)
+	five := flagValue(&errs, "punter-five", *f.five, "draw, stand or option", baccarat.ParseRule)
+	bt := flagValue(&errs, "banker-table", *f.table, "scarne or free", baccarat.ParseBankerTable)
+	sees := flagValue(&errs, "banker-sees", *f.sees, "total or hand", chemin.ParseBankerSees)
+	punterSees := flagValue(&errs, "punter-sees", *f.punterSees, "total or hand", chemin.ParseBankerSees)
 	c.Solve, c.Five, c.BankerTable = *f.solve, five, bt
 	if len(errs) > 0 {
 		return errs
 	}
-	tab, err := tableau.CheminDeFer(five, bt)
+	tab, err := baccarat.CheminDeFer(five, bt)
 	if err != nil {
 		return []error{err}
 	}
-	c.Game = tableau.CheminGame{Table: tab, Sees: sees, Replacement: *f.replacement, Commission: commission,
-		PunterSeesHand: punterSees == tableau.SeesHand}
+	c.Game = chemin.CheminGame{Table: tab, Sees: sees, Replacement: *f.replacement, Commission: commission,
+		PunterSeesHand: punterSees == chemin.SeesHand}
 	if c.Solve {
 		if set["banker"] {
 			errs = append(errs, errors.New("--banker and --solve exclude each other (--solve finds the banker's strategy)"))
@@ -55,7 +56,7 @@ func (f *cheminFlags) apply(c *oddsreport.CheminConfig, set map[string]bool, com
 		if c.Game.PunterSeesHand && c.Game.CommissionBP() != 0 {
 			errs = append(errs, fmt.Errorf("--punter-sees hand: solved without commission only; give --commission 0 (it is %g%%)", float64(c.Game.CommissionBP())/100))
 		}
-		if c.Game.PunterSeesHand && five != tableau.Option {
+		if c.Game.PunterSeesHand && five != baccarat.Option {
 			errs = append(errs, fmt.Errorf("--punter-sees hand: the punter's 5 must be his option (--punter-five option, not %s)", five))
 		}
 		return errs
@@ -65,10 +66,10 @@ func (f *cheminFlags) apply(c *oddsreport.CheminConfig, set map[string]bool, com
 			errs = append(errs, fmt.Errorf("--%s: only with --solve", name))
 		}
 	}
-	if five == tableau.Option {
+	if five == baccarat.Option {
 		errs = append(errs, errors.New("--punter-five: give draw or stand for the odds of a strategy, or --solve for the game"))
 	}
-	if c.Game.Table, err = tableau.ChooseBanker(tab, *f.banker); err != nil {
+	if c.Game.Table, err = chemin.ChooseBanker(tab, *f.banker); err != nil {
 		errs = append(errs, fmt.Errorf("--banker %q: %v", *f.banker, err))
 	}
 	return errs

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // TestOddsCheminStrategies: a given pair of strategies is valued on the
@@ -23,11 +24,11 @@ func TestOddsCheminStrategies(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	tab, _ := tableau.CheminDeFer(tableau.MustStand, tableau.ScarneTable)
-	tab, _ = tab.Choose(tableau.Cell{Banker: true, Total: 3, Third: 9}, tableau.MustStand)
-	tab, _ = tab.Choose(tableau.Cell{Banker: true, Total: 5, Third: 4}, tableau.MustDraw)
-	rc := tableau.FullShoe(6)
-	var o tableau.Odds
+	tab, _ := baccarat.CheminDeFer(baccarat.MustStand, baccarat.ScarneTable)
+	tab, _ = tab.Choose(baccarat.Cell{Banker: true, Total: 3, Third: 9}, baccarat.MustStand)
+	tab, _ = tab.Choose(baccarat.Cell{Banker: true, Total: 5, Third: 4}, baccarat.MustDraw)
+	rc := baccarat.FullShoe(6)
+	var o odds.Odds
 	if err := o.AnalyzeTable(&rc, &tab); err != nil {
 		t.Fatal(err)
 	}

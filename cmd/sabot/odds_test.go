@@ -52,7 +52,7 @@ func round(x float64, decimals int) float64 {
 }
 
 // TestOddsCommandPublished: a fresh 8-deck shoe gives the published
-// probabilities and house edges (Wizard of Odds; see tableau/odds_test.go).
+// probabilities and house edges (Wizard of Odds; see tableau/odds/odds_test.go).
 func TestOddsCommandPublished(t *testing.T) {
 	out, stderr, code := runSabot(t, "", "odds")
 	if code != 0 {

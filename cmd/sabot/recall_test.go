@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 func recallRun(t *testing.T, args ...string) (string, string, int) {
@@ -49,7 +50,7 @@ func TestRecallCommand(t *testing.T) {
 		t.Fatalf("coup 1 cards %v (%+v)", got, c1.Cards)
 	}
 	if c1.Result != "void" || c1.PlayerTotal != 6 || c1.BankerTotal != 7 || len(c1.Alerts) != 2 ||
-		c1.Alerts[0].Code != tableau.AlertShoeAlarm || c1.Alerts[0].Seq != 7 || c1.Alerts[1].Code != tableau.AlertExtraCard || !c1.Alerts[1].Time.Equal(at(12)) {
+		c1.Alerts[0].Code != baccarat.AlertShoeAlarm || c1.Alerts[0].Seq != 7 || c1.Alerts[1].Code != baccarat.AlertExtraCard || !c1.Alerts[1].Time.Equal(at(12)) {
 		t.Fatalf("coup 1 %+v", c1)
 	}
 	if c2.Coup != 2 || c2.Result != "tie" || !c2.Natural || c2.PlayerTotal != 8 || len(c2.Cards) != 4 || !c2.Cards[3].Time.Equal(at(18)) {

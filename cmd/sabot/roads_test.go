@@ -11,6 +11,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 func runRoadsArgs(t testing.TB, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -173,9 +174,9 @@ func TestRoadsCommandNeverEndingShoe(t *testing.T) {
 		cards string
 		r     tableau.CoupResult
 	}{
-		'P': {"9S 3H KD 5C", tableau.CoupResult{Winner: tableau.WinnerPlayer, Natural: true}}, // 9 against 8
-		'B': {"3H 9S 5C KD", tableau.CoupResult{Winner: tableau.WinnerBanker, Natural: true}}, // 8 against 9
-		'T': {"9S 9H 9C 9D", tableau.CoupResult{Winner: tableau.WinnerTie, Natural: true, PlayerPair: true, BankerPair: true}},
+		'P': {"9S 3H KD 5C", tableau.CoupResult{Winner: baccarat.WinnerPlayer, Natural: true}}, // 9 against 8
+		'B': {"3H 9S 5C KD", tableau.CoupResult{Winner: baccarat.WinnerBanker, Natural: true}}, // 8 against 9
+		'T': {"9S 9H 9C 9D", tableau.CoupResult{Winner: baccarat.WinnerTie, Natural: true, PlayerPair: true, BankerPair: true}},
 	}
 	const pattern = "PPBPBBBTPBBBBBBBPTT"
 	var tr strings.Builder

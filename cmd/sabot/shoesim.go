@@ -11,6 +11,7 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/shoesim"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 func init() {
@@ -83,8 +84,8 @@ func parseShoeSimFlags(args []string, stderr io.Writer) (shoesim.Config, error) 
 	if cfg.Baud < 9600 || cfg.Baud > 921600 {
 		errs = append(errs, fmt.Errorf("--baud %d: want 9600–921600", cfg.Baud))
 	}
-	if cfg.Opts.Decks < 1 || cfg.Opts.Decks > tableau.MaxDecks {
-		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.Opts.Decks, tableau.MaxDecks))
+	if cfg.Opts.Decks < 1 || cfg.Opts.Decks > baccarat.MaxDecks {
+		errs = append(errs, fmt.Errorf("--decks %d: want 1–%d", cfg.Opts.Decks, baccarat.MaxDecks))
 	}
 	if cfg.Opts.Shoes < 1 {
 		errs = append(errs, fmt.Errorf("--shoes %d: want at least 1", cfg.Opts.Shoes))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The dealer rides on coups, alerts and voids and in the state's shift
@@ -15,17 +16,17 @@ import (
 // dealers of 32-byte ids, every alert code each) still fits the state's
 // MaxPayload, the earliest dealers summed into others with the totals kept.
 func TestDealerPayloads(t *testing.T) {
-	b := NewBuilder("T1", tableau.Rules{})
+	b := NewBuilder("T1", baccarat.Rules{})
 	ts, _ := tableau.ParseCard("TS")
-	hand := tableau.Hand{Cards: [3]tableau.Card{ts, ts}, N: 2}
+	hand := baccarat.Hand{Cards: [3]tableau.Card{ts, ts}, N: 2}
 	for _, o := range []tableau.Output{
-		{Kind: tableau.OutputCoup, Event: tableau.Event{Kind: tableau.EventCoup, Coup: tableau.CoupEvent{Type: tableau.EventCoup, Shoe: 1, Coup: 2,
-			Player: hand, Banker: hand, Winner: tableau.WinnerTie, Cards: 4, Dealer: "D1042",
-			Settlement: tableau.Settlement{Player: tableau.Payout{Outcome: tableau.Push}, Banker: tableau.Payout{Outcome: tableau.Push}, Tie: tableau.Payout{Outcome: tableau.Win, Net: 8},
-				PlayerPair: tableau.Payout{Outcome: tableau.Win, Net: 11}, BankerPair: tableau.Payout{Outcome: tableau.Win, Net: 11}}}}},
-		{Kind: tableau.OutputAlert, Event: tableau.Event{Kind: tableau.EventAlert, Alert: tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Coup: 2,
-			Code: tableau.AlertExtraCard, Card: ts, Dealer: "D1042"}}, Alert: tableau.AlertExtraCard.Info("x")},
-		{Kind: tableau.OutputVoid, Event: tableau.Event{Kind: tableau.EventVoid, Void: tableau.VoidEvent{Type: tableau.EventVoid, Shoe: 1, Coup: 2, Dealer: "D1042"}}},
+		{Kind: tableau.OutputCoup, Event: tableau.Event{Kind: baccarat.EventCoup, Coup: baccarat.CoupEvent{Type: baccarat.EventCoup, Shoe: 1, Coup: 2,
+			Player: hand, Banker: hand, Winner: baccarat.WinnerTie, Cards: 4, Dealer: "D1042",
+			Settlement: baccarat.Settlement{Player: baccarat.Payout{Outcome: baccarat.Push}, Banker: baccarat.Payout{Outcome: baccarat.Push}, Tie: baccarat.Payout{Outcome: baccarat.Win, Net: 8},
+				PlayerPair: baccarat.Payout{Outcome: baccarat.Win, Net: 11}, BankerPair: baccarat.Payout{Outcome: baccarat.Win, Net: 11}}}}},
+		{Kind: tableau.OutputAlert, Event: tableau.Event{Kind: baccarat.EventAlert, Alert: tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 2,
+			Code: baccarat.AlertExtraCard, Card: ts, Dealer: "D1042"}}, Alert: baccarat.AlertExtraCard.Info("x")},
+		{Kind: tableau.OutputVoid, Event: tableau.Event{Kind: baccarat.EventVoid, Void: tableau.VoidEvent{Type: baccarat.EventVoid, Shoe: 1, Coup: 2, Dealer: "D1042"}}},
 	} {
 		o.ID, o.ShoeID, o.Time = "T1/s/2/x/1", "s", t0
 		m, ok, err := b.Output(o)
@@ -43,8 +44,8 @@ func TestDealerPayloads(t *testing.T) {
 	shift := tableau.ShiftView{Start: time.Date(2026, 12, 1, 13, 0, 0, 0, time.UTC)}
 	wantCoups, wantAlerts := 0, 0
 	for i := range tableau.MaxShiftDealers {
-		c := tableau.DealerCounts{Dealer: fmt.Sprintf("%032d", i), Coups: 1000 + i, Voids: i, Alerts: map[tableau.AlertCode]int{}}
-		for _, a := range tableau.Alerts() {
+		c := tableau.DealerCounts{Dealer: fmt.Sprintf("%032d", i), Coups: 1000 + i, Voids: i, Alerts: map[baccarat.AlertCode]int{}}
+		for _, a := range baccarat.Alerts() {
 			c.Alerts[a.Code] = 100 + i
 			wantAlerts += 100 + i
 		}
@@ -85,7 +86,7 @@ func TestDealerPayloads(t *testing.T) {
 	// A realistic shift is listed whole.
 	v.Shift.Dealers = shift.Dealers[:4]
 	for i := range v.Shift.Dealers {
-		v.Shift.Dealers[i].Alerts = map[tableau.AlertCode]int{tableau.AlertExtraCard: 2, tableau.AlertMissingCard: 1}
+		v.Shift.Dealers[i].Alerts = map[baccarat.AlertCode]int{baccarat.AlertExtraCard: 2, baccarat.AlertMissingCard: 1}
 	}
 	m, _ = b.State(v, 8, t0)
 	var sp2 StatePayload

@@ -11,6 +11,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // A table's outputs published through the durable outbox to the embedded
@@ -33,7 +34,7 @@ func Example() {
 	}
 	p.Start(ctx)
 
-	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
+	rules := baccarat.Rules{Game: baccarat.GamePuntoBanco}
 	tbl, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: 8, Rules: rules, Markers: true}})
 	if err != nil {
 		log.Fatal(err)

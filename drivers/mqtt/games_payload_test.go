@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // gameOutputs folds a transcript through a table of game g and returns the
 // messages the Builder makes of its coups and alerts.
-func gameOutputs(t *testing.T, g tableau.Game, decks int, transcript string) []Message {
+func gameOutputs(t *testing.T, g baccarat.Game, decks int, transcript string) []Message {
 	t.Helper()
-	rules := tableau.Rules{Game: g}
+	rules := baccarat.Rules{Game: g}
 	tb, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: decks, Rules: rules, Markers: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -50,15 +51,15 @@ func gameOutputs(t *testing.T, g tableau.Game, decks int, transcript string) []M
 func TestGameCoupPayloads(t *testing.T) {
 	cases := []struct {
 		name  string
-		game  tableau.Game
+		game  baccarat.Game
 		decks int
 		shoe  string
 		want  []string // in the first coup's payload
 	}{
-		{"chemin de fer", tableau.GameCheminDeFer, 6,
+		{"chemin de fer", baccarat.GameCheminDeFer, 6,
 			"shoe 3C 4D 9H 2S | 4H 3D AC KS stand 5C | AD 2H 3S AH 8D 7C |",
 			[]string{`"game":"chemin-de-fer"`, `"options":[{"hand":"player","total":5,"choice":"stand"}]`, `"rules":"chemin-de-fer"`, `"banker":["3D","KS","5C"]`}},
-		{"banque", tableau.GameBanque, 3,
+		{"banque", baccarat.GameBanque, 3,
 			"shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H | 3C 6D 8S 2C AH JS 5D |",
 			[]string{`"game":"banque"`, `"right":["5S","KC"]`, `"left":["2H","AC","4D"]`, `"banker":["9D","8H","6H"]`,
 				`"right_total":5`, `"left_total":7`, `"banker_total":3`, `"right_winner":"right"`, `"left_winner":"left"`,
@@ -107,9 +108,9 @@ func TestGameCoupPayloads(t *testing.T) {
 // TestCoupSchemaByGame: the coup schema asks each game for its own keys,
 // and accepts the side bets a punto banco table offers.
 func TestCoupSchemaByGame(t *testing.T) {
-	banque := gameOutputs(t, tableau.GameBanque, 3, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |")[0].Payload
-	pb := gameOutputs(t, tableau.GamePuntoBanco, 8, "shoe 2C 8D 4S | 5S 2H 4D KC |")[0].Payload
-	cdf := gameOutputs(t, tableau.GameCheminDeFer, 6, "shoe 2C 8D 4S | 5S 2H 4D KC |")[0].Payload
+	banque := gameOutputs(t, baccarat.GameBanque, 3, "shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |")[0].Payload
+	pb := gameOutputs(t, baccarat.GamePuntoBanco, 8, "shoe 2C 8D 4S | 5S 2H 4D KC |")[0].Payload
+	cdf := gameOutputs(t, baccarat.GameCheminDeFer, 6, "shoe 2C 8D 4S | 5S 2H 4D KC |")[0].Payload
 	if err := validatePayload(t, TopicCoup, cdf); err != nil {
 		t.Errorf("chemin de fer: %v\n%s", err, cdf)
 	}
@@ -130,8 +131,8 @@ func TestCoupSchemaByGame(t *testing.T) {
 		}
 	}
 	// Side bets in the settlement.
-	side, _ := tableau.ParseSideSet("all")
-	rules := tableau.Rules{Side: tableau.SideRules{Offered: side}}
+	side, _ := baccarat.ParseSideSet("all")
+	rules := baccarat.Rules{Side: baccarat.SideRules{Offered: side}}
 	tb, _ := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Rules: rules, Markers: true}})
 	toks, _ := tableau.ParseTranscript(strings.NewReader("shoe 2C 8D 4S | 5S 2H 4D KC |"), "t")
 	var outs []tableau.Output
@@ -161,7 +162,7 @@ func TestCoupSchemaByGame(t *testing.T) {
 // tableau and, once complete, each tableau's result; the schema accepts
 // it at every card (waiting "left", "left-third" included).
 func TestStateBanque(t *testing.T) {
-	rules := tableau.Rules{Game: tableau.GameBanque}
+	rules := baccarat.Rules{Game: baccarat.GameBanque}
 	tb, _ := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Rules: rules, Decks: 3, Markers: true}})
 	toks, _ := tableau.ParseTranscript(strings.NewReader("shoe 2C 8D 4S | 5S 2H 9D KC AC 8H stand 4D 6H |"), "t")
 	b := NewBuilder("T1", rules)
@@ -183,7 +184,7 @@ func TestStateBanque(t *testing.T) {
 			t.Errorf("state lacks %s:\n%s", w, last.Payload)
 		}
 	}
-	pb := tableau.Rules{}
+	pb := baccarat.Rules{}
 	tp, _ := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Rules: pb, Markers: true}})
 	m, _ := NewBuilder("T1", pb).State(tp.View(), 1, time.Unix(0, 0))
 	if strings.Contains(string(m.Payload), `"left`) {
@@ -197,18 +198,18 @@ func TestStateBanque(t *testing.T) {
 // (empty roads would say no coup was dealt).
 func TestRoadsByGame(t *testing.T) {
 	for _, c := range []struct {
-		game  tableau.Game
+		game  baccarat.Game
 		decks int
 		shoe  string
 		bead  string // "" for no roads message
 	}{
 		// Punter 7 beats banker 6; punter 5 stands, the banker draws to 7
 		// and wins; punter 7, banker 7: tie.
-		{tableau.GameCheminDeFer, 6, "shoe 2C 8D 4S | 7H 2C KD 4S | 4D 2C AS KH stand 5S | 7S 7H KC KD |", "PBT"},
-		{tableau.GameBanque, 3, "shoe 2C 8D 4S | 4H 7C 2D 3S QH 5C | 5S 2H 9D KC AC 8H stand 4D 6H | 3C 6D 8S 2C AH JS 5D |", ""},
+		{baccarat.GameCheminDeFer, 6, "shoe 2C 8D 4S | 7H 2C KD 4S | 4D 2C AS KH stand 5S | 7S 7H KC KD |", "PBT"},
+		{baccarat.GameBanque, 3, "shoe 2C 8D 4S | 4H 7C 2D 3S QH 5C | 5S 2H 9D KC AC 8H stand 4D 6H | 3C 6D 8S 2C AH JS 5D |", ""},
 	} {
 		shoe := c.shoe
-		rules := tableau.Rules{Game: c.game}
+		rules := baccarat.Rules{Game: c.game}
 		tb, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: c.decks, Rules: rules, Markers: true}})
 		if err != nil {
 			t.Fatal(err)

@@ -5,12 +5,13 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"github.com/sabot-table/sabot/tableau"
 	"log/slog"
 	"net/url"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Defaults for Options fields left zero.
@@ -169,7 +170,7 @@ type Options struct {
 	Software string
 	// Rules are the table's house rules, published in the status payload
 	// (StatusPayload.Rules); nil leaves them out.
-	Rules *tableau.Rules
+	Rules *baccarat.Rules
 
 	// Commands enables the command topics <prefix>/cmd/<name> for the
 	// names CmdAck, CmdVoid, CmdNewShoe, CmdBetsOpen, CmdBetsClosed (off by

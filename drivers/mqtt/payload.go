@@ -9,6 +9,8 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // SchemaVersion is the value of the "schema" field of every payload this
@@ -108,18 +110,18 @@ func Encode(topic string, retained bool, v any) (Message, error) {
 }
 
 // CoupPayload is published on TopicCoup for every completed coup of a
-// punto banco game: the `sabot check` coup line (tableau.CoupEvent: its
+// punto banco game: the `sabot check` coup line (baccarat.CoupEvent: its
 // contract keys with the same names and values, the side-bet facts
 // dragon7, panda8, banker_wins_on_6, and the settlement of every bet the
 // rules offer) plus the rule profile. Banque and chemin de fer coups are
 // their own lines (encodeLineCoup).
 type CoupPayload struct {
 	Envelope
-	tableau.CoupEvent
+	baccarat.CoupEvent
 	// Rules is the game's name, as Game ("punto-banco", "super6", "ez",
 	// "chemin-de-fer"; banque coups have their own shape, see
 	// encodeBanqueCoup).
-	Rules tableau.Game `json:"rules"`
+	Rules baccarat.Game `json:"rules"`
 	// TiePays is the tie payout n of n:1 (8 or 9).
 	TiePays int `json:"tie_pays"`
 }
@@ -132,15 +134,15 @@ type CoupPayload struct {
 // bet). Chemin de fer's: punto banco's keys without the side-bet facts
 // dragon7, panda8 and banker_wins_on_6, plus options; tie_pays kept as
 // before (the key the coup schema asks of the two-hand games).
-func encodeLineCoup(env Envelope, ev *tableau.Event, r tableau.Rules, tiePays *int) (Message, error) {
+func encodeLineCoup(env Envelope, ev *tableau.Event, r baccarat.Rules, tiePays *int) (Message, error) {
 	line, err := ev.MarshalJSON()
 	if err != nil {
 		return Message{}, fmt.Errorf("mqtt: encode %s payload: %w", TopicCoup, err)
 	}
 	head, err := json.Marshal(struct {
 		Envelope
-		Rules   tableau.Game `json:"rules"`
-		TiePays *int         `json:"tie_pays,omitempty"`
+		Rules   baccarat.Game `json:"rules"`
+		TiePays *int          `json:"tie_pays,omitempty"`
 	}{env, r.Game, tiePays})
 	if err != nil || len(line) < 2 || line[0] != '{' {
 		return Message{}, fmt.Errorf("mqtt: encode %s payload: %v", TopicCoup, err)
@@ -166,12 +168,12 @@ type CardPayload struct {
 	Value int    `json:"value"`
 }
 
-// Alert severities: tableau's (the alert table, tableau.LookupAlert, says
+// Alert severities: tableau's (the alert table, baccarat.LookupAlert, says
 // each code's severity).
 const (
-	SeverityInfo    = tableau.SeverityInfo
-	SeverityWarning = tableau.SeverityWarning
-	SeverityError   = tableau.SeverityError
+	SeverityInfo    = baccarat.SeverityInfo
+	SeverityWarning = baccarat.SeverityWarning
+	SeverityError   = baccarat.SeverityError
 )
 
 // MaxAlertText is the longest alert text, in bytes, a payload carries.
@@ -179,12 +181,12 @@ const MaxAlertText = 1024
 
 // AlertPayload is published on TopicAlert for every alert: the `sabot check`
 // alert line (tableau.AlertEvent: type, shoe, coup, code, card) plus
-// severity, text and awaits_ack (tableau.AlertInfo, from the alert table
-// tableau.LookupAlert).
+// severity, text and awaits_ack (baccarat.AlertInfo, from the alert table
+// baccarat.LookupAlert).
 type AlertPayload struct {
 	Envelope
 	tableau.AlertEvent
-	tableau.AlertInfo
+	baccarat.AlertInfo
 }
 
 func truncateUTF8(s string, n int) string {
@@ -233,17 +235,17 @@ type StatePayload struct {
 	Coup int `json:"coup"`
 	// Player and Banker are the current coup's cards (the last coup's
 	// between coups).
-	Player      tableau.Hand `json:"player"`
-	Banker      tableau.Hand `json:"banker"`
-	PlayerTotal int          `json:"player_total"`
-	BankerTotal int          `json:"banker_total"`
+	Player      baccarat.Hand `json:"player"`
+	Banker      baccarat.Hand `json:"banker"`
+	PlayerTotal int           `json:"player_total"`
+	BankerTotal int           `json:"banker_total"`
 	// Waiting is what the tableau waits for: "player", "banker",
 	// "player-third", "banker-third" or "complete".
-	Waiting  string         `json:"waiting"`
-	Complete bool           `json:"complete"`
-	Voided   bool           `json:"voided"`
-	Winner   tableau.Winner `json:"winner,omitzero"`
-	Natural  bool           `json:"natural"`
+	Waiting  string          `json:"waiting"`
+	Complete bool            `json:"complete"`
+	Voided   bool            `json:"voided"`
+	Winner   baccarat.Winner `json:"winner,omitzero"`
+	Natural  bool            `json:"natural"`
 	// BurnDrawn of BurnWant burn cards are out.
 	BurnDrawn int  `json:"burn_drawn"`
 	BurnWant  int  `json:"burn_want"`
@@ -270,7 +272,7 @@ type StatePayload struct {
 	// daemon's alerts.advantage_threshold is set): each offered bet whose
 	// exact expectation for the player on the next coup exceeds the
 	// threshold, with that expectation. Omitted when empty.
-	Advantage []tableau.AdvantageBet `json:"advantage,omitempty"`
+	Advantage []odds.AdvantageBet `json:"advantage,omitempty"`
 	// Dealer is the dealer signed in at the table ("" when none is).
 	Dealer string `json:"dealer"`
 	// Shift is the current shift's per-dealer counts (coups, voids,
@@ -283,21 +285,21 @@ type StatePayload struct {
 	// the left one; RightWinner and LeftWinner each tableau's result
 	// against the banker once the coup is complete ("right" or "left":
 	// the tableau wins, "banker", "tie").
-	Left        *tableau.Hand `json:"left,omitempty"`
-	LeftTotal   *int          `json:"left_total,omitempty"`
-	RightWinner string        `json:"right_winner,omitempty"`
-	LeftWinner  string        `json:"left_winner,omitempty"`
+	Left        *baccarat.Hand `json:"left,omitempty"`
+	LeftTotal   *int           `json:"left_total,omitempty"`
+	RightWinner string         `json:"right_winner,omitempty"`
+	LeftWinner  string         `json:"left_winner,omitempty"`
 }
 
 // banqueWinner is a banque tableau's result in a state payload: side when
 // the tableau wins, "banker", "tie", or "" while not complete.
-func banqueWinner(w tableau.Winner, side string) string {
+func banqueWinner(w baccarat.Winner, side string) string {
 	switch w {
-	case tableau.WinnerPlayer:
+	case baccarat.WinnerPlayer:
 		return side
-	case tableau.WinnerBanker:
+	case baccarat.WinnerBanker:
 		return "banker"
-	case tableau.WinnerTie:
+	case baccarat.WinnerTie:
 		return "tie"
 	}
 	return ""
@@ -307,10 +309,10 @@ func banqueWinner(w tableau.Winner, side string) string {
 // StatePayload: ID is its first alert's id, Count the alerts of Code it
 // coalesces, Coup the newest's coup.
 type StateAlert struct {
-	ID    string            `json:"id"`
-	Code  tableau.AlertCode `json:"code"`
-	Coup  int               `json:"coup"`
-	Count int               `json:"count"`
+	ID    string             `json:"id"`
+	Code  baccarat.AlertCode `json:"code"`
+	Coup  int                `json:"coup"`
+	Count int                `json:"count"`
 }
 
 // MaxStateAlerts is how many open alerts a state payload lists.
@@ -370,7 +372,7 @@ type StatusPayload struct {
 // pays_dragon_natural with either Dragon Bonus bet), pair_suited_pays
 // only when a suited pair pays more than pair_pays.
 type RulesStatus struct {
-	Game tableau.Game `json:"game"`
+	Game baccarat.Game `json:"game"`
 	// Commission is the house's share of a banker win, a fraction (0.05
 	// for 5%; 0 under super6 and ez).
 	Commission float64 `json:"commission"`
@@ -397,7 +399,7 @@ type RulesStatus struct {
 }
 
 // NewRulesStatus returns the status form of r.
-func NewRulesStatus(r tableau.Rules) *RulesStatus {
+func NewRulesStatus(r baccarat.Rules) *RulesStatus {
 	s := &RulesStatus{
 		Game: r.Game, Commission: float64(r.CommissionBP()) / 10000,
 		TiePays: r.TiePayout(), PairPays: r.PairPayout(), SideBets: []string{},
@@ -405,7 +407,7 @@ func NewRulesStatus(r tableau.Rules) *RulesStatus {
 	if p := r.PairSuitedPayout(); p > s.PairPays {
 		s.PairSuitedPays = p
 	}
-	if info, ok := tableau.LookupGame(r.Game.Name()); ok {
+	if info, ok := baccarat.LookupGame(r.Game.Name()); ok {
 		for i, v := range r.Game.Params() {
 			switch info.Params[i].Name {
 			case "punter-five":
@@ -421,23 +423,23 @@ func NewRulesStatus(r tableau.Rules) *RulesStatus {
 	}
 	s.SideBets = strings.Split(off.String(), ",")
 	p := r.Side.Pays.Effective()
-	if off.Has(tableau.BetPerfectPair) {
+	if off.Has(baccarat.BetPerfectPair) {
 		s.PaysPerfectPair = []float64{p.PerfectPair, p.PerfectPairBoth}
 	}
-	if off.Has(tableau.BetEitherPair) {
+	if off.Has(baccarat.BetEitherPair) {
 		s.PaysEitherPair = p.EitherPair
 	}
-	if off.Has(tableau.BetBig) {
+	if off.Has(baccarat.BetBig) {
 		s.PaysBig = p.Big
 	}
-	if off.Has(tableau.BetSmall) {
+	if off.Has(baccarat.BetSmall) {
 		s.PaysSmall = p.Small
 	}
-	if off.Has(tableau.BetDragonPlayer) || off.Has(tableau.BetDragonBanker) {
+	if off.Has(baccarat.BetDragonPlayer) || off.Has(baccarat.BetDragonBanker) {
 		s.PaysDragon = p.Dragon[:]
 		s.PaysDragonNatural = p.DragonNatural
 	}
-	if off.Has(tableau.BetLucky6) {
+	if off.Has(baccarat.BetLucky6) {
 		s.PaysLucky6 = []float64{p.Lucky6Two, p.Lucky6Three}
 	}
 	return s
@@ -457,12 +459,12 @@ type JournalHead struct {
 // messages as from the whole journal.
 type Builder struct {
 	table string
-	rules tableau.Rules
+	rules baccarat.Rules
 }
 
 // NewBuilder returns a Builder for the table named table (Options.Table)
 // under rules.
-func NewBuilder(table string, rules tableau.Rules) *Builder {
+func NewBuilder(table string, rules baccarat.Rules) *Builder {
 	return &Builder{table: table, rules: rules}
 }
 
@@ -505,7 +507,7 @@ func (b *Builder) Output(o tableau.Output) (Message, bool, error) {
 	return m, true, nil
 }
 
-func tiePays(r tableau.Rules) int {
+func tiePays(r baccarat.Rules) int {
 	if r.TiePays == 0 {
 		return 8
 	}
@@ -567,7 +569,7 @@ func foldDealers(s tableau.ShiftView, k int) tableau.ShiftView {
 	if k == 0 || s.Start.IsZero() {
 		return s
 	}
-	o := tableau.DealerCounts{Coups: s.Others.Coups, Voids: s.Others.Voids, Alerts: map[tableau.AlertCode]int{}}
+	o := tableau.DealerCounts{Coups: s.Others.Coups, Voids: s.Others.Voids, Alerts: map[baccarat.AlertCode]int{}}
 	for c, n := range s.Others.Alerts {
 		o.Alerts[c] += n
 	}
@@ -589,7 +591,7 @@ func foldDealers(s tableau.ShiftView, k int) tableau.ShiftView {
 // for every new subscriber. The daemon sends them at every start; nil when
 // the game publishes every retained topic.
 func (b *Builder) Cleared() []Message {
-	if b.rules.Game == tableau.GameBanque {
+	if b.rules.Game == baccarat.GameBanque {
 		return []Message{{Topic: TopicRoads, Retained: true}}
 	}
 	return nil
@@ -615,7 +617,7 @@ type RoadsPayload struct {
 // are those of the punto banco games and chemin de fer): Roads never gives
 // a message for it, where empty roads would say no coup was dealt.
 func (b *Builder) Roads(outs []tableau.Output, v tableau.TableView, seq uint64, t time.Time) (Message, bool, error) {
-	if b.rules.Game == tableau.GameBanque {
+	if b.rules.Game == baccarat.GameBanque {
 		return Message{}, false, nil
 	}
 	due := v.ShoeID != "" && strings.HasSuffix(v.ShoeID, "-"+strconv.FormatUint(seq, 10))

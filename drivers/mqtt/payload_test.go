@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 var t0 = time.Date(2026, 11, 30, 5, 0, 0, 123456789, time.FixedZone("CET", 3600))
@@ -103,13 +105,13 @@ func TestVoidPublishedFlag(t *testing.T) {
 func TestWorstCasePayloadSizes(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("x", n) }
 	ts, _ := tableau.ParseCard("TS")
-	hand := tableau.Hand{Cards: [3]tableau.Card{ts, ts, ts}, N: 3}
-	rules := tableau.Rules{Game: tableau.GameEZ, TiePays: 9}
+	hand := baccarat.Hand{Cards: [3]tableau.Card{ts, ts, ts}, N: 3}
+	rules := baccarat.Rules{Game: baccarat.GameEZ, TiePays: 9}
 	b := NewBuilder(long(64), rules)
-	coup := tableau.CoupEvent{Type: tableau.EventCoup, Shoe: 999, Coup: 999, Player: hand, Banker: hand,
-		Winner: tableau.WinnerBanker, Cards: 6}
-	pay := tableau.Payout{Outcome: tableau.Push, Net: 0.123456789}
-	coup.Settlement = tableau.Settlement{Player: pay, Banker: pay, Tie: pay, PlayerPair: pay, BankerPair: pay, Dragon7: pay, Panda8: pay}
+	coup := baccarat.CoupEvent{Type: baccarat.EventCoup, Shoe: 999, Coup: 999, Player: hand, Banker: hand,
+		Winner: baccarat.WinnerBanker, Cards: 6}
+	pay := baccarat.Payout{Outcome: baccarat.Push, Net: 0.123456789}
+	coup.Settlement = baccarat.Settlement{Player: pay, Banker: pay, Tie: pay, PlayerPair: pay, BankerPair: pay, Dragon7: pay, Panda8: pay}
 	id, shoeID := long(300), long(128)
 	var msgs []Message
 	add := func(o tableau.Output) {
@@ -120,15 +122,15 @@ func TestWorstCasePayloadSizes(t *testing.T) {
 		}
 		msgs = append(msgs, m)
 	}
-	add(tableau.Output{Kind: tableau.OutputCoup, Event: tableau.Event{Kind: tableau.EventCoup, Coup: coup}})
-	add(tableau.Output{Kind: tableau.OutputAlert, Event: tableau.Event{Kind: tableau.EventAlert,
-		Alert: tableau.AlertEvent{Type: tableau.EventAlert, Code: tableau.AlertCode(long(40)), Card: ts}},
-		Alert: tableau.AlertInfo{Severity: SeverityError, Text: strings.Repeat("é", 2000), AwaitsAck: true}})
-	add(tableau.Output{Kind: tableau.OutputCard, Card: tableau.CardPlay{Card: ts, UID: long(128), Position: tableau.PositionPlayer, Index: 3}})
+	add(tableau.Output{Kind: tableau.OutputCoup, Event: tableau.Event{Kind: baccarat.EventCoup, Coup: coup}})
+	add(tableau.Output{Kind: tableau.OutputAlert, Event: tableau.Event{Kind: baccarat.EventAlert,
+		Alert: tableau.AlertEvent{Type: baccarat.EventAlert, Code: baccarat.AlertCode(long(40)), Card: ts}},
+		Alert: baccarat.AlertInfo{Severity: SeverityError, Text: strings.Repeat("é", 2000), AwaitsAck: true}})
+	add(tableau.Output{Kind: tableau.OutputCard, Card: tableau.CardPlay{Card: ts, UID: long(128), Position: baccarat.PositionPlayer, Index: 3}})
 	add(tableau.Output{Kind: tableau.OutputAck, Ack: tableau.AckInfo{AlertID: long(300), LastAlertID: long(300), Count: math.MaxInt, Code: "x", Operator: long(64)}})
 	var alerts []tableau.LatchedAlert
 	for range 50 {
-		alerts = append(alerts, tableau.LatchedAlert{ID: long(300), Code: tableau.AlertCode(long(40))})
+		alerts = append(alerts, tableau.LatchedAlert{ID: long(300), Code: baccarat.AlertCode(long(40))})
 	}
 	// Realistic ids: all MaxStateAlerts fit.
 	v := tableau.TableView{Alerts: slices.Clone(alerts[:20])}
@@ -146,7 +148,7 @@ func TestWorstCasePayloadSizes(t *testing.T) {
 	}
 	var results []tableau.CoupResult
 	for range 100 {
-		results = append(results, tableau.CoupResult{Winner: tableau.WinnerTie})
+		results = append(results, tableau.CoupResult{Winner: baccarat.WinnerTie})
 	}
 	st, err := b.State(tableau.TableView{Table: long(64), ShoeID: shoeID, Player: hand, Banker: hand, ByRank: rem,
 		Alerts: alerts, Results: results, Phase: "coup", Waiting: "complete", Advantage: allAdvantages()}, 1<<60, t0)
@@ -181,10 +183,10 @@ func TestWorstCasePayloadSizes(t *testing.T) {
 
 // allAdvantages is a live advantage list with every bet, each with a long
 // expectation: the largest the state payload can carry.
-func allAdvantages() []tableau.AdvantageBet {
-	var a []tableau.AdvantageBet
+func allAdvantages() []odds.AdvantageBet {
+	var a []odds.AdvantageBet
 	for _, bet := range []string{"banker", "player", "tie", "player_pair", "banker_pair", "dragon7", "panda8"} {
-		a = append(a, tableau.AdvantageBet{Bet: bet, EV: 0.012345678901234567})
+		a = append(a, odds.AdvantageBet{Bet: bet, EV: 0.012345678901234567})
 	}
 	return a
 }
@@ -192,9 +194,9 @@ func allAdvantages() []tableau.AdvantageBet {
 // The live advantage check travels in the state payload, valid against
 // its schema, and is left out when empty.
 func TestStateAdvantage(t *testing.T) {
-	b := NewBuilder("T1", tableau.Rules{Game: tableau.GameEZ, TiePays: 8})
+	b := NewBuilder("T1", baccarat.Rules{Game: baccarat.GameEZ, TiePays: 8})
 	v := tableau.TableView{Table: "T1", ShoeID: "S1", Phase: "coup", Waiting: "player",
-		Advantage: []tableau.AdvantageBet{{Bet: "dragon7", EV: 0.0521}}}
+		Advantage: []odds.AdvantageBet{{Bet: "dragon7", EV: 0.0521}}}
 	m, err := b.State(v, 7, t0)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +214,7 @@ func TestStateAdvantage(t *testing.T) {
 	if strings.Contains(string(m.Payload), `"advantage"`) {
 		t.Errorf("empty advantage list published: %s", m.Payload)
 	}
-	v.Advantage = []tableau.AdvantageBet{{Bet: "baccarat", EV: 1}}
+	v.Advantage = []odds.AdvantageBet{{Bet: "baccarat", EV: 1}}
 	if m, err = b.State(v, 9, t0); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The roads message follows every coup and void and every new shoe, is
@@ -120,7 +121,7 @@ func hasTopic(ev []Message, topic string) bool {
 // state and roads messages, and the state at coup 1,000.
 func longShoe(t *testing.T, n int) (state1000, state, roads Message) {
 	t.Helper()
-	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
+	rules := baccarat.Rules{Game: baccarat.GamePuntoBanco}
 	tbl, err := tableau.NewTable(tableau.TableConfig{Table: "T1", Fold: tableau.Options{Decks: 8, Rules: rules}})
 	if err != nil {
 		t.Fatal(err)
@@ -224,13 +225,13 @@ func TestWorstCaseRoadsPayload(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("x", n) }
 	var results []tableau.CoupResult
 	for i := range 3 * display.MaxRoadCoups {
-		w := tableau.WinnerBanker
+		w := baccarat.WinnerBanker
 		if i%2 == 1 {
-			w = tableau.WinnerPlayer
+			w = baccarat.WinnerPlayer
 		}
 		results = append(results, tableau.CoupResult{Coup: i + 1, Winner: w, Natural: true, PlayerPair: true, BankerPair: true})
 	}
-	b := NewBuilder(long(64), tableau.Rules{})
+	b := NewBuilder(long(64), baccarat.Rules{})
 	v := tableau.TableView{Table: long(64), Shoe: 1 << 30, ShoeID: long(128), Phase: "coup", Coup: 1 << 30, Remaining: 416, Results: results}
 	m, ok, err := b.Roads([]tableau.Output{{Kind: tableau.OutputCoup}}, v, 1<<60, t0)
 	if err != nil || !ok {

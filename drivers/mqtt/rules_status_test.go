@@ -6,36 +6,36 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestStatusRules: the retained status carries the house rules in force
 // (defaults filled in, the names of sabotd's [rules] keys), accepted by
 // the status schema; a status without Options.Rules has none.
 func TestStatusRules(t *testing.T) {
-	c4, _ := tableau.ParseCommission("4%")
-	side, _ := tableau.ParseSideSet("dragon-banker,lucky6")
-	chemin, err := tableau.NewCheminDeFer(tableau.MustDraw, tableau.FreeTable)
+	c4, _ := baccarat.ParseCommission("4%")
+	side, _ := baccarat.ParseSideSet("dragon-banker,lucky6")
+	chemin, err := baccarat.NewCheminDeFer(baccarat.MustDraw, baccarat.FreeTable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name  string
-		rules *tableau.Rules
+		rules *baccarat.Rules
 		want  string
 	}{
 		{"none", nil, ""},
-		{"defaults", &tableau.Rules{}, `{"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
-		{"house", &tableau.Rules{Commission: c4, TiePays: 9, PairPays: 12,
-			Side: tableau.SideRules{Offered: side, Pays: tableau.SidePays{Lucky6Three: 23}}},
+		{"defaults", &baccarat.Rules{}, `{"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
+		{"house", &baccarat.Rules{Commission: c4, TiePays: 9, PairPays: 12,
+			Side: baccarat.SideRules{Offered: side, Pays: baccarat.SidePays{Lucky6Three: 23}}},
 			`{"game":"punto-banco","commission":0.04,"tie_pays":9,"pair_pays":12,"side_bets":["dragon-banker","lucky6"],` +
 				`"pays_dragon":[30,10,6,4,2,1],"pays_dragon_natural":1,"pays_lucky6":[12,23]}`},
-		{"suited pair", &tableau.Rules{PairPays: 12, PairSuitedPays: 25},
+		{"suited pair", &baccarat.Rules{PairPays: 12, PairSuitedPays: 25},
 			`{"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":12,"pair_suited_pays":25,"side_bets":[]}`},
-		{"suited pair pays the same", &tableau.Rules{PairSuitedPays: 11}, `{"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
-		{"super6", &tableau.Rules{Game: tableau.GameSuper6}, `{"game":"super6","commission":0,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
-		{"chemin de fer", &tableau.Rules{Game: chemin}, `{"game":"chemin-de-fer","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[],"punter_five":"draw","banker_table":"free"}`},
-		{"banque", &tableau.Rules{Game: tableau.GameBanque}, `{"game":"banque","commission":0,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
+		{"suited pair pays the same", &baccarat.Rules{PairSuitedPays: 11}, `{"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
+		{"super6", &baccarat.Rules{Game: baccarat.GameSuper6}, `{"game":"super6","commission":0,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
+		{"chemin de fer", &baccarat.Rules{Game: chemin}, `{"game":"chemin-de-fer","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[],"punter_five":"draw","banker_table":"free"}`},
+		{"banque", &baccarat.Rules{Game: baccarat.GameBanque}, `{"game":"banque","commission":0,"tie_pays":8,"pair_pays":11,"side_bets":[]}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := testOptions("T1", t.TempDir())
@@ -63,7 +63,7 @@ func TestStatusRules(t *testing.T) {
 	// The schema refuses what no table deals.
 	good := `"rules":{"game":"punto-banco","commission":0.05,"tie_pays":8,"pair_pays":11,"side_bets":[]}`
 	o := testOptions("T1", t.TempDir())
-	o.Rules = &tableau.Rules{}
+	o.Rules = &baccarat.Rules{}
 	p, err := New(o)
 	if err != nil {
 		t.Fatal(err)

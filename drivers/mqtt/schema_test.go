@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 var (
@@ -143,13 +144,13 @@ func TestAlertTablePayloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bld := NewBuilder("T1", tableau.Rules{})
-	for _, meta := range tableau.Alerts() {
+	bld := NewBuilder("T1", baccarat.Rules{})
+	for _, meta := range baccarat.Alerts() {
 		if !strings.Contains(string(b), " "+string(meta.Code)+",") && !strings.Contains(string(b), " "+string(meta.Code)+" ") {
 			t.Errorf("schema/alert.json does not name %s", meta.Code)
 		}
 		o := tableau.Output{Kind: tableau.OutputAlert, ID: "T1/s/0/alert/1", ShoeID: "s",
-			Event: tableau.Event{Kind: tableau.EventAlert, Alert: tableau.AlertEvent{Type: tableau.EventAlert, Shoe: 1, Code: meta.Code}},
+			Event: tableau.Event{Kind: baccarat.EventAlert, Alert: tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Code: meta.Code}},
 			Alert: meta.Code.Info("")}
 		m, ok, err := bld.Output(o)
 		if err != nil || !ok {
@@ -169,7 +170,7 @@ func TestAlertTablePayloads(t *testing.T) {
 // the type, record, hash and shutdown flag of its journal input; inputs
 // that are not events give none; the schema rejects what it should.
 func TestEventPayloads(t *testing.T) {
-	b := NewBuilder("T1", tableau.Rules{})
+	b := NewBuilder("T1", baccarat.Rules{})
 	at := time.Date(2026, 12, 1, 10, 0, 0, 5, time.UTC)
 	view := tableau.TableView{ShoeID: "s1", Coup: 7}
 	sha := strings.Repeat("ab", 32)

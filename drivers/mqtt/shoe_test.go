@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // This file makes test traffic: recorded shoes (testdata/*.shoe, copies of
@@ -41,7 +42,7 @@ func readTokens(t testing.TB, file string) []tableau.Token {
 // After each input that raised alerts, an ack input follows.
 func tableEvents(t testing.TB, table string, files ...string) [][]Message {
 	t.Helper()
-	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
+	rules := baccarat.Rules{Game: baccarat.GamePuntoBanco}
 	tbl, err := tableau.NewTable(tableau.TableConfig{Table: table, Fold: tableau.Options{Decks: 8, Rules: rules, Markers: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/card"
 )
 
 func init() {
@@ -297,57 +297,57 @@ func hexBytes(s string) string {
 
 // parseBeetekCard parses "4S", "S4", "10H", "H10", "TH", "HT", "4" (rank
 // only), case-insensitively, without allocating.
-func parseBeetekCard(s []byte) (tableau.Card, bool) {
+func parseBeetekCard(s []byte) (card.Card, bool) {
 	if len(s) == 0 || len(s) > 3 {
-		return tableau.Card{}, false
+		return card.Card{}, false
 	}
-	var c tableau.Card
-	if suit := suitOf(s[0]); suit != tableau.SuitUnknown && len(s) >= 2 {
+	var c card.Card
+	if suit := suitOf(s[0]); suit != card.SuitUnknown && len(s) >= 2 {
 		c.Suit = suit // suit first
 		s = s[1:]
-	} else if suit := suitOf(s[len(s)-1]); suit != tableau.SuitUnknown && len(s) >= 2 {
+	} else if suit := suitOf(s[len(s)-1]); suit != card.SuitUnknown && len(s) >= 2 {
 		c.Suit = suit // rank first
 		s = s[:len(s)-1]
 	}
 	switch {
 	case len(s) == 2 && s[0] == '1' && s[1] == '0':
-		c.Rank = tableau.Rank10
+		c.Rank = card.Rank10
 	case len(s) == 1:
 		c.Rank = rankOf(s[0])
 	}
 	return c, c.Rank.Valid()
 }
 
-func suitOf(b byte) tableau.Suit {
+func suitOf(b byte) card.Suit {
 	switch b | 0x20 {
 	case 's':
-		return tableau.Spades
+		return card.Spades
 	case 'h':
-		return tableau.Hearts
+		return card.Hearts
 	case 'd':
-		return tableau.Diamonds
+		return card.Diamonds
 	case 'c':
-		return tableau.Clubs
+		return card.Clubs
 	}
-	return tableau.SuitUnknown
+	return card.SuitUnknown
 }
 
-func rankOf(b byte) tableau.Rank {
+func rankOf(b byte) card.Rank {
 	switch {
 	case b >= '2' && b <= '9':
-		return tableau.Rank(b - '0')
+		return card.Rank(b - '0')
 	}
 	switch b | 0x20 {
 	case 'a':
-		return tableau.RankAce
+		return card.RankAce
 	case 't':
-		return tableau.Rank10
+		return card.Rank10
 	case 'j':
-		return tableau.RankJack
+		return card.RankJack
 	case 'q':
-		return tableau.RankQueen
+		return card.RankQueen
 	case 'k':
-		return tableau.RankKing
+		return card.RankKing
 	}
 	return 0
 }

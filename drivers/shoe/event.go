@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/card"
 )
 
 // Kind says what happened at the shoe. The zero value is not a valid kind.
@@ -13,7 +13,7 @@ type Kind uint8
 // The kinds of shoe event.
 const (
 	// KindCard: a card was drawn and read. Event.Card holds it (Suit may be
-	// tableau.SuitUnknown on rank-only shoes; UID is set by RFID shoes) and
+	// card.SuitUnknown on rank-only shoes; UID is set by RFID shoes) and
 	// Event.Burn says whether it was drawn as a burn card.
 	KindCard Kind = iota + 1
 	// KindUnreadable: a card was drawn but the shoe could not read it.
@@ -179,16 +179,16 @@ const QualityUnknown = 255
 type Event struct {
 	Kind Kind
 
-	Card    tableau.Card // KindCard
-	Burn    bool         // KindCard, KindUnreadable: drawn in burn mode
-	Quality uint8        // KindCard: read quality 0–100 (percent); QualityUnknown if the shoe gives none
-	Button  Button       // KindButton
-	Pressed bool         // KindButton: new position (true: pressed / on)
-	State   State        // KindState
-	Alarm   Alarm        // KindAlarm
-	Info    *Info        // KindOnline
-	Reason  string       // KindOffline: why the link went down
-	Dealer  string       // KindDealer: the dealer signing in, "" signing out
+	Card    card.Card // KindCard
+	Burn    bool      // KindCard, KindUnreadable: drawn in burn mode
+	Quality uint8     // KindCard: read quality 0–100 (percent); QualityUnknown if the shoe gives none
+	Button  Button    // KindButton
+	Pressed bool      // KindButton: new position (true: pressed / on)
+	State   State     // KindState
+	Alarm   Alarm     // KindAlarm
+	Info    *Info     // KindOnline
+	Reason  string    // KindOffline: why the link went down
+	Dealer  string    // KindDealer: the dealer signing in, "" signing out
 
 	// BootID and Seq identify the event on shoes with a sequenced protocol
 	// (sabot): the pair is unique, and a daemon that journals it can hand the

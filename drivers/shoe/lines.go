@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/card"
 )
 
 func init() {
@@ -174,7 +174,7 @@ func linesEvent(tok []byte, now time.Time) (Event, bool) {
 			ev.Kind, ev.Dealer = KindDealer, string(bytes.Trim(tok[7:], " \t"))
 			break
 		}
-		c, err := tableau.ParseCard(string(tok))
+		c, err := card.ParseCard(string(tok))
 		if err != nil {
 			return ev, false
 		}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	fwproto "github.com/sabot-table/sabot/firmware-proto"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/card"
 )
 
 func init() {
@@ -56,8 +56,9 @@ const (
 
 // AlarmSequence is the Alarm.Code of the alarm the sabot protocol raises
 // when a shoe's event sequence restarts under a boot id already seen
-// (tableau.AlertShoeSequence).
-const AlarmSequence = string(tableau.AlertShoeSequence)
+// (baccarat.AlertShoeSequence, whose text it is: a test pins the two
+// together, so the driver need not import the rules engine).
+const AlarmSequence = "shoe-sequence"
 
 // Sabot is the host side of the firmware-proto protocol (PROTOCOL.md in
 // firmware-proto): frames are decoded with fwproto's Decoder, and
@@ -507,7 +508,7 @@ func (s *Sabot) deliver(f fwproto.Frame, lost uint32, now time.Time, emit Emit) 
 	switch m := f.Msg.(type) {
 	case *fwproto.Card:
 		ev.Kind = KindCard
-		ev.Card = tableau.Card{Rank: tableau.Rank(m.Rank), Suit: tableau.Suit(m.Suit), UID: s.uid(m.UID)}
+		ev.Card = card.Card{Rank: card.Rank(m.Rank), Suit: card.Suit(m.Suit), UID: s.uid(m.UID)}
 		ev.Quality, ev.ShoeClock, ev.Burn = m.Quality, m.Clock, s.burn
 	case *fwproto.CardUnreadable:
 		ev.Kind = KindUnreadable

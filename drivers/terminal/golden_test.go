@@ -10,6 +10,7 @@ import (
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -19,10 +20,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // ties (at the start, and several on one cell), pairs and naturals.
 func goldenRoads() *display.Roads {
 	var rs []tableau.CoupResult
-	add := func(w tableau.Winner, pp, bp, nat bool) {
+	add := func(w baccarat.Winner, pp, bp, nat bool) {
 		rs = append(rs, tableau.CoupResult{Coup: len(rs) + 1, Winner: w, PlayerPair: pp, BankerPair: bp, Natural: nat})
 	}
-	B, P, T := tableau.WinnerBanker, tableau.WinnerPlayer, tableau.WinnerTie
+	B, P, T := baccarat.WinnerBanker, baccarat.WinnerPlayer, baccarat.WinnerTie
 	add(T, false, false, true)
 	for i := range 9 {
 		add(B, i == 2, false, i == 4)

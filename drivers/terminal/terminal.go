@@ -32,7 +32,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/display/segment"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // MaxDigits is the number of digits that fit 80 columns.
@@ -483,7 +483,7 @@ func MessageLine(s display.TableState) string {
 		if !s.AlertAcknowledged {
 			m += " (awaiting ack)"
 		}
-		if a, ok := tableau.LookupAlert(tableau.AlertCode(s.Alert)); ok && a.Text != "" {
+		if a, ok := baccarat.LookupAlert(baccarat.AlertCode(s.Alert)); ok && a.Text != "" {
 			m += ": " + a.Text
 		}
 		return m

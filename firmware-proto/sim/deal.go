@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // DealShoes returns the transcript of a dealer dealing `shoes` freshly
@@ -14,7 +15,7 @@ import (
 //   - "shoe", then the burn: the first card, plus as many cards as its point
 //     value (10, J, Q, K burn ten), then "|";
 //   - coups dealt P1 B1 P2 B2 and the third cards the tableau calls for
-//     (tableau.Coup), each followed by "|" (the coup button);
+//     (baccarat.Coup), each followed by "|" (the coup button);
 //   - the cut card is placed between 1/8 and 3/16 of the shoe from the end;
 //     "cut" comes out where it lies, the coup in progress (or, if it came
 //     out between coups, the next coup) is the last one, and the remaining
@@ -23,8 +24,8 @@ import (
 // The transcript has no alerts when folded with tableau's default rules
 // (a test checks this), so a host following the tableau sees proper coups.
 func DealShoes(seed uint64, decks, shoes int) ([]tableau.Token, error) {
-	if decks < 1 || decks > tableau.MaxDecks {
-		return nil, fmt.Errorf("sim: decks %d out of range 1..%d", decks, tableau.MaxDecks)
+	if decks < 1 || decks > baccarat.MaxDecks {
+		return nil, fmt.Errorf("sim: decks %d out of range 1..%d", decks, baccarat.MaxDecks)
 	}
 	if shoes < 1 {
 		return nil, fmt.Errorf("sim: shoes %d, need at least 1", shoes)
@@ -75,7 +76,7 @@ func dealOne(rng *rand.Rand, decks int, toks []tableau.Token) []tableau.Token {
 			toks = append(toks, tableau.Token{Kind: tableau.TokCut})
 			cutOut, last = true, true
 		}
-		var coup tableau.Coup
+		var coup baccarat.Coup
 		for !coup.Complete() {
 			if next >= cutAt && !cutOut {
 				toks = append(toks, tableau.Token{Kind: tableau.TokCut})

@@ -16,6 +16,7 @@ import (
 	fwproto "github.com/sabot-table/sabot/firmware-proto"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // pipeLink is a sim.Link whose every Open makes a new in-memory cable; the
@@ -436,7 +437,7 @@ func TestDealShoesFoldsClean(t *testing.T) {
 		}
 		coups, shoes, cuts := 0, 0, 0
 		for _, e := range evs {
-			if e.Kind != tableau.EventCoup {
+			if e.Kind != baccarat.EventCoup {
 				t.Fatalf("decks %d: unexpected %v event %+v", decks, e.Kind, e)
 			}
 			coups++

@@ -20,6 +20,8 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // Config is a parsed sabot check command line.
@@ -33,7 +35,7 @@ type Config struct {
 	// File is the transcript's path, "-" for standard input.
 	File string
 	// Advantage is the --advantage threshold; off by default.
-	Advantage tableau.AdvantageThreshold
+	Advantage odds.AdvantageThreshold
 	// Macao is set for --game macao or victoria, folded by
 	// tableau.MacaoFold (macao.go); nil for the other games.
 	Macao *tableau.MacaoOptions
@@ -754,7 +756,7 @@ func foldTokens(f *tableau.Fold, mf *tableau.MacaoFold, cfg Config, name string,
 // why", comes just before that alert (as Macao's).
 func standWarning(warns []checkWarning, t *tableau.Token, evs []tableau.Event, n int, name string) []checkWarning {
 	for j := n; j < len(evs); j++ {
-		if evs[j].Kind == tableau.EventAlert && evs[j].Alert.Code == tableau.AlertMisplacedToken {
+		if evs[j].Kind == baccarat.EventAlert && evs[j].Alert.Code == baccarat.AlertMisplacedToken {
 			return append(warns, checkWarning{at: j, text: fmt.Sprintf("%s:%s: misplaced-token: stand with no coup in progress (during the burn or between coups)", name, t.Pos)})
 		}
 	}
@@ -788,7 +790,7 @@ func writeBatch(w *bufio.Writer, stderr io.Writer, b *checkBatchBuf, alerts int)
 		if _, err := w.Write(line); err != nil {
 			return alerts, fmt.Errorf("writing output: %w", err)
 		}
-		if b.evs[i].Kind == tableau.EventAlert {
+		if b.evs[i].Kind == baccarat.EventAlert {
 			alerts++
 		}
 	}
@@ -806,7 +808,7 @@ func writeBatch(w *bufio.Writer, stderr io.Writer, b *checkBatchBuf, alerts int)
 // voidOf returns the void event among evs, or nil.
 func voidOf(evs []tableau.Event) *tableau.VoidEvent {
 	for i := range evs {
-		if evs[i].Kind == tableau.EventVoid {
+		if evs[i].Kind == baccarat.EventVoid {
 			return &evs[i].Void
 		}
 	}

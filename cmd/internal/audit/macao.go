@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // shoeFold is what voidIgnoredReason reads of a fold: *tableau.Fold or
@@ -21,12 +22,12 @@ type shoeFold interface {
 // alert may come first).
 func macaoWarning(warns []checkWarning, mf *tableau.MacaoFold, t *tableau.Token, evs []tableau.Event, n int, name string) []checkWarning {
 	m := mf.LastMisfit()
-	if m == tableau.MacaoFits {
+	if m == baccarat.MacaoFits {
 		return warns
 	}
 	at := n
 	for j := n; j < len(evs); j++ {
-		if evs[j].Kind == tableau.EventAlert && evs[j].Alert.Code == m.Code() {
+		if evs[j].Kind == baccarat.EventAlert && evs[j].Alert.Code == m.Code() {
 			at = j
 			break
 		}

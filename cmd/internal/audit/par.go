@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The second pass of sabot check with two folds at once (foldCheckShoes).
@@ -43,7 +44,7 @@ func shoeParallel(cfg Config, size int) bool {
 	if ParFoldAll {
 		size = parFoldMin
 	}
-	return size >= parFoldMin && cfg.Macao == nil && cfg.Opts.Rules.Game.PuntoBancoDeal() && runtime.GOMAXPROCS(0) >= 2
+	return size >= parFoldMin && cfg.Macao == nil && cfg.Opts.Rules.Game.DealsPuntoBanco() && runtime.GOMAXPROCS(0) >= 2
 }
 
 // segBuf is a token batch of foldCheckShoes: a checkTokBuf and where it
@@ -292,11 +293,11 @@ func foldSegments(sf *shoeFolder, cfg Config, name string, stop <-chan struct{})
 		}
 		for i := from; i < len(b.evs); i++ {
 			switch e := &b.evs[i]; e.Kind {
-			case tableau.EventCoup:
+			case baccarat.EventCoup:
 				e.Coup.Shoe += shift
-			case tableau.EventAlert:
+			case baccarat.EventAlert:
 				e.Alert.Shoe += shift
-			case tableau.EventVoid:
+			case baccarat.EventVoid:
 				e.Void.Shoe += shift
 			}
 		}

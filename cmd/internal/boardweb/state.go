@@ -4,6 +4,7 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // State is the board page's data: the body of /board.json and of
@@ -131,9 +132,9 @@ func GameName(cfg config.Config) string {
 		return cfg.Board.Game
 	}
 	if cfg.Game == "" {
-		return tableau.GameTitle("punto-banco")
+		return baccarat.GameTitle("punto-banco")
 	}
-	return tableau.GameTitle(cfg.Game)
+	return baccarat.GameTitle(cfg.Game)
 }
 
 // Facts are the board state's parts that come from the configuration and
@@ -195,8 +196,8 @@ func banqueState(s *State, v tableau.TableView) {
 	}
 	s.Left = &left
 	s.Winner, s.Natural = "", false
-	side := func(w tableau.Winner, name string) string {
-		if w == tableau.WinnerPlayer {
+	side := func(w baccarat.Winner, name string) string {
+		if w == baccarat.WinnerPlayer {
 			return name
 		}
 		return w.String()
@@ -217,10 +218,10 @@ func banqueState(s *State, v tableau.TableView) {
 }
 
 // HandOf is a hand as the board shows it: its cards in dealing order
-// (at most tableau.MaxHandCards) and total.
-func HandOf(h tableau.Hand, total int) Hand {
-	b := Hand{Cards: make([]string, 0, tableau.MaxHandCards), Total: total}
-	for i := 0; i < h.N && i < tableau.MaxHandCards; i++ {
+// (at most baccarat.MaxHandCards) and total.
+func HandOf(h baccarat.Hand, total int) Hand {
+	b := Hand{Cards: make([]string, 0, baccarat.MaxHandCards), Total: total}
+	for i := 0; i < h.N && i < baccarat.MaxHandCards; i++ {
 		b.Cards = append(b.Cards, h.Cards[i].String())
 	}
 	return b

@@ -10,6 +10,7 @@ import (
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/webasset"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // webFiles are the board page's assets: hand-written HTML, CSS and
@@ -91,7 +92,7 @@ func (w *Web) AlertList(v tableau.TableView) []Alert {
 	w.mu.Unlock()
 	for i := len(v.Alerts) - 1; i >= 0 && len(out) < RecentAlerts; i-- {
 		a := v.Alerts[i]
-		if seen[a.ID] || a.Code == tableau.AlertShoeOnline {
+		if seen[a.ID] || a.Code == baccarat.AlertShoeOnline {
 			continue
 		}
 		out = append(out, Alert{ID: a.ID, Code: string(a.Code), Display: display.ErrorText(string(a.Code)),

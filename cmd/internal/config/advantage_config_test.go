@@ -8,7 +8,7 @@ import (
 )
 
 // TestAdvantageThresholdKey: [alerts] advantage_threshold has the meaning
-// of `sabot check --advantage` (tableau.AdvantageThreshold): absent is off,
+// of `sabot check --advantage` (odds.AdvantageThreshold): absent is off,
 // 0 is on for any positive expectation (it used to mean off), and a
 // negative value or one of 1 or more is refused naming the key.
 func TestAdvantageThresholdKey(t *testing.T) {

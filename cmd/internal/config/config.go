@@ -30,6 +30,8 @@ import (
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded/mosqauth"
 	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // Config is sabotd's configuration, read from a TOML file (see
@@ -80,12 +82,12 @@ type Config struct {
 
 // RulesConfig is the [rules] table: the house rules, which differ from
 // casino to casino. Each key is a `sabot check` and `sabot odds` flag of
-// the same name ('-' for '_'), and tableau.Rules.ProblemsGiven validates
+// the same name ('-' for '_'), and baccarat.Rules.ProblemsGiven validates
 // both. Every key has its default in Default, so --print-config
 // shows the whole table.
 type RulesConfig struct {
 	// Commission is the house's share of a banker win: "5%", "4%", "2.5%",
-	// "0%", or as a fraction 0.05 (tableau.ParseCommission). Absent: the
+	// "0%", or as a fraction 0.05 (baccarat.ParseCommission). Absent: the
 	// game's usual (5% under punto banco, none under super6 and ez, where
 	// only 0 is accepted). Held as written (RateText) and parsed by
 	// validate, which names the key and line of a bad value.
@@ -107,7 +109,7 @@ type RulesConfig struct {
 	// none.
 	SideBets []string `toml:"side_bets"`
 	// The side bets' pay tables, each figure "to one", more than 0 and at
-	// most 1000 (tableau.SidePays): Perfect Pair [one hand, both hands],
+	// most 1000 (baccarat.SidePays): Perfect Pair [one hand, both hands],
 	// Either Pair, Big (5 or 6 cards), Small (4 cards), Dragon Bonus for
 	// a non-natural win by [9, 8, 7, 6, 5, 4] and for a natural win, Lucky 6
 	// [two cards, three cards].
@@ -148,7 +150,7 @@ func (rc *RulesConfig) gameParam(name string) *string {
 func gameParamNames() []string {
 	var names []string
 	for _, g := range daemonGames() {
-		info, _ := tableau.LookupGame(g)
+		info, _ := baccarat.LookupGame(g)
 		for _, p := range info.Params {
 			if !slices.Contains(names, p.Name) {
 				names = append(names, p.Name)
@@ -163,8 +165,8 @@ func gameParamNames() []string {
 // deal them from a smart shoe).
 func daemonGames() []string {
 	var names []string
-	for _, n := range tableau.GameNames() {
-		if g, err := tableau.ParseGame(n); err == nil {
+	for _, n := range baccarat.GameNames() {
+		if g, err := baccarat.ParseGame(n); err == nil {
 			if _, macao := g.Macao(); !macao {
 				names = append(names, n)
 			}
@@ -187,7 +189,7 @@ func (r RateText) MarshalText() ([]byte, error) { return []byte(r), nil }
 
 // defaultRulesConfig is [rules] with every default (tableau's).
 func defaultRulesConfig() RulesConfig {
-	p := tableau.DefaultSidePays
+	p := baccarat.DefaultSidePays
 	return RulesConfig{
 		TiePays: 8, PairPays: 11, SideBets: []string{},
 		PaysPerfectPair: []float64{p.PerfectPair, p.PerfectPairBoth}, PaysEitherPair: p.EitherPair,
@@ -201,10 +203,10 @@ func defaultRulesConfig() RulesConfig {
 // wrong length, an unknown side bet, and every finding of tableau's one
 // validation (Rules.ProblemsGiven) under its [rules] key. tieKey is where
 // tie_pays was set ("rules.tie_pays", or "tie_pays" in an old file).
-func (c *Config) HouseRules(bad func(key, format string, args ...any)) tableau.Rules {
-	var r tableau.Rules
+func (c *Config) HouseRules(bad func(key, format string, args ...any)) baccarat.Rules {
+	var r baccarat.Rules
 	rc := &c.Rules
-	if info, ok := tableau.LookupGame(c.Game); ok {
+	if info, ok := baccarat.LookupGame(c.Game); ok {
 		params := map[string]string{}
 		for _, name := range gameParamNames() {
 			v := rc.gameParam(name)
@@ -212,28 +214,28 @@ func (c *Config) HouseRules(bad func(key, format string, args ...any)) tableau.R
 				continue
 			}
 			key := "rules." + strings.ReplaceAll(name, "-", "_")
-			if !slices.ContainsFunc(info.Params, func(p tableau.GameParam) bool { return p.Name == name }) {
+			if !slices.ContainsFunc(info.Params, func(p baccarat.GameParam) bool { return p.Name == name }) {
 				bad(key, "%q: %s has no such rule (chemin de fer's option)", *v, c.Game)
 				continue
 			}
-			if _, err := tableau.NewGame(c.Game, map[string]string{name: *v}); err != nil {
-				bad(key, "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": "))
+			if _, err := baccarat.NewGame(c.Game, map[string]string{name: *v}); err != nil {
+				bad(key, "%s", strings.TrimPrefix(err.Error(), baccarat.ErrRules.Error()+": "))
 				continue
 			}
 			params[name] = *v
 		}
-		if g, err := tableau.NewGame(c.Game, params); err == nil {
+		if g, err := baccarat.NewGame(c.Game, params); err == nil {
 			r.Game = g
 		}
 	}
-	cm, err := tableau.ParseCommission(string(rc.Commission))
+	cm, err := baccarat.ParseCommission(string(rc.Commission))
 	if err != nil {
-		bad("rules.commission", "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": commission "))
+		bad("rules.commission", "%s", strings.TrimPrefix(err.Error(), baccarat.ErrRules.Error()+": commission "))
 	}
 	r.Commission, r.TiePays, r.PairPays, r.PairSuitedPays = cm, rc.TiePays, rc.PairPays, rc.PairSuitedPays
-	set, err := tableau.ParseSideSet(strings.Join(rc.SideBets, ","))
+	set, err := baccarat.ParseSideSet(strings.Join(rc.SideBets, ","))
 	if err != nil {
-		bad("rules.side_bets", "%s", strings.TrimPrefix(err.Error(), tableau.ErrRules.Error()+": "))
+		bad("rules.side_bets", "%s", strings.TrimPrefix(err.Error(), baccarat.ErrRules.Error()+": "))
 	}
 	r.Side.Offered = set
 	list := func(key string, v []float64, what string, dst ...*float64) {
@@ -245,7 +247,7 @@ func (c *Config) HouseRules(bad func(key, format string, args ...any)) tableau.R
 			*d = v[i]
 		}
 	}
-	r.Side.Pays = tableau.DefaultSidePays // a list of the wrong length keeps its default (reported once)
+	r.Side.Pays = baccarat.DefaultSidePays // a list of the wrong length keeps its default (reported once)
 	p := &r.Side.Pays
 	list("pays_perfect_pair", rc.PaysPerfectPair, "one hand, both hands", &p.PerfectPair, &p.PerfectPairBoth)
 	d := &p.Dragon
@@ -509,7 +511,7 @@ type AlertsConfig struct {
 	// AdvantageThreshold raises an advantage alert when a bet's expected
 	// value for the player on the next coup exceeds it: a fraction of the
 	// stake, 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%),
-	// as `sabot check --advantage T` (tableau.AdvantageThreshold). Absent
+	// as `sabot check --advantage T` (odds.AdvantageThreshold). Absent
 	// (nil): off.
 	AdvantageThreshold *float64 `toml:"advantage_threshold"`
 	// Misdeal is "alert-only" (the coup's result stands per the tableau,
@@ -521,11 +523,11 @@ type AlertsConfig struct {
 }
 
 // Advantage is the advantage threshold the key gives: off when absent.
-func (a AlertsConfig) Advantage() (tableau.AdvantageThreshold, error) {
+func (a AlertsConfig) Advantage() (odds.AdvantageThreshold, error) {
 	if a.AdvantageThreshold == nil {
-		return tableau.AdvantageThreshold{}, nil
+		return odds.AdvantageThreshold{}, nil
 	}
-	return tableau.AdvantageAbove(*a.AdvantageThreshold)
+	return odds.AdvantageAbove(*a.AdvantageThreshold)
 }
 
 // LogConfig is the [log] table.
@@ -751,7 +753,7 @@ func Parse(data []byte, file string) (Config, error) {
 	if oldTie && set("rules.tie_pays") {
 		bad("tie_pays", "also set in [rules]: keep [rules] tie_pays only (the top-level key is its old place)")
 	}
-	if info, ok := tableau.LookupGame(cfg.Game); ok && !set("decks") {
+	if info, ok := baccarat.LookupGame(cfg.Game); ok && !set("decks") {
 		cfg.Decks = info.DefaultDecks // the game's: chemin de fer 6, banque 3
 	}
 	if p, err := shoe.LookupProtocol(cfg.Shoe.Protocol); err == nil && !set("shoe.baud") {
@@ -969,9 +971,9 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 	if rulesOK {
 		// The commission and the game's options in force, so that
 		// --print-config shows them.
-		cm, _ := tableau.CommissionOf(r.CommissionBP())
+		cm, _ := baccarat.CommissionOf(r.CommissionBP())
 		c.Rules.Commission = RateText(cm.String())
-		if info, ok := tableau.LookupGame(c.Game); ok {
+		if info, ok := baccarat.LookupGame(c.Game); ok {
 			for i, v := range r.Game.Params() {
 				if f := c.Rules.gameParam(info.Params[i].Name); f != nil {
 					*f = v
@@ -1096,8 +1098,8 @@ func (c *Config) validate(bad func(key, format string, args ...any)) {
 		bad("board.display", "%q: want the wall display's IP address, or \"\"", c.Board.Display)
 	}
 	if a, err := c.Alerts.Advantage(); err != nil {
-		bad("alerts.advantage_threshold", "%s (remove the key for off)", strings.TrimPrefix(err.Error(), tableau.ErrAdvantageThreshold.Error()+": "))
-	} else if a.On() && !r.Game.PuntoBancoDeal() && oneOf(c.Game, daemonGames()...) {
+		bad("alerts.advantage_threshold", "%s (remove the key for off)", strings.TrimPrefix(err.Error(), odds.ErrAdvantageThreshold.Error()+": "))
+	} else if a.On() && !r.Game.DealsPuntoBanco() && oneOf(c.Game, daemonGames()...) {
 		bad("alerts.advantage_threshold", "the advantage check values the punto banco tableau's bets, not %s's: remove the key (game = %q)", c.Game, c.Game)
 	}
 	if !oneOf(c.Alerts.Misdeal, "alert-only", "void") {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // Published 8-deck figures (Wizard of Odds, "Baccarat", "Lucky 6"): the
@@ -41,8 +43,8 @@ func runTable(t *testing.T, cfg Config, transcript string) []tableau.Output {
 	return all
 }
 
-func coups(outs []tableau.Output) []tableau.CoupEvent {
-	var cs []tableau.CoupEvent
+func coups(outs []tableau.Output) []baccarat.CoupEvent {
+	var cs []baccarat.CoupEvent
 	for _, o := range outs {
 		if o.Kind == tableau.OutputCoup {
 			cs = append(cs, o.Event.Coup)
@@ -67,30 +69,30 @@ func TestRulesConfigSettlesAndValues(t *testing.T) {
 	// Coups after the burn: banker 9 beats 7; a 9-9 tie; a player pair
 	// (4H 4C) under a banker natural; a banker two-card 6 beats 2.
 	const shoe = burn + "5H 4D 2C 5S | 9H 9D KC KS | 4H 9D 4C KS | KH 3D QH 3S 2C |"
-	full := tableau.FullShoe(8)
+	full := baccarat.FullShoe(8)
 	for _, c := range []struct {
 		name, rules string
 		coup        int
-		bet         tableau.Bet
+		bet         baccarat.Bet
 		net         float64
 		ev          float64 // of bet on a fresh 8-deck shoe, from the published figures
 		tol         float64
 	}{
-		{"commission 5% (default)", "", 0, tableau.BetBanker, 0.95, 0.95*pubBanker8 - pubPlayer8, 1e-6},
-		{"commission 4%", `commission = "4%"`, 0, tableau.BetBanker, 0.96, 0.96*pubBanker8 - pubPlayer8, 1e-6},
-		{"commission 2.5% as a fraction", `commission = 0.025`, 0, tableau.BetBanker, 0.975, 0.975*pubBanker8 - pubPlayer8, 1e-6},
-		{"commission 0", `commission = 0`, 3, tableau.BetBanker, 1, pubBanker8 - pubPlayer8, 1e-6},
-		{"tie pays 9", "tie_pays = 9", 1, tableau.BetTie, 9, 9*pubTie8 - (1 - pubTie8), 1e-5},
-		{"pair pays 12", "pair_pays = 12", 2, tableau.BetPlayerPair, 12, 13*pubPair8 - 1, 1e-5},
-		{"lucky 6 at 15/23", "side_bets = [\"lucky6\"]\npays_lucky6 = [15, 23]", 3, tableau.BetLucky6, 15, math.NaN(), 0},
-		{"lucky 6 at 12/23", "side_bets = [\"lucky6\"]\npays_lucky6 = [12, 23]", 3, tableau.BetLucky6, 12, -pubLucky6At23, 5e-5},
+		{"commission 5% (default)", "", 0, baccarat.BetBanker, 0.95, 0.95*pubBanker8 - pubPlayer8, 1e-6},
+		{"commission 4%", `commission = "4%"`, 0, baccarat.BetBanker, 0.96, 0.96*pubBanker8 - pubPlayer8, 1e-6},
+		{"commission 2.5% as a fraction", `commission = 0.025`, 0, baccarat.BetBanker, 0.975, 0.975*pubBanker8 - pubPlayer8, 1e-6},
+		{"commission 0", `commission = 0`, 3, baccarat.BetBanker, 1, pubBanker8 - pubPlayer8, 1e-6},
+		{"tie pays 9", "tie_pays = 9", 1, baccarat.BetTie, 9, 9*pubTie8 - (1 - pubTie8), 1e-5},
+		{"pair pays 12", "pair_pays = 12", 2, baccarat.BetPlayerPair, 12, 13*pubPair8 - 1, 1e-5},
+		{"lucky 6 at 15/23", "side_bets = [\"lucky6\"]\npays_lucky6 = [15, 23]", 3, baccarat.BetLucky6, 15, math.NaN(), 0},
+		{"lucky 6 at 12/23", "side_bets = [\"lucky6\"]\npays_lucky6 = [12, 23]", 3, baccarat.BetLucky6, 12, -pubLucky6At23, 5e-5},
 		// Dragon Bonus, Big and Small at their default pay tables, against
 		// the published 8-deck house edges (Wizard of Odds: Dragon 2.65%
 		// player, 9.37% banker; Big 4.35%, Small 5.27%, quoted to 0.01%).
-		{"dragon banker, a natural win", "side_bets = [\"dragon\"]", 0, tableau.BetDragonBanker, 1, -0.0937, 5e-5},
-		{"dragon player", "side_bets = [\"dragon-player\"]\npays_dragon = [30, 10, 6, 4, 2, 1]", 1, tableau.BetDragonPlayer, 0, -0.0265, 5e-5},
-		{"small, four cards", "side_bets = [\"small\"]", 0, tableau.BetSmall, 1.5, -0.0527, 1.5e-4},
-		{"big, five cards", "side_bets = [\"big\"]\npays_big = 0.54", 3, tableau.BetBig, 0.54, -0.0435, 5e-5},
+		{"dragon banker, a natural win", "side_bets = [\"dragon\"]", 0, baccarat.BetDragonBanker, 1, -0.0937, 5e-5},
+		{"dragon player", "side_bets = [\"dragon-player\"]\npays_dragon = [30, 10, 6, 4, 2, 1]", 1, baccarat.BetDragonPlayer, 0, -0.0265, 5e-5},
+		{"small, four cards", "side_bets = [\"small\"]", 0, baccarat.BetSmall, 1.5, -0.0527, 1.5e-4},
+		{"big, five cards", "side_bets = [\"big\"]\npays_big = 0.54", 3, baccarat.BetBig, 0.54, -0.0435, 5e-5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := parseRules(t, c.rules)
@@ -98,9 +100,9 @@ func TestRulesConfigSettlesAndValues(t *testing.T) {
 			if len(cs) != 4 {
 				t.Fatalf("%d coups", len(cs))
 			}
-			want := tableau.Payout{Outcome: tableau.Win, Net: c.net}
+			want := baccarat.Payout{Outcome: baccarat.Win, Net: c.net}
 			if c.net == 0 {
-				want.Outcome = tableau.Push // the 9-9 natural tie pushes the Dragon Bonus
+				want.Outcome = baccarat.Push // the 9-9 natural tie pushes the Dragon Bonus
 			}
 			if p := cs[c.coup].Settlement.Of(c.bet); p != want {
 				t.Errorf("coup %d %s settled %+v, want %+v", c.coup+1, c.bet, p, want)
@@ -115,15 +117,15 @@ func TestRulesConfigSettlesAndValues(t *testing.T) {
 			}
 			var ev float64
 			var ok bool
-			if c.bet >= tableau.BetPerfectPair && c.bet <= tableau.BetLucky6 {
-				cc := tableau.FullCardShoe(8)
-				so, err := tableau.AnalyzeSideBets(&cc, true)
+			if c.bet >= baccarat.BetPerfectPair && c.bet <= baccarat.BetLucky6 {
+				cc := baccarat.FullCardShoe(8)
+				so, err := odds.AnalyzeSideBets(&cc, true)
 				if err != nil {
 					t.Fatal(err)
 				}
 				ev, ok = so.EV(c.bet, r)
 			} else {
-				o, err := tableau.AnalyzeOdds(&full)
+				o, err := odds.AnalyzeOdds(&full)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -145,7 +147,7 @@ func TestRulesConfigAdvantage(t *testing.T) {
 	count := func(rules string) (n int, bet string, ev float64) {
 		cfg := parseRules(t, rules+"\n[alerts]\nadvantage_threshold = 0\n")
 		for _, o := range runTable(t, cfg, shoe) {
-			if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertAdvantage {
+			if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertAdvantage {
 				n++
 				bet, ev = o.Event.Alert.AdvantageBet.Bet, o.Event.Alert.AdvantageBet.EV
 			}
@@ -155,15 +157,15 @@ func TestRulesConfigAdvantage(t *testing.T) {
 	n, bet, ev := count(`commission = "2.5%"`)
 	// The same figure from the odds engine, for the shoe less the six
 	// burnt cards.
-	comp, _ := tableau.NewComposition(8)
+	comp, _ := baccarat.NewComposition(8)
 	for _, s := range strings.Fields("5H 2C 3D 4D 5S 6S") {
 		c, _ := tableau.ParseCard(s)
 		comp.Draw(c)
 	}
 	rc := comp.RemainingRanks()
-	o, _ := tableau.AnalyzeOdds(&rc)
-	c25, _ := tableau.ParseCommission("2.5%")
-	want, _ := o.EV(tableau.BetBanker, tableau.Rules{Commission: c25})
+	o, _ := odds.AnalyzeOdds(&rc)
+	c25, _ := baccarat.ParseCommission("2.5%")
+	want, _ := o.EV(baccarat.BetBanker, baccarat.Rules{Commission: c25})
 	if n != 1 || bet != "banker" || ev != want || math.Abs(ev-(0.975*pubBanker8-pubPlayer8)) > 2e-4 {
 		t.Errorf("2.5%%: %d alerts, %s %v; want banker %v", n, bet, ev, want)
 	}
@@ -247,23 +249,23 @@ func TestGameConfig(t *testing.T) {
 		t.Errorf("chemin de fer defaults: decks %d, %+v", cdf.Decks, cdf.Rules)
 	}
 	draw := parse("game = \"chemin-de-fer\"\ndecks = 8\n" + head + "[rules]\npunter_five = \"draw\"\nbanker_table = \"free\"\n")
-	want, _ := tableau.NewCheminDeFer(tableau.MustDraw, tableau.FreeTable)
+	want, _ := baccarat.NewCheminDeFer(baccarat.MustDraw, baccarat.FreeTable)
 	if tb, err := draw.NewTable(nil); err != nil || tb.Config().Fold.Rules.Game != want || tb.Config().Fold.Decks != 8 {
 		t.Errorf("chemin de fer draw/free: %v", err)
 	}
 	banque := parse("game = \"banque\"\n" + head)
-	if tb, err := banque.NewTable(nil); err != nil || tb.Config().Fold.Rules.Game != tableau.GameBanque || banque.Decks != 3 || banque.Rules.Commission != "0%" || banque.Rules.PunterFive != "" {
+	if tb, err := banque.NewTable(nil); err != nil || tb.Config().Fold.Rules.Game != baccarat.GameBanque || banque.Decks != 3 || banque.Rules.Commission != "0%" || banque.Rules.PunterFive != "" {
 		t.Errorf("banque: decks %d %+v %v", banque.Decks, banque.Rules, err)
 	}
 	// The punter's 5 declined ("stand"), then the banker's 3 draws.
 	const shoe = "shoe 3C 4D 9H 2S | 4H 3D AC KS stand 5C |"
 	cs := coups(runTable(t, cdf, shoe))
-	if len(cs) != 1 || cs[0].Options.N != 1 || cs[0].Options.List[0].Choice != tableau.MustStand || cs[0].Banker.N != 3 {
+	if len(cs) != 1 || cs[0].Options.N != 1 || cs[0].Options.List[0].Choice != baccarat.MustStand || cs[0].Banker.N != 3 {
 		t.Fatalf("option declined: %+v", cs)
 	}
 	// The bank's win pays 1 less the commission: 5% by default, the
 	// [rules] commission when set.
-	if p := cs[0].Settlement.Banker; p != (tableau.Payout{Outcome: tableau.Win, Net: 0.95}) {
+	if p := cs[0].Settlement.Banker; p != (baccarat.Payout{Outcome: baccarat.Win, Net: 0.95}) {
 		t.Errorf("bank's win at 5%%: %+v", p)
 	}
 	c4 := parse("game = \"chemin-de-fer\"\n" + head + "[rules]\ncommission = \"4%\"\n")
@@ -276,7 +278,7 @@ func TestGameConfig(t *testing.T) {
 	var missing []int
 	outs := runTable(t, draw, shoe)
 	for _, o := range outs {
-		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertMissingCard {
+		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertMissingCard {
 			missing = append(missing, o.Coup)
 		}
 	}
@@ -304,13 +306,13 @@ func TestRulesConfigSuitedPair(t *testing.T) {
 	}
 	for _, c := range []struct {
 		coup int
-		bet  tableau.Bet
-		want tableau.Payout
+		bet  baccarat.Bet
+		want baccarat.Payout
 	}{
-		{0, tableau.BetPlayerPair, tableau.Payout{Outcome: tableau.Win, Net: 25}},
-		{1, tableau.BetBankerPair, tableau.Payout{Outcome: tableau.Win, Net: 11}},
-		{1, tableau.BetPlayerPair, tableau.Payout{Outcome: tableau.Lose, Net: -1}},
-		{2, tableau.BetPlayerPair, tableau.Payout{}},
+		{0, baccarat.BetPlayerPair, baccarat.Payout{Outcome: baccarat.Win, Net: 25}},
+		{1, baccarat.BetBankerPair, baccarat.Payout{Outcome: baccarat.Win, Net: 11}},
+		{1, baccarat.BetPlayerPair, baccarat.Payout{Outcome: baccarat.Lose, Net: -1}},
+		{2, baccarat.BetPlayerPair, baccarat.Payout{}},
 	} {
 		if p := cs[c.coup].Settlement.Of(c.bet); p != c.want {
 			t.Errorf("coup %d %s settled %+v, want %+v", c.coup+1, c.bet, p, c.want)
@@ -320,7 +322,7 @@ func TestRulesConfigSuitedPair(t *testing.T) {
 	// are out, so the figure is near +55/415, not equal (within 0.005).
 	var bets []string
 	for _, o := range outs {
-		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertAdvantage && o.Event.Alert.Coup == 1 {
+		if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertAdvantage && o.Event.Alert.Coup == 1 {
 			a := o.Event.Alert.AdvantageBet
 			bets = append(bets, a.Bet)
 			if math.Abs(a.EV-55.0/415) > 0.005 {

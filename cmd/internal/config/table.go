@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TableOptions are the tableau options (game, decks, house rules, cut
 // rule, markers) the configuration gives; the error names the first key
 // that cannot be used.
 func (c Config) TableOptions() (tableau.Options, error) {
-	if _, err := tableau.ParseGame(c.Game); err != nil {
+	if _, err := baccarat.ParseGame(c.Game); err != nil {
 		return tableau.Options{}, err
 	}
 	var rerr error

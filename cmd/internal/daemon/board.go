@@ -13,6 +13,7 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/boardweb"
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // boardNote records alerts and acknowledgements for the board, wakes the
@@ -81,7 +82,7 @@ func terminalSize(w io.Writer) (cols, rows int) {
 func (d *daemon) boardState() boardweb.State {
 	v := d.currentView()
 	f := boardweb.Facts{Table: d.cfg.Table, Game: boardweb.GameName(d.cfg), GameID: d.rules.Game.Name(), Lang: d.cfg.Board.Lang,
-		Limits: boardweb.LimitsOf(d.cfg.Board), Assets: d.web.Version, Banque: d.rules.Game == tableau.GameBanque}
+		Limits: boardweb.LimitsOf(d.cfg.Board), Assets: d.web.Version, Banque: d.rules.Game == baccarat.GameBanque}
 	return boardweb.Build(f, v, d.boardStatus(), d.web.AlertList(v))
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // runLoop starts d's main loop (as start does) until the test ends or the
@@ -117,7 +118,7 @@ func TestClockJumps(t *testing.T) {
 			}
 			ids[o.ID] = rec.Seq
 			shoeIDs[o.ShoeID] = true
-			if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertClockJump {
+			if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertClockJump {
 				jumps = append(jumps, o.Alert.Text)
 			}
 		}

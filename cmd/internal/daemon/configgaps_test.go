@@ -90,7 +90,7 @@ func configGaps() []gapCase {
 			[]string{"c.toml:4:", "unknown key"}},
 		{"line too long", head + "# " + strings.Repeat("x", 5000) + "\n",
 			[]string{"c.toml:6:4097: line longer than 4096 bytes"}},
-		// [rules]: the house rules (tableau.Rules.ProblemsGiven).
+		// [rules]: the house rules (baccarat.Rules.ProblemsGiven).
 		{"commission 5 meant as 5%", head + "[rules]\ncommission = 5\n",
 			[]string{"c.toml:7: rules.commission:", `"5": at most 10%`, `for 5% write "5%" or 0.05`}},
 		{"commission not a rate", head + "[rules]\ncommission = true\n",

@@ -25,6 +25,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/sdnotify"
 	"github.com/sabot-table/sabot/drivers/shoe"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // daemon is a running sabotd: it owns every device and the main loop.
@@ -37,7 +38,7 @@ type daemon struct {
 	metrics *metrics
 	journal *journal.Journal
 	table   *tableau.Table
-	rules   tableau.Rules
+	rules   baccarat.Rules
 	http    *httpServer
 	web     *boardweb.Web // the board page (board.go); nil with [http] addr "off"
 	broker  *embedded.Broker

@@ -21,6 +21,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // mountTmpfs mounts a tmpfs of size bytes on dir (root only). Under
@@ -225,7 +226,7 @@ addr = "127.0.0.1:0"
 	events := func() []map[string]any {
 		var out []map[string]any
 		for _, e := range withoutLink(r.events()) {
-			if e["code"] != string(tableau.AlertJournalFailed) {
+			if e["code"] != string(baccarat.AlertJournalFailed) {
 				out = append(out, e)
 			}
 		}
@@ -238,7 +239,7 @@ addr = "127.0.0.1:0"
 	}
 	jf := 0
 	for _, e := range r.events() {
-		if e["code"] == string(tableau.AlertJournalFailed) {
+		if e["code"] == string(baccarat.AlertJournalFailed) {
 			jf++
 		}
 	}

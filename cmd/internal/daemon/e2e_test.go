@@ -22,6 +22,7 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 var (
@@ -238,7 +239,7 @@ func sampleGame(name string) string {
 		// "banque", "check-chemin-de-fer", "check-banque-naturals".
 		part = strings.TrimPrefix(part, "check-")
 		for {
-			if g, err := tableau.ParseGame(part); err == nil && g.HasOptions() {
+			if g, err := baccarat.ParseGame(part); err == nil && g.HasOptions() {
 				return g.Name()
 			}
 			i := strings.LastIndexByte(part, '-')
@@ -255,7 +256,7 @@ func sampleGame(name string) string {
 // ("free" is chemin de fer's banker-table), as `sabot check` flags and
 // as sabotd's [rules] keys.
 func sampleParams(name, game string) (flags []string, rules string) {
-	info, _ := tableau.LookupGame(game)
+	info, _ := baccarat.LookupGame(game)
 	for _, part := range strings.Split(filepath.Base(name), ".") {
 		for _, p := range info.Params {
 			if slices.Contains(p.Values, part) {
@@ -277,7 +278,7 @@ func decksOf(name string) int {
 		}
 	}
 	if g := sampleGame(name); g != "" {
-		info, _ := tableau.LookupGame(g)
+		info, _ := baccarat.LookupGame(g)
 		return info.DefaultDecks
 	}
 	return 8

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Journal failure (a full disk, an I/O error). An input is durable only
@@ -190,9 +191,9 @@ func (d *daemon) rebuildTable() error {
 // written: the table cannot raise it, since nothing can be journaled.
 func (d *daemon) showJournalFailed() {
 	v := d.table.View()
-	a := tableau.LatchedAlert{ID: "journal-failed", LastID: "journal-failed", Count: 1, Code: tableau.AlertJournalFailed,
+	a := tableau.LatchedAlert{ID: "journal-failed", LastID: "journal-failed", Count: 1, Code: baccarat.AlertJournalFailed,
 		Shoe: v.Shoe, Coup: v.Coup}
-	if m, ok := tableau.LookupAlert(tableau.AlertJournalFailed); ok {
+	if m, ok := baccarat.LookupAlert(baccarat.AlertJournalFailed); ok {
 		a.Text = m.Text
 	}
 	v.Alerts = append([]tableau.LatchedAlert{a}, v.Alerts...)

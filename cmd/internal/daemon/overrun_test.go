@@ -6,6 +6,7 @@ import (
 
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // The config's overrun_cards reaches the table: a 1-deck shoe with
@@ -26,7 +27,7 @@ func TestConfigOverrunCards(t *testing.T) {
 	for i := 1; i <= 200; i++ {
 		c := tableau.Card{Rank: tableau.RankAce + tableau.Rank(i%13), Suit: tableau.Spades + tableau.Suit(i%4)}
 		for _, o := range tb.Apply(uint64(i), time.Unix(int64(i), 0), tableau.Input{Kind: tableau.InputCard, Card: c}, nil) {
-			if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertShoeOverrun {
+			if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertShoeOverrun {
 				raised = append(raised, i)
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/mqtt/embedded"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // cleanTokens returns the tokens of the clean 8-deck sample shoe.
@@ -116,7 +117,7 @@ dir = %q
 	v := d.currentView()
 	var alert tableau.LatchedAlert
 	for _, a := range v.Alerts {
-		if a.Code == tableau.AlertOutboxBacklog {
+		if a.Code == baccarat.AlertOutboxBacklog {
 			alert = a
 		}
 	}

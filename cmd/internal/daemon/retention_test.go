@@ -14,6 +14,7 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestRetentionArchivesAndCap: ten days of records, each day a new shoe
@@ -83,7 +84,7 @@ func TestRetentionArchivesAndCap(t *testing.T) {
 	latched := d.table.Latched()
 	var pruned *tableau.LatchedAlert
 	for i := range latched {
-		if latched[i].Code == tableau.AlertArchivePruned {
+		if latched[i].Code == baccarat.AlertArchivePruned {
 			pruned = &latched[i]
 		}
 	}

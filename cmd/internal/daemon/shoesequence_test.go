@@ -12,6 +12,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestDaemonSecondShoeSimRun plays two runs of the virtual shoe against the
@@ -70,7 +71,7 @@ dir = %q
 		switch {
 		case in.Kind == tableau.InputCard:
 			cards = append(cards, in.Card.String())
-		case in.Kind == tableau.InputAlarm && in.Code == string(tableau.AlertShoeSequence):
+		case in.Kind == tableau.InputAlarm && in.Code == string(baccarat.AlertShoeSequence):
 			sequence++
 		}
 		return nil
@@ -85,7 +86,7 @@ dir = %q
 	}
 	waitFor(t, "the shoe-sequence alert published", 10*time.Second, func() bool {
 		for _, e := range r.events() {
-			if e["code"] == string(tableau.AlertShoeSequence) {
+			if e["code"] == string(baccarat.AlertShoeSequence) {
 				return true
 			}
 		}

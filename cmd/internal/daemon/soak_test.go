@@ -36,6 +36,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 var soakCoupsFlag = flag.Int("soak.coups", 0, "coups each virtual shoe deals in TestSoak (0: SABOT_SOAK=month gives 10000, else the short form's soakShortCoups)")
@@ -132,7 +133,7 @@ func endlessShoe(seed uint64, decks, coups, newShoeEvery int) []tableau.Token {
 			}
 			marker()
 		}
-		var c tableau.Coup
+		var c baccarat.Coup
 		for !c.Complete() {
 			d := draw()
 			c.Deal(d)

@@ -26,6 +26,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Options are the --demo flags.
@@ -322,7 +323,7 @@ func (r *Run) Watch(o *tableau.Output) {
 	if o.Kind == tableau.OutputCoup {
 		r.coups++
 	}
-	if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == tableau.AlertMissingCard {
+	if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertMissingCard {
 		r.dead++
 	}
 	r.mu.Unlock()

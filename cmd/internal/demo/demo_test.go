@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // TestDemoScreenFits: under the terminal display the demo keeps its two
@@ -48,7 +49,7 @@ func TestDemoTokens(t *testing.T) {
 	coups := 0
 	for _, e := range evs {
 		switch e.Kind {
-		case tableau.EventCoup:
+		case baccarat.EventCoup:
 			coups++
 		default:
 			t.Fatalf("clean demo shoe raised %s", e)
@@ -61,10 +62,10 @@ func TestDemoTokens(t *testing.T) {
 	evs, _ = tableau.FoldTokens(tableau.Options{Markers: true}, errs)
 	codes := map[string]int{}
 	for _, e := range evs {
-		if e.Kind == tableau.EventAlert {
+		if e.Kind == baccarat.EventAlert {
 			codes[string(e.Alert.Code)]++
 		}
-		if e.Kind == tableau.EventVoid {
+		if e.Kind == baccarat.EventVoid {
 			codes["void"]++
 		}
 	}

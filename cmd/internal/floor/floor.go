@@ -31,6 +31,7 @@ import (
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Config is a floor-sim run's settings (sabot floor-sim's flags).
@@ -92,8 +93,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("floor-sim: --rate %g out of range (0, 1000] cards per second", c.Rate)
 	case c.Coups < 1 || c.Coups > MaxCoups:
 		return fmt.Errorf("floor-sim: --coups %d out of range 1..%d", c.Coups, MaxCoups)
-	case c.Decks < 1 || c.Decks > tableau.MaxDecks:
-		return fmt.Errorf("floor-sim: --decks %d out of range 1..%d", c.Decks, tableau.MaxDecks)
+	case c.Decks < 1 || c.Decks > baccarat.MaxDecks:
+		return fmt.Errorf("floor-sim: --decks %d out of range 1..%d", c.Decks, baccarat.MaxDecks)
 	case c.Drain <= 0:
 		return fmt.Errorf("floor-sim: --drain %v must be positive", c.Drain)
 	case c.RefusalTimeout < mqttclient.MinRefusalTimeout || c.RefusalTimeout > mqttclient.MaxRefusalTimeout:
@@ -281,7 +282,7 @@ func Tokens(seed uint64, decks, coups int) ([]tableau.Token, int, error) {
 		}
 		evs = f.Feed(tok, evs[:0])
 		for _, e := range evs {
-			if e.Kind == tableau.EventCoup {
+			if e.Kind == baccarat.EventCoup {
 				done++
 			}
 		}

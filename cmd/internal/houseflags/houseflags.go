@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Flags are the house-rule flags shared by `sabot check` and
@@ -22,7 +23,7 @@ import (
 // --pair-pays, --pair-suited-pays, which side bets are offered (--side-bets) and each pay
 // table (--pays-*). They are sabotd's [rules] keys with '-' for '_'.
 type Flags struct {
-	commission                                                          tableau.Commission
+	commission                                                          baccarat.Commission
 	tie, pair, pairSuited                                               *int
 	offered, perfect, either, big, small, dragon, dragonNatural, lucky6 *string
 	errs                                                                []error // from --commission, reported by Apply
@@ -46,7 +47,7 @@ func Add(fs *flag.FlagSet) *Flags {
 		lucky6:        fs.String("pays-lucky6", "12,20", "Lucky 6 pays `TWO,THREE` to 1 (banker wins with a two-card / three-card 6)"),
 	}
 	fs.Func("commission", "the house's share of a banker win, as a `RATE` \"5%\", \"4%\", \"2.5%\" or 0, or a fraction 0.05 (default: the game's, 5% under punto banco, none under super6 and ez)", func(s string) error {
-		c, err := tableau.ParseCommission(s)
+		c, err := baccarat.ParseCommission(s)
 		if err != nil {
 			h.errs = append(h.errs, fmt.Errorf("--commission %q: %s", s, strings.TrimPrefix(trimRules(err), "commission "+fmt.Sprintf("%q", s)+": ")))
 			return nil // reported by Apply, with the other rule errors
@@ -60,7 +61,7 @@ func Add(fs *flag.FlagSet) *Flags {
 // Apply sets r's house rules from the flags (r.Game is the caller's) and
 // returns one error per bad flag, naming the flag and the value. The
 // values are checked by tableau's one validation (Rules.ProblemsGiven).
-func (h *Flags) Apply(r *tableau.Rules) []error {
+func (h *Flags) Apply(r *baccarat.Rules) []error {
 	errs := append([]error(nil), h.errs...)
 	sr, serrs := h.sideRules()
 	errs = append(errs, serrs...)
@@ -80,17 +81,17 @@ func (h *Flags) Apply(r *tableau.Rules) []error {
 
 // sideRules returns the side rules the flags give, or one error per bad
 // flag naming the flag and the value.
-func (h *Flags) sideRules() (tableau.SideRules, []error) {
+func (h *Flags) sideRules() (baccarat.SideRules, []error) {
 	// A bad list keeps its default, so it is reported once.
-	sr := tableau.SideRules{Pays: tableau.DefaultSidePays}
+	sr := baccarat.SideRules{Pays: baccarat.DefaultSidePays}
 	var errs []error
-	set, err := tableau.ParseSideSet(*h.offered)
+	set, err := baccarat.ParseSideSet(*h.offered)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--side-bets %q: %s", *h.offered, trimRules(err)))
 	}
 	sr.Offered = set
 	list := func(name, s string, n int, dst ...*float64) {
-		v, err := tableau.ParsePayList(s, n)
+		v, err := baccarat.ParsePayList(s, n)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--%s %q: %s", name, s, trimRules(err)))
 			return
@@ -116,10 +117,10 @@ func (h *Flags) sideRules() (tableau.SideRules, []error) {
 // --pair-pays when they differ from the usual, --pair-suited-pays when a
 // suited pair pays more, --side-bets and the pay tables of the bets
 // offered.
-func Args(r tableau.Rules) string {
+func Args(r baccarat.Rules) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--tie-pays %d", r.TiePayout())
-	if c := r.CommissionBP(); c != (tableau.Rules{Game: r.Game}).CommissionBP() {
+	if c := r.CommissionBP(); c != (baccarat.Rules{Game: r.Game}).CommissionBP() {
 		fmt.Fprintf(&b, " --commission %s", strconv.FormatFloat(float64(c)/100, 'f', -1, 64)+"%")
 	}
 	if p := r.PairPayout(); p != 11 {
@@ -146,13 +147,13 @@ func Args(r tableau.Rules) string {
 		flag string
 		v    []float64
 	}{
-		{off.Has(tableau.BetPerfectPair), "pays-perfect-pair", []float64{p.PerfectPair, p.PerfectPairBoth}},
-		{off.Has(tableau.BetEitherPair), "pays-either-pair", []float64{p.EitherPair}},
-		{off.Has(tableau.BetBig), "pays-big", []float64{p.Big}},
-		{off.Has(tableau.BetSmall), "pays-small", []float64{p.Small}},
-		{off.Has(tableau.BetDragonPlayer) || off.Has(tableau.BetDragonBanker), "pays-dragon", p.Dragon[:]},
-		{off.Has(tableau.BetDragonPlayer) || off.Has(tableau.BetDragonBanker), "pays-dragon-natural", []float64{p.DragonNatural}},
-		{off.Has(tableau.BetLucky6), "pays-lucky6", []float64{p.Lucky6Two, p.Lucky6Three}},
+		{off.Has(baccarat.BetPerfectPair), "pays-perfect-pair", []float64{p.PerfectPair, p.PerfectPairBoth}},
+		{off.Has(baccarat.BetEitherPair), "pays-either-pair", []float64{p.EitherPair}},
+		{off.Has(baccarat.BetBig), "pays-big", []float64{p.Big}},
+		{off.Has(baccarat.BetSmall), "pays-small", []float64{p.Small}},
+		{off.Has(baccarat.BetDragonPlayer) || off.Has(baccarat.BetDragonBanker), "pays-dragon", p.Dragon[:]},
+		{off.Has(baccarat.BetDragonPlayer) || off.Has(baccarat.BetDragonBanker), "pays-dragon-natural", []float64{p.DragonNatural}},
+		{off.Has(baccarat.BetLucky6), "pays-lucky6", []float64{p.Lucky6Two, p.Lucky6Three}},
 	} {
 		if t.on {
 			fmt.Fprintf(&b, " --%s %s", t.flag, list(t.v...))
@@ -165,7 +166,7 @@ func Args(r tableau.Rules) string {
 // context.
 func trimRules(err error) string {
 	s := err.Error()
-	if p := tableau.ErrRules.Error() + ": "; len(s) > len(p) && s[:len(p)] == p {
+	if p := baccarat.ErrRules.Error() + ": "; len(s) > len(p) && s[:len(p)] == p {
 		return s[len(p):]
 	}
 	return s
@@ -185,9 +186,9 @@ func CheckArgs(o tableau.Options) string {
 	}
 	g := o.Rules.Game
 	house := Args(o.Rules)
-	if !g.PuntoBancoDeal() { // --game and the game's parameters
+	if !g.DealsPuntoBanco() { // --game and the game's parameters
 		game := "--game " + g.Name()
-		info, _ := tableau.LookupGame(g.Name())
+		info, _ := baccarat.LookupGame(g.Name())
 		for i, v := range g.Params() {
 			game += fmt.Sprintf(" --%s %s", info.Params[i].Name, v)
 		}

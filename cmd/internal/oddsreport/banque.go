@@ -1,13 +1,14 @@
 package oddsreport
 
 import (
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // BanqueConfig is the baccarat banque game of sabot odds.
 type BanqueConfig struct {
-	Game     tableau.BanqueGame // each tableau's 5 and the banker's draw table
-	Strategy string             // the --banker list as given, trimmed
+	Game     odds.BanqueGame // each tableau's 5 and the banker's draw table
+	Strategy string          // the --banker list as given, trimmed
 }
 
 // BanqueSideOdds is one tableau's results against the banker.
@@ -36,12 +37,12 @@ type BanqueOdds struct {
 	Counts map[string]string `json:"counts"`
 }
 
-func (c *BanqueConfig) analyze(rc *tableau.RankCounts, decks int) (any, error) {
-	o, err := tableau.AnalyzeBanque(rc, &c.Game)
+func (c *BanqueConfig) analyze(rc *baccarat.RankCounts, decks int) (any, error) {
+	o, err := odds.AnalyzeBanque(rc, &c.Game)
 	if err != nil {
 		return nil, err
 	}
-	side := func(s tableau.BanqueSide) BanqueSideOdds {
+	side := func(s odds.BanqueSide) BanqueSideOdds {
 		return BanqueSideOdds{Win: o.Prob(s.Win), Lose: o.Prob(s.Lose), Tie: o.Prob(s.Tie), EV: o.EV(s)}
 	}
 	r, l := side(o.Right), side(o.Left)

@@ -4,19 +4,21 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/chemin"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // CheminConfig is the chemin de fer game of sabot odds.
 type CheminConfig struct {
 	// Game is the table with the punter's and banker's choices made,
 	// unless Solve.
-	Game tableau.CheminGame
+	Game chemin.CheminGame
 	// Solve: find both sides' equilibrium strategies and the value of
 	// the game instead of valuing Game's.
 	Solve       bool
-	Five        tableau.Rule        // the punter on 5 (--punter-five)
-	BankerTable tableau.BankerTable // --banker-table
+	Five        baccarat.Rule        // the punter on 5 (--punter-five)
+	BankerTable baccarat.BankerTable // --banker-table
 }
 
 // CheminOdds is `sabot odds --game chemin-de-fer` for a given pair of
@@ -97,11 +99,11 @@ func ratFloat(r *big.Rat) float64 {
 }
 
 // analyze values the chemin de fer game for the shoe rc.
-func (c *CheminConfig) analyze(rc *tableau.RankCounts, decks int) (any, error) {
+func (c *CheminConfig) analyze(rc *baccarat.RankCounts, decks int) (any, error) {
 	bp := c.Game.CommissionBP()
 	alpha := float64(bp) / 10000
 	if c.Solve {
-		sol, err := tableau.SolveChemin(rc, &c.Game)
+		sol, err := chemin.SolveChemin(rc, &c.Game)
 		if err != nil {
 			return nil, err
 		}
@@ -124,18 +126,18 @@ func (c *CheminConfig) analyze(rc *tableau.RankCounts, decks int) (any, error) {
 		one := big.NewRat(1, 1)
 		for _, b := range sol.Banker {
 			out.Banker = append(out.Banker, CheminCell{Cell: b.Cell.String(), Draw: ratFloat(b.Draw), Exact: b.Draw.RatString()})
-			pb := tableau.PuntoBanco.BankerRule(b.Cell.Total, b.Cell.Third) == tableau.MustDraw
+			pb := baccarat.PuntoBanco.BankerRule(b.Cell.Total, b.Cell.Third) == baccarat.MustDraw
 			if (pb && b.Draw.Cmp(one) != 0) || (!pb && b.Draw.Sign() != 0) {
 				out.OffTableau = append(out.OffTableau, b.Cell.String())
 			}
 		}
 		return out, nil
 	}
-	var o tableau.Odds
+	var o odds.Odds
 	if err := o.AnalyzeTable(rc, &c.Game.Table); err != nil {
 		return nil, err
 	}
-	base, _ := tableau.CheminDeFer(tableau.Option, c.BankerTable)
+	base, _ := baccarat.CheminDeFer(baccarat.Option, c.BankerTable)
 	banker := map[string]string{}
 	for _, cell := range base.Options() {
 		if cell.Banker {
@@ -155,7 +157,7 @@ func (c *CheminConfig) analyze(rc *tableau.RankCounts, decks int) (any, error) {
 }
 
 func thirdName(v int) string {
-	if v == tableau.NoThirdCard {
+	if v == baccarat.NoThirdCard {
 		return "stood"
 	}
 	return fmt.Sprint(v)

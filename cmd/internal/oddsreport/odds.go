@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // Config is a parsed sabot odds command line.
@@ -23,7 +25,7 @@ type Config struct {
 	Removed string // the cards out of the shoe (CARDS); "" with Batch
 	// Rules are the punto banco rules and house rules (Rules.Game the
 	// profile); Rules.Commission also for chemin de fer.
-	Rules tableau.Rules
+	Rules baccarat.Rules
 	Batch bool // one CARDS list per standard input line
 	// Family is the game: "punto-banco" (with Rules.Game the profile),
 	// "chemin-de-fer" (Chemin) or "banque" (Banque).
@@ -54,7 +56,7 @@ type oddsOutput struct {
 	Cards6           float64       `json:"cards6"`
 	HouseEdge        houseEdgeJSON `json:"house_edge"`
 	CardsLeft        int           `json:"cards_left"`
-	Rules            tableau.Game  `json:"rules"`
+	Rules            baccarat.Game `json:"rules"`
 	TiePays          int           `json:"tie_pays"`
 	// Commission is the commission in force on a banker win, a fraction
 	// (0.05 for 5%; 0 under super6 and ez).
@@ -81,7 +83,7 @@ type houseEdgeJSON struct {
 }
 
 // oddsCountsJSON gives the exact integer counts behind the probabilities:
-// ordered six-card sequences (see tableau.Odds).
+// ordered six-card sequences (see odds.Odds).
 type oddsCountsJSON struct {
 	Sequences uint64 `json:"sequences"`
 	Banker    uint64 `json:"banker"`
@@ -104,14 +106,14 @@ func (s suitedProb) MarshalJSON() ([]byte, error) {
 }
 
 // newOddsOutput builds the output from the odds o of the shoe comp.
-func newOddsOutput(o *tableau.Odds, comp *tableau.Composition, cfg *Config, left int) (oddsOutput, error) {
-	edge := func(b tableau.Bet) float64 {
+func newOddsOutput(o *odds.Odds, comp *baccarat.Composition, cfg *Config, left int) (oddsOutput, error) {
+	edge := func(b baccarat.Bet) float64 {
 		e, _ := o.HouseEdge(b, cfg.Rules)
 		return e
 	}
 	// The pair bets: by ranks (Odds), or where a suited pair pays more
 	// by the suits left (PairOdds), unvalued when those are unknown.
-	pairEdge := func(b tableau.Bet) *float64 {
+	pairEdge := func(b baccarat.Bet) *float64 {
 		e, ok := o.HouseEdge(b, cfg.Rules)
 		if !ok {
 			return nil
@@ -121,11 +123,11 @@ func newOddsOutput(o *tableau.Odds, comp *tableau.Composition, cfg *Config, left
 	var suited *suitedProb
 	if r := cfg.Rules; r.PairSuitedPayout() > r.PairPayout() {
 		cc, known := comp.RemainingCards()
-		po, err := tableau.AnalyzePairs(&cc, known)
+		po, err := odds.AnalyzePairs(&cc, known)
 		if err != nil {
 			return oddsOutput{}, err
 		}
-		pairEdge = func(b tableau.Bet) *float64 {
+		pairEdge = func(b baccarat.Bet) *float64 {
 			e, ok := po.HouseEdge(b, r)
 			if !ok {
 				return nil
@@ -140,16 +142,16 @@ func newOddsOutput(o *tableau.Odds, comp *tableau.Composition, cfg *Config, left
 		Dragon7: o.Prob(o.Dragon7), Panda8: o.Prob(o.Panda8), Super6: o.Prob(o.Super6),
 		Cards4: o.Prob(o.Cards4), Cards5: o.Prob(o.Cards5), Cards6: o.Prob(o.Cards6),
 		HouseEdge: houseEdgeJSON{
-			Banker: edge(tableau.BetBanker), Player: edge(tableau.BetPlayer), Tie: edge(tableau.BetTie),
-			PlayerPair: pairEdge(tableau.BetPlayerPair), BankerPair: pairEdge(tableau.BetBankerPair),
+			Banker: edge(baccarat.BetBanker), Player: edge(baccarat.BetPlayer), Tie: edge(baccarat.BetTie),
+			PlayerPair: pairEdge(baccarat.BetPlayerPair), BankerPair: pairEdge(baccarat.BetBankerPair),
 		},
 		PlayerPairSuited: suited, BankerPairSuited: suited,
 		CardsLeft: left, Rules: cfg.Rules.Game, TiePays: cfg.Rules.TiePays, Decks: cfg.Decks,
 		Commission: float64(cfg.Rules.CommissionBP()) / 10000,
 		Counts:     oddsCountsJSON{Sequences: o.Sequences, Banker: o.Banker, Player: o.Player, Tie: o.Tie},
 	}
-	if cfg.Rules.Offers(tableau.BetDragon7) {
-		d7, p8 := edge(tableau.BetDragon7), edge(tableau.BetPanda8)
+	if cfg.Rules.Offers(baccarat.BetDragon7) {
+		d7, p8 := edge(baccarat.BetDragon7), edge(baccarat.BetPanda8)
 		out.HouseEdge.Dragon7, out.HouseEdge.Panda8 = &d7, &p8
 	}
 	return out, nil
@@ -160,20 +162,20 @@ func newOddsOutput(o *tableau.Odds, comp *tableau.Composition, cfg *Config, left
 // rank, or of its rank and suit, than the decks contain — is an error, as
 // is a list that leaves fewer than six cards. Errors name the card, its
 // 1-based column in s, and its position in the list.
-func ParseRemoved(s string, decks int) (tableau.RankCounts, error) {
+func ParseRemoved(s string, decks int) (baccarat.RankCounts, error) {
 	comp, err := parseRemovedComp(s, decks)
 	if err != nil {
-		return tableau.RankCounts{}, err
+		return baccarat.RankCounts{}, err
 	}
 	return comp.RemainingRanks(), nil
 }
 
 // parseRemovedComp is ParseRemoved returning the shoe's composition (which
 // also knows the suits left, for Perfect Pair).
-func parseRemovedComp(s string, decks int) (tableau.Composition, error) {
-	comp, err := tableau.NewComposition(decks)
+func parseRemovedComp(s string, decks int) (baccarat.Composition, error) {
+	comp, err := baccarat.NewComposition(decks)
 	if err != nil {
-		return tableau.Composition{}, err
+		return baccarat.Composition{}, err
 	}
 	n := 0
 	for col, i := 1, 0; i < len(s); {
@@ -196,14 +198,14 @@ func parseRemovedComp(s string, decks int) (tableau.Composition, error) {
 		n++
 		c, err := tableau.ParseCard(word)
 		if err != nil {
-			return tableau.Composition{}, fmt.Errorf("column %d: card %d %q: not a card (want rank A 2–9 T J Q K or 10, optional suit S H D C)", startCol, n, word)
+			return baccarat.Composition{}, fmt.Errorf("column %d: card %d %q: not a card (want rank A 2–9 T J Q K or 10, optional suit S H D C)", startCol, n, word)
 		}
 		if !comp.Draw(c) {
-			return tableau.Composition{}, fmt.Errorf("column %d: card %d %q: removes more than a %d-deck shoe holds (%s)", startCol, n, word, decks, holds(c, decks))
+			return baccarat.Composition{}, fmt.Errorf("column %d: card %d %q: removes more than a %d-deck shoe holds (%s)", startCol, n, word, decks, holds(c, decks))
 		}
 	}
 	if left := comp.Remaining(); left < 6 {
-		return tableau.Composition{}, fmt.Errorf("%d cards removed leave %d in a %d-deck shoe; a coup may need 6", n, left, decks)
+		return baccarat.Composition{}, fmt.Errorf("%d cards removed leave %d in a %d-deck shoe; a coup may need 6", n, left, decks)
 	}
 	return comp, nil
 }
@@ -224,7 +226,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	enc := json.NewEncoder(w)
-	var o tableau.Odds
+	var o odds.Odds
 	analyze := func(cards string) error {
 		comp, err := parseRemovedComp(cards, cfg.Decks)
 		if err != nil {
@@ -254,7 +256,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 		}
 		if cfg.Rules.Side.Offered != 0 {
 			cc, known := comp.RemainingCards()
-			so, err := tableau.AnalyzeSideBets(&cc, known)
+			so, err := odds.AnalyzeSideBets(&cc, known)
 			if err != nil {
 				return err
 			}

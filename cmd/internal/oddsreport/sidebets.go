@@ -1,7 +1,8 @@
 package oddsreport
 
 import (
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/odds"
 )
 
 // sideOddsJSON is one side bet in `sabot odds` output: the probability
@@ -14,9 +15,9 @@ type sideOddsJSON struct {
 }
 
 // newSideOdds values the offered side bets on the shoe cc.
-func newSideOdds(so *tableau.SideOdds, r tableau.Rules) map[string]sideOddsJSON {
+func newSideOdds(so *odds.SideOdds, r baccarat.Rules) map[string]sideOddsJSON {
 	out := map[string]sideOddsJSON{}
-	for _, b := range tableau.SideBets {
+	for _, b := range baccarat.SideBets {
 		if !r.Offers(b) {
 			continue
 		}
@@ -26,31 +27,31 @@ func newSideOdds(so *tableau.SideOdds, r tableau.Rules) map[string]sideOddsJSON 
 		}
 		var win uint64
 		switch b {
-		case tableau.BetPerfectPair:
+		case baccarat.BetPerfectPair:
 			win = so.PerfectOne + so.PerfectBoth
-		case tableau.BetEitherPair:
+		case baccarat.BetEitherPair:
 			win = so.EitherPair
-		case tableau.BetBig:
+		case baccarat.BetBig:
 			win = so.Cards56
-		case tableau.BetSmall:
+		case baccarat.BetSmall:
 			win = so.Cards4
-		case tableau.BetDragonPlayer, tableau.BetDragonBanker:
+		case baccarat.BetDragonPlayer, baccarat.BetDragonBanker:
 			side := 0
-			if b == tableau.BetDragonBanker {
+			if b == baccarat.BetDragonBanker {
 				side = 1
 			}
 			win = so.DragonNatural[side]
 			for m := 4; m <= 9; m++ {
 				win += so.DragonBy[side][m]
 			}
-		case tableau.BetLucky6:
+		case baccarat.BetLucky6:
 			win = so.Lucky6Two + so.Lucky6Three
 		}
 		j.Win = so.Prob(win)
-		if b == tableau.BetPerfectPair && !so.SuitsKnown {
+		if b == baccarat.BetPerfectPair && !so.SuitsKnown {
 			j.Win = 0
 		}
-		out[tableau.OddsKey(b)] = j
+		out[odds.OddsKey(b)] = j
 	}
 	return out
 }

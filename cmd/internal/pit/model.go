@@ -15,7 +15,7 @@ import (
 
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/mqtt"
-	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Bounds of the model (docs/operations.md's bounds table lists them).
@@ -356,9 +356,9 @@ func (t *pitTable) class() int {
 	}
 	for _, a := range t.alerts {
 		switch a.Severity {
-		case tableau.SeverityError:
+		case baccarat.SeverityError:
 			return urgencyCritical
-		case tableau.SeverityWarning:
+		case baccarat.SeverityWarning:
 			worst = min(worst, urgencyWarning)
 		default:
 			worst = min(worst, urgencyNotice)
@@ -449,13 +449,13 @@ func gameOf(game string, rules json.RawMessage) string {
 	}
 	var s string
 	if json.Unmarshal(rules, &s) == nil {
-		return tableau.GameTitle(s)
+		return baccarat.GameTitle(s)
 	}
 	var o map[string]any
 	if json.Unmarshal(rules, &o) == nil {
 		for _, k := range []string{"game", "profile", "name"} {
 			if v, ok := o[k].(string); ok && v != "" {
-				return tableau.GameTitle(v)
+				return baccarat.GameTitle(v)
 			}
 		}
 	}
@@ -487,7 +487,7 @@ func (m *Model) applyState(t *pitTable, payload []byte) bool {
 	if s.Dealer != nil {
 		tl.Dealer = dealerOf(s.Dealer)
 	}
-	if s.Complete && (s.Phase == "between" || s.Phase == "coup") && s.Winner != tableau.WinnerNone {
+	if s.Complete && (s.Phase == "between" || s.Phase == "coup") && s.Winner != baccarat.WinnerNone {
 		r := &pitResult{Coup: s.Coup, Winner: s.Winner.String(), PlayerTotal: s.PlayerTotal,
 			BankerTotal: s.BankerTotal, Natural: s.Natural, Voided: s.Voided, Known: true}
 		tl.Last = r
@@ -563,11 +563,11 @@ func (t *pitTable) entryByCode(code string) (pitAlert, bool) {
 // newPitAlert makes an entry; severity and text default to tableau's
 // alert table for the code.
 func newPitAlert(code, id, severity, text string, shoe, coup int, dealer string, at time.Time, late bool) pitAlert {
-	meta, known := tableau.LookupAlert(tableau.AlertCode(code))
+	meta, known := baccarat.LookupAlert(baccarat.AlertCode(code))
 	if severity == "" {
 		severity = meta.Severity
 		if !known {
-			severity = tableau.SeverityWarning
+			severity = baccarat.SeverityWarning
 		}
 	}
 	if text == "" {

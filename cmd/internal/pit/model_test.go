@@ -10,6 +10,7 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // pitFeed drives a real tableau.Table with a transcript and turns its
@@ -26,7 +27,7 @@ type pitFeed struct {
 
 func newPitFeed(t testing.TB, table string) *pitFeed {
 	t.Helper()
-	rules := tableau.Rules{Game: tableau.GamePuntoBanco}
+	rules := baccarat.Rules{Game: baccarat.GamePuntoBanco}
 	tbl, err := tableau.NewTable(tableau.TableConfig{Table: table, Fold: tableau.Options{Decks: 8, Rules: rules, Markers: true}})
 	if err != nil {
 		t.Fatal(err)

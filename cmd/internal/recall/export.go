@@ -8,6 +8,7 @@ import (
 
 	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // Export writes the journal as a transcript: one coup per line ("|" and
@@ -74,7 +75,7 @@ func Export(j *journal.Journal, w io.Writer, opts tableau.Options, checkFlags st
 		return err
 	}
 	endLine()
-	if ferr == nil && f.Phase() == tableau.PhaseCoup && !f.Voided() && f.Coup().Need() != tableau.NeedNone {
+	if ferr == nil && f.Phase() == tableau.PhaseCoup && !f.Voided() && f.Coup().Need() != baccarat.NeedNone {
 		// The daemon raised nothing here: it resumes the coup where it
 		// stopped. sabot check, at this file's end, reports the coup
 		// incomplete.

@@ -14,6 +14,7 @@ import (
 	"github.com/sabot-table/sabot/cmd/internal/audit"
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
+	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
 // maxResultsFlag bounds --results (letters, white space included): a
@@ -29,14 +30,14 @@ func ParseResults(s string) ([]tableau.CoupResult, error) {
 	}
 	var out []tableau.CoupResult
 	for i, c := range s {
-		var w tableau.Winner
+		var w baccarat.Winner
 		switch c {
 		case 'B', 'b':
-			w = tableau.WinnerBanker
+			w = baccarat.WinnerBanker
 		case 'P', 'p':
-			w = tableau.WinnerPlayer
+			w = baccarat.WinnerPlayer
 		case 'T', 't':
-			w = tableau.WinnerTie
+			w = baccarat.WinnerTie
 		case ' ', '\t', '\n', '\r', ',':
 			continue
 		default:
@@ -60,7 +61,7 @@ func RunResults(stdout, stderr io.Writer, rs []tableau.CoupResult) int {
 // input that cannot be read or parsed (said on stderr; nothing is printed
 // on stdout then).
 func Run(ctx context.Context, cfg audit.Config, stdin io.Reader, stdout, stderr io.Writer) int {
-	if g := cfg.Opts.Rules.Game; cfg.Macao != nil || g == tableau.GameBanque {
+	if g := cfg.Opts.Rules.Game; cfg.Macao != nil || g == baccarat.GameBanque {
 		// The roads are those of the games with one winner per coup.
 		name := g.Name()
 		switch {
@@ -122,7 +123,7 @@ func foldRoads(ctx context.Context, opts tableau.Options, r io.Reader, name stri
 	apply := func(evs []tableau.Event) {
 		for i := range evs {
 			switch e := &evs[i]; e.Kind {
-			case tableau.EventCoup:
+			case baccarat.EventCoup:
 				c := e.Coup
 				r := tableau.CoupResult{Coup: c.Coup, Winner: c.Winner, Natural: c.Natural,
 					PlayerPair: c.PlayerPair, BankerPair: c.BankerPair}
@@ -132,7 +133,7 @@ func foldRoads(ctx context.Context, opts tableau.Options, r io.Reader, name stri
 				results = append(results, r)
 				prior = tally
 				tally.Add(r)
-			case tableau.EventVoid:
+			case baccarat.EventVoid:
 				// A voided coup is on no road, even if its coup line was
 				// out. Only the current coup can be voided: if it has a
 				// result, it is the last one.
