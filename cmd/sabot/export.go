@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,17 +42,12 @@ Flags:
 `
 
 func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
+	fs := newFlagSet("export", exportUsage, stderr)
 	state := fs.String("state", "", "sabotd's state `directory` (holds journal.db)")
 	outPath := fs.String("o", "-", "output `file` (\"-\": standard output)")
 	verify := fs.Bool("verify", false, "check the journal's hash chain instead of exporting (verify.go)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, exit := flagsExit(parseFlags(fs, args), stderr, ""); exit {
+		return code
 	}
 	if *state == "" && *verify {
 		*state = recall.DefaultStateDir

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -41,17 +39,12 @@ Flags:
 `
 
 func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("recall", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, recallUsage); fs.PrintDefaults() }
+	fs := newFlagSet("recall", recallUsage, stderr)
 	state := fs.String("state", recall.DefaultStateDir, "sabotd's state `directory` (holds journal.db)")
 	last := fs.Int("last", 10, "how many `coups`, the newest (1 to 1000)")
 	text := fs.Bool("text", false, "print for people instead of JSON lines")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, exit := flagsExit(parseFlags(fs, args), stderr, ""); exit {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "sabot recall: takes no arguments")
