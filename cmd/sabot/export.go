@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/sabot-table/sabot/cmd/internal/recall"
-	"github.com/sabot-table/sabot/drivers/journal"
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -57,9 +56,8 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fs.Usage()
 		return 2
 	}
-	j, err := journal.Open(*state, &journal.Options{ReadOnly: true})
-	if err != nil {
-		fmt.Fprintf(stderr, "sabot export: %v\n", err)
+	j := openJournal("export", *state, stderr)
+	if j == nil {
 		return 2
 	}
 	defer j.Close()

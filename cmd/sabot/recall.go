@@ -54,9 +54,8 @@ func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "sabot recall: --last %d: want 1 to %d\n", *last, tableau.MaxRecall)
 		return 2
 	}
-	j, err := journal.Open(*state, &journal.Options{ReadOnly: true})
-	if err != nil {
-		fmt.Fprintf(stderr, "sabot recall: %v\n", err)
+	j := openJournal("recall", *state, stderr)
+	if j == nil {
 		return 2
 	}
 	defer j.Close()
@@ -77,4 +76,16 @@ func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	return 0
+}
+
+// openJournal opens the journal in sabotd's state directory read-only, for
+// sabot export and sabot recall (a running sabotd must not hold it). On an
+// error it prints it after "sabot NAME: " and returns nil (exit status 2).
+func openJournal(name, state string, stderr io.Writer) *journal.Journal {
+	j, err := journal.Open(state, &journal.Options{ReadOnly: true})
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot %s: %v\n", name, err)
+		return nil
+	}
+	return j
 }
