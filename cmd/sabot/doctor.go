@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -46,9 +44,7 @@ Flags:
 
 func runDoctor(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	d := doctor.New()
-	fset := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() { fmt.Fprint(stderr, doctorUsage); fset.PrintDefaults() }
+	fset := newFlagSet("doctor", doctorUsage, stderr)
 	fset.StringVar(&d.ConfigPath, "config", d.ConfigPath, "sabotd's configuration `file`")
 	// --sabotd named the program doctor ran to load the configuration; it
 	// is read in this process now, and the flag is kept so that scripts
@@ -61,11 +57,8 @@ func runDoctor(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	fset.StringVar(&d.Paths.Dev, "path.dev", d.Paths.Dev, "where /dev is (tests)")
 	fset.StringVar(&d.Paths.Etc, "path.etc", d.Paths.Etc, "where /etc is (passwd, group)")
 	rules := fset.String("path.udev-rules", strings.Join(d.Paths.UdevRules, ","), "udev's rule `directories`, highest precedence first, comma-separated")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, exit := flagsExit(parseFlags(fset, args), stderr, ""); exit {
+		return code
 	}
 	if fset.NArg() > 0 {
 		fmt.Fprintf(stderr, "sabot doctor: unexpected argument %q\n", fset.Arg(0))

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/cmd/internal/recall"
-	"github.com/sabot-table/sabot/drivers/journal"
 )
 
 func init() {
@@ -44,17 +41,12 @@ Flags:
 `
 
 func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
+	fs := newFlagSet("export", exportUsage, stderr)
 	state := fs.String("state", "", "sabotd's state `directory` (holds journal.db)")
 	outPath := fs.String("o", "-", "output `file` (\"-\": standard output)")
 	verify := fs.Bool("verify", false, "check the journal's hash chain instead of exporting (verify.go)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, exit := flagsExit(parseFlags(fs, args), stderr, ""); exit {
+		return code
 	}
 	if *state == "" && *verify {
 		*state = recall.DefaultStateDir
@@ -64,9 +56,8 @@ func runExport(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fs.Usage()
 		return 2
 	}
-	j, err := journal.Open(*state, &journal.Options{ReadOnly: true})
-	if err != nil {
-		fmt.Fprintf(stderr, "sabot export: %v\n", err)
+	j := openJournal("export", *state, stderr)
+	if j == nil {
 		return 2
 	}
 	defer j.Close()

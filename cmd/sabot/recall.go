@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -41,17 +39,12 @@ Flags:
 `
 
 func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("recall", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, recallUsage); fs.PrintDefaults() }
+	fs := newFlagSet("recall", recallUsage, stderr)
 	state := fs.String("state", recall.DefaultStateDir, "sabotd's state `directory` (holds journal.db)")
 	last := fs.Int("last", 10, "how many `coups`, the newest (1 to 1000)")
 	text := fs.Bool("text", false, "print for people instead of JSON lines")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, exit := flagsExit(parseFlags(fs, args), stderr, ""); exit {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "sabot recall: takes no arguments")
@@ -61,9 +54,8 @@ func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "sabot recall: --last %d: want 1 to %d\n", *last, tableau.MaxRecall)
 		return 2
 	}
-	j, err := journal.Open(*state, &journal.Options{ReadOnly: true})
-	if err != nil {
-		fmt.Fprintf(stderr, "sabot recall: %v\n", err)
+	j := openJournal("recall", *state, stderr)
+	if j == nil {
 		return 2
 	}
 	defer j.Close()
@@ -84,4 +76,16 @@ func runRecall(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	return 0
+}
+
+// openJournal opens the journal in sabotd's state directory read-only, for
+// sabot export and sabot recall (a running sabotd must not hold it). On an
+// error it prints it after "sabot NAME: " and returns nil (exit status 2).
+func openJournal(name, state string, stderr io.Writer) *journal.Journal {
+	j, err := journal.Open(state, &journal.Options{ReadOnly: true})
+	if err != nil {
+		fmt.Fprintf(stderr, "sabot %s: %v\n", name, err)
+		return nil
+	}
+	return j
 }

@@ -76,7 +76,7 @@ func (f Frame) page(i int) []Digit {
 
 // Blank returns a frame of n blank digits at brightness b.
 func Blank(n, b int) Frame {
-	return Frame{Digits: make([]Digit, n), Brightness: clampBrightness(b)}
+	return Frame{Digits: make([]Digit, n), Brightness: ClampBrightness(b)}
 }
 
 // Segments returns the pattern of every digit, left to right, as shown
@@ -197,7 +197,7 @@ func writeDigits(b *strings.Builder, digits []Digit) {
 // (see Glyph); a '.' with no digit before it is a digit showing only its
 // point, and an unclosed '[' blinks the rest.
 func TextFrame(text string, brightness int) Frame {
-	f := Frame{Brightness: clampBrightness(brightness)}
+	f := Frame{Brightness: ClampBrightness(brightness)}
 	blink := false
 	for _, r := range text {
 		switch {
@@ -226,7 +226,9 @@ type Renderer interface {
 	Render(f Frame) error
 }
 
-func clampBrightness(b int) int {
+// ClampBrightness is b clamped to 0..MaxBrightness: what a frame holds and
+// what a chip driver scales to its own steps.
+func ClampBrightness(b int) int {
 	if b < 0 {
 		return 0
 	}

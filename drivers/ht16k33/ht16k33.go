@@ -25,11 +25,11 @@ package ht16k33
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"periph.io/x/conn/v3/i2c"
 
 	"github.com/sabot-table/sabot/display/segment"
+	"github.com/sabot-table/sabot/drivers/ledchip"
 )
 
 // Commands, from the HT16K33 datasheet.
@@ -67,13 +67,7 @@ func (l Layout) Digits() int {
 // Brightness maps a frame brightness (0..segment.MaxBrightness) to the
 // dimming command's 0..15 (one to one, clamped).
 func Brightness(b int) byte {
-	if b < 0 {
-		return 0
-	}
-	if b > segment.MaxBrightness {
-		return segment.MaxBrightness
-	}
-	return byte(b)
+	return byte(segment.ClampBrightness(b))
 }
 
 // EncodeRAM returns the RAM write that shows f: the address byte 0x00 and
@@ -119,9 +113,9 @@ type Opts struct {
 // Dev is one HT16K33 backpack. It implements segment.Renderer; its methods
 // are safe for concurrent use.
 type Dev struct {
-	mu     sync.Mutex
 	dev    i2c.Dev
 	layout Layout
+	tx     *ledchip.Sender
 }
 
 // New returns a Dev on the I²C bus. It sends nothing.
@@ -139,7 +133,11 @@ func New(bus i2c.Bus, opts *Opts) (*Dev, error) {
 	if o.Layout > LayoutLinear {
 		return nil, fmt.Errorf("ht16k33: unknown layout %d", o.Layout)
 	}
-	return &Dev{dev: i2c.Dev{Bus: bus, Addr: o.Addr}, layout: o.Layout}, nil
+	d := &Dev{dev: i2c.Dev{Bus: bus, Addr: o.Addr}, layout: o.Layout}
+	d.tx = ledchip.NewSender(&d.dev, func(w []byte, err error) error {
+		return fmt.Errorf("ht16k33: %s: write %#02x: %w", d, w[0], err)
+	})
+	return d, nil
 }
 
 // String names the chip, bus and address, e.g. "HT16K33(I2C1@0x70)".
@@ -157,23 +155,12 @@ func (d *Dev) Render(f segment.Frame) error {
 	if err != nil {
 		return err
 	}
-	return d.send(writes)
+	return d.tx.Send(writes...)
 }
 
 // Halt turns the display off (RAM kept). It implements conn.Resource.
 func (d *Dev) Halt() error {
-	return d.send([][]byte{{CmdDisplayOff}})
-}
-
-func (d *Dev) send(writes [][]byte) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, w := range writes {
-		if err := d.dev.Tx(w, nil); err != nil {
-			return fmt.Errorf("ht16k33: %s: write %#02x: %w", d, w[0], err)
-		}
-	}
-	return nil
+	return d.tx.Send([]byte{CmdDisplayOff})
 }
 
 var _ segment.Renderer = (*Dev)(nil)

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 
+	"periph.io/x/conn/v3"
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/i2c"
 	"periph.io/x/conn/v3/spi"
@@ -366,4 +367,33 @@ func describe(v any) string {
 		return "nothing"
 	}
 	return fmt.Sprintf("a TOML value (%T)", v)
+}
+
+// Sender sends a chip's writes over its connection (an I²C device, an SPI
+// connection: any periph conn.Conn), one Tx each and in order. Its Send is
+// safe for concurrent use: the writes of two calls do not interleave.
+type Sender struct {
+	mu   sync.Mutex
+	c    conn.Conn
+	fail func(w []byte, err error) error
+}
+
+// NewSender returns a Sender on c. fail makes the error Send returns when
+// the write w fails with err (naming the chip and w's command or register:
+// each driver keeps its own error text).
+func NewSender(c conn.Conn, fail func(w []byte, err error) error) *Sender {
+	return &Sender{c: c, fail: fail}
+}
+
+// Send writes each of writes, in order, and stops at the first that fails:
+// its error is fail's.
+func (s *Sender) Send(writes ...[]byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range writes {
+		if err := s.c.Tx(w, nil); err != nil {
+			return s.fail(w, err)
+		}
+	}
+	return nil
 }

@@ -19,13 +19,13 @@ package max7219
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"periph.io/x/conn/v3"
 	"periph.io/x/conn/v3/physic"
 	"periph.io/x/conn/v3/spi"
 
 	"github.com/sabot-table/sabot/display/segment"
+	"github.com/sabot-table/sabot/drivers/ledchip"
 )
 
 // Registers, from the MAX7219 datasheet (table 2).
@@ -64,13 +64,7 @@ func SegmentByte(s segment.Segments) byte {
 // Brightness maps a frame brightness (0..segment.MaxBrightness) to the
 // intensity register, 0x00..0x0F (one to one, clamped).
 func Brightness(b int) byte {
-	if b < 0 {
-		return 0
-	}
-	if b > segment.MaxBrightness {
-		return segment.MaxBrightness
-	}
-	return byte(b)
+	return byte(segment.ClampBrightness(b))
 }
 
 // Encode returns the SPI transfers (one per CS-low period, each 2×chips
@@ -127,9 +121,9 @@ type Opts struct {
 // Dev is a cascade of MAX7219 chips on one SPI chip select. It implements
 // segment.Renderer; its methods are safe for concurrent use.
 type Dev struct {
-	mu    sync.Mutex
 	c     conn.Conn
 	chips int
+	tx    *ledchip.Sender
 }
 
 // New returns a Dev on a connection already set up for the chip: an
@@ -146,7 +140,10 @@ func New(c conn.Conn, opts *Opts) (*Dev, error) {
 	if chips < 1 {
 		return nil, fmt.Errorf("max7219: %d chips, want at least 1", chips)
 	}
-	return &Dev{c: c, chips: chips}, nil
+	tx := ledchip.NewSender(c, func(b []byte, err error) error {
+		return fmt.Errorf("max7219: %s: write register %#02x: %w", c, b[0], err)
+	})
+	return &Dev{c: c, chips: chips, tx: tx}, nil
 }
 
 // Open connects to the SPI port at DefaultSpeed, mode 0, 8 bits, and
@@ -174,7 +171,7 @@ func (d *Dev) Render(f segment.Frame) error {
 	if err != nil {
 		return err
 	}
-	return d.send(tx)
+	return d.tx.Send(tx...)
 }
 
 // Halt puts every chip in shutdown (display dark, registers kept). It
@@ -184,18 +181,7 @@ func (d *Dev) Halt() error {
 	for i := 0; i < d.chips; i++ {
 		b[2*i] = RegShutdown
 	}
-	return d.send([][]byte{b})
-}
-
-func (d *Dev) send(tx [][]byte) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, b := range tx {
-		if err := d.c.Tx(b, nil); err != nil {
-			return fmt.Errorf("max7219: %s: write register %#02x: %w", d.c, b[0], err)
-		}
-	}
-	return nil
+	return d.tx.Send(b)
 }
 
 var _ segment.Renderer = (*Dev)(nil)

@@ -780,8 +780,10 @@ type inflight struct {
 	payload []byte
 }
 
-// tokenDone reports whether tok has completed, without waiting.
-func tokenDone(tok paho.Token) bool {
+// TokenDone reports whether the paho token tok has completed (its Done
+// channel is closed), without waiting. It says nothing of success: that is
+// tok.Error().
+func TokenDone(tok paho.Token) bool {
 	select {
 	case <-tok.Done():
 		return true
@@ -853,7 +855,7 @@ func (p *Publisher) drain(ctx context.Context, c paho.Client, r *refusal) error 
 			// Collect acknowledgements that have already arrived, so that
 			// they are recorded (and OnAck called) when they happen, not
 			// only when the window is full.
-			for len(window) > 0 && tokenDone(window[0].tok) {
+			for len(window) > 0 && TokenDone(window[0].tok) {
 				if err := waitOldest(); err != nil {
 					return err
 				}

@@ -6,6 +6,7 @@ package sse
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -56,6 +57,35 @@ func (s *Stream) Event(name string, data ...[]byte) error {
 	p = append(p, data...)
 	p = append(p, []byte("\n\n"))
 	return s.write(p...)
+}
+
+// Wait blocks a stream's loop until it has something to do and reports
+// whether the loop goes on. It is true once changed is closed (and then,
+// when settle is positive, settle has passed too, so that changes within
+// it go out in one event) and once a tick from hb has been written as an
+// "hb" event with data "1" (keeping an idle stream alive); it is false
+// when ctx is done, done is closed or the heartbeat could not be written.
+func (s *Stream) Wait(ctx context.Context, changed, done <-chan struct{}, hb <-chan time.Time, settle time.Duration) bool {
+	select {
+	case <-changed:
+		if settle <= 0 {
+			return true
+		}
+		select {
+		case <-time.After(settle):
+			return true
+		case <-ctx.Done():
+			return false
+		case <-done:
+			return false
+		}
+	case <-hb:
+		return s.Event("hb", []byte("1")) == nil
+	case <-ctx.Done():
+		return false
+	case <-done:
+		return false
+	}
 }
 
 func (s *Stream) write(p ...[]byte) error {

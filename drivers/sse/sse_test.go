@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -48,6 +49,50 @@ func TestStream(t *testing.T) {
 	}
 	close(wrote)
 	if string(got) != want {
+		t.Errorf("stream %q, want %q", got, want)
+	}
+}
+
+// TestWait covers each way out of Wait: a change (with and without a
+// settle time), a heartbeat written as an "hb" event, the request's end
+// and the server's.
+func TestWait(t *testing.T) {
+	rec := httptest.NewRecorder()
+	s, err := Open(rec, time.Second, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	closed := make(chan struct{})
+	close(closed)
+	never := make(chan struct{})
+	if !s.Wait(ctx, closed, never, nil, 0) {
+		t.Error("a change: false")
+	}
+	start := time.Now()
+	if !s.Wait(ctx, closed, never, nil, 20*time.Millisecond) {
+		t.Error("a change with a settle time: false")
+	}
+	if d := time.Since(start); d < 20*time.Millisecond {
+		t.Errorf("a change with a settle time returned after %v", d)
+	}
+	if s.Wait(ctx, closed, closed, nil, time.Hour) {
+		t.Error("done while settling: true")
+	}
+	tick := make(chan time.Time, 1)
+	tick <- time.Now()
+	if !s.Wait(ctx, never, never, tick, 0) {
+		t.Error("a heartbeat: false")
+	}
+	if s.Wait(ctx, never, closed, nil, 0) {
+		t.Error("done: true")
+	}
+	cancel()
+	if s.Wait(ctx, never, never, nil, 0) {
+		t.Error("request ended: true")
+	}
+	if got, want := rec.Body.String(), "retry: 1000\n\nevent: hb\ndata: 1\n\n"; got != want {
 		t.Errorf("stream %q, want %q", got, want)
 	}
 }

@@ -27,13 +27,7 @@ const MaxGrids = 6
 // Brightness maps a frame brightness (0..segment.MaxBrightness) to the
 // chip's eight pulse-width steps: b/2, clamped to 0..7.
 func Brightness(b int) byte {
-	if b < 0 {
-		b = 0
-	}
-	if b > segment.MaxBrightness {
-		b = segment.MaxBrightness
-	}
-	return byte(b / 2)
+	return byte(segment.ClampBrightness(b) / 2)
 }
 
 // Encode returns the three transfers (each framed by a start and a stop

@@ -236,15 +236,7 @@ func (h *Hub) ServeEvents(w http.ResponseWriter, r *http.Request) {
 			}
 			sent = state
 		}
-		select {
-		case <-changed:
-		case <-hb.C:
-			if st.Event("hb", []byte("1")) != nil {
-				return
-			}
-		case <-r.Context().Done():
-			return
-		case <-h.done:
+		if !st.Wait(r.Context(), changed, h.done, hb.C, 0) {
 			return
 		}
 	}

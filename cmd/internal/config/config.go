@@ -424,17 +424,22 @@ const (
 	MaxRefusalTimeout = 10 * time.Minute
 )
 
+// parsedDuration is s parsed as a Go duration, 0 if it is not one: the
+// *Duration methods read fields that validate has checked.
+func parsedDuration(s string) time.Duration {
+	d, _ := time.ParseDuration(s)
+	return d
+}
+
 // KeepAliveDuration is KeepAlive parsed (validate checked it; 0, the
 // driver's default, if it is empty).
 func (m MQTTConfig) KeepAliveDuration() time.Duration {
-	d, _ := time.ParseDuration(m.KeepAlive)
-	return d
+	return parsedDuration(m.KeepAlive)
 }
 
 // RefusalTimeoutDuration is RefusalTimeout parsed (validate checked it).
 func (m MQTTConfig) RefusalTimeoutDuration() time.Duration {
-	d, _ := time.ParseDuration(m.RefusalTimeout)
-	return d
+	return parsedDuration(m.RefusalTimeout)
 }
 
 // StateConfig is the [state] table.
@@ -467,8 +472,7 @@ const MaxClockWait = time.Hour
 // ClockWaitDuration is ClockWait parsed (validate checked it; 0 if it is
 // not a duration).
 func (s StateConfig) ClockWaitDuration() time.Duration {
-	d, _ := time.ParseDuration(s.ClockWait)
-	return d
+	return parsedDuration(s.ClockWait)
 }
 
 // HTTPConfig is the [http] table.

@@ -108,7 +108,6 @@ type daemon struct {
 	view     tableau.TableView
 	fatal    error
 	stopped  bool // stop was called: fatal is final
-	closed   bool
 	shoeUp   bool
 
 	// The audit trail (audit.go): the binary's SHA-256, the config file
@@ -118,6 +117,8 @@ type daemon struct {
 	configPath string
 	auditOn    bool
 	recall     *recallRing // the last coups, for /recall (recall.go); nil: none kept
+
+	closed atomic.Bool // close has begun: later calls return nil at once
 }
 
 func newDaemon(cfg config.Config, opts demo.Options, stdout, stderr io.Writer) (*daemon, error) {
@@ -388,29 +389,29 @@ func (d *daemon) startMQTT(ctx context.Context, republish []mqtt.Message) error 
 	return nil
 }
 
-// onCommand carries out an MQTT command: it journals it as an input.
+// commandInputs maps each MQTT command onto the kind of input it journals.
+var commandInputs = map[string]tableau.InputKind{
+	mqtt.CmdAck:        tableau.InputAck,
+	mqtt.CmdVoid:       tableau.InputVoid,
+	mqtt.CmdNewShoe:    tableau.InputShoe,
+	mqtt.CmdBetsOpen:   tableau.InputBetsOpen,
+	mqtt.CmdBetsClosed: tableau.InputBetsClosed,
+	mqtt.CmdDealer:     tableau.InputDealer,
+	mqtt.CmdStand:      tableau.InputStand,
+}
+
+// onCommand carries out an MQTT command: it journals it as an input. Only
+// the dealer command carries its dealer; the others (stand included) carry
+// none.
 func (d *daemon) onCommand(c mqtt.Command) error {
 	in := tableau.Input{Source: "mqtt", Operator: c.Operator, Ref: "cmd:" + c.RequestID}
-	switch c.Name {
-	case mqtt.CmdAck:
-		in.Kind = tableau.InputAck
-	case mqtt.CmdVoid:
-		in.Kind = tableau.InputVoid
-	case mqtt.CmdNewShoe:
-		in.Kind = tableau.InputShoe
-	case mqtt.CmdBetsOpen:
-		in.Kind = tableau.InputBetsOpen
-	case mqtt.CmdBetsClosed:
-		in.Kind = tableau.InputBetsClosed
-	case mqtt.CmdDealer:
-		in.Kind, in.Dealer = tableau.InputDealer, c.Dealer
-	case mqtt.CmdStand:
-		in.Kind = tableau.InputStand
-		if c.Dealer == tableau.DealerSignOut {
-			in.Dealer = ""
-		}
-	default:
+	kind, ok := commandInputs[c.Name]
+	if !ok {
 		return fmt.Errorf("unknown command %q", c.Name)
+	}
+	in.Kind = kind
+	if c.Name == mqtt.CmdDealer {
+		in.Dealer = c.Dealer
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -507,6 +508,16 @@ func (d *daemon) onUndeliverable(topic string, size int, err error) {
 	}()
 }
 
+// buttonInputs maps each shoe button the table takes onto the kind of
+// input its press journals (coup "|", void "void", new shoe "shoe", stand
+// "stand").
+var buttonInputs = map[shoe.Button]tableau.InputKind{
+	shoe.ButtonCoup:    tableau.InputButton,
+	shoe.ButtonVoid:    tableau.InputVoid,
+	shoe.ButtonNewShoe: tableau.InputShoe,
+	shoe.ButtonStand:   tableau.InputStand,
+}
+
 // shoeInput maps a shoe event onto the table's input (the transcript's
 // semantics: coup button "|", cut card "cut", void key "void", new shoe
 // "shoe"). ok is false for events the table does not take (button
@@ -526,18 +537,11 @@ func shoeInput(ev shoe.Event) (in tableau.Input, ok bool) {
 		if !ev.Pressed {
 			return in, false
 		}
-		switch ev.Button {
-		case shoe.ButtonCoup:
-			in.Kind = tableau.InputButton
-		case shoe.ButtonVoid:
-			in.Kind = tableau.InputVoid
-		case shoe.ButtonNewShoe:
-			in.Kind = tableau.InputShoe
-		case shoe.ButtonStand:
-			in.Kind = tableau.InputStand
-		default:
+		kind, taken := buttonInputs[ev.Button]
+		if !taken {
 			return in, false
 		}
+		in.Kind = kind
 	case shoe.KindCutCard:
 		in.Kind = tableau.InputCut
 	case shoe.KindState:
@@ -770,13 +774,9 @@ func (d *daemon) health() health {
 }
 
 func (d *daemon) close() error {
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
+	if d.closed.Swap(true) {
 		return nil
 	}
-	d.closed = true
-	d.mu.Unlock()
 	sdnotify.Stopping()
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), StopTimeout)

@@ -465,7 +465,7 @@ func (f *floorConn) subscribe(cl paho.Client, gen int, broker string) {
 		case <-tok.Done():
 		case <-time.After(mqttclient.AnswerWait(floorSubscribeWait, bounded, refusing, asked, bound)):
 		}
-		if mqttclient.Done(tok) && tok.Error() == nil {
+		if mqtt.TokenDone(tok) && tok.Error() == nil {
 			refused := mqttclient.Refused(tok, pending)
 			if len(refused) == 0 {
 				f.mu.Lock()

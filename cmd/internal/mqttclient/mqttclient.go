@@ -53,16 +53,6 @@ func Unreachable(brokers []string, timeout time.Duration) []string {
 	return bad
 }
 
-// Done reports whether the token has completed (without waiting).
-func Done(t paho.Token) bool {
-	select {
-	case <-t.Done():
-		return true
-	default:
-		return false
-	}
-}
-
 // The subscribers of the pit console and of the floor harness leave a
 // broker that refuses their subscriptions (with several --broker): the
 // helpers below are what they share of it.

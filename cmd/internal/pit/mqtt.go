@@ -297,7 +297,7 @@ func (s *Subscriber) onConnect(c paho.Client) {
 			case <-s.done:
 				return
 			}
-			if err := tok.Error(); err != nil || !mqttclient.Done(tok) {
+			if err := tok.Error(); err != nil || !mqtt.TokenDone(tok) {
 				s.log.Warn("pit: subscribing: no answer from the broker; will retry", "broker", b, "err", err)
 				if refusing.IsZero() {
 					refusing = asked
@@ -431,7 +431,7 @@ func (s *Subscriber) Ack(ctx context.Context, table, operator string) (string, e
 	case <-time.After(pitAckTimeout):
 	case <-ctx.Done():
 	}
-	if err := tok.Error(); err != nil || !mqttclient.Done(tok) {
+	if err := tok.Error(); err != nil || !mqtt.TokenDone(tok) {
 		if err == nil {
 			err = errors.New("the broker did not acknowledge it in time")
 		}

@@ -388,23 +388,8 @@ func (s *pitServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 			full, lastLink = false, link
 		}
 		sent = v
-		select {
-		case <-changed:
-			// Coalesce: changes within pitEventInterval go out together.
-			select {
-			case <-time.After(pitEventInterval):
-			case <-r.Context().Done():
-				return
-			case <-s.done:
-				return
-			}
-		case <-hb.C:
-			if st.Event("hb", []byte("1")) != nil {
-				return
-			}
-		case <-r.Context().Done():
-			return
-		case <-s.done:
+		// Coalesce: changes within pitEventInterval go out together.
+		if !st.Wait(r.Context(), changed, s.done, hb.C, pitEventInterval) {
 			return
 		}
 	}
