@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/sabot-table/sabot/cmd/internal/audit"
@@ -85,16 +84,16 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	fs := newFlagSet("check", checkUsage, stderr)
 	// anyGame are the flags that apply to every game's shoe: a Macao or
 	// Victoria transcript takes these and its own parameters only
-	// (macaoFlagsApply).
-	var anyGame flagNames
-	decks := fs.Int(anyGame.add("decks"), 0, "decks in the shoe, 1–8 (default: the game's, 8; chemin-de-fer 6, banque 3, macao and victoria 2)")
+	// (houseflags.MacaoFlagsApply).
+	var anyGame houseflags.Names
+	decks := fs.Int(anyGame.Add("decks"), 0, "decks in the shoe, 1–8 (default: the game's, 8; chemin-de-fer 6, banque 3, macao and victoria 2)")
 	rules := fs.String("rules", "punto-banco", "rule profile for settlement: punto-banco, super6 or ez (see --game)")
-	game := fs.String(anyGame.add("game"), "", "the `GAME`: "+strings.Join(baccarat.GameNames(), ", ")+" (default punto-banco)")
-	params := addGameParamFlags(fs)
-	cut := fs.String(anyGame.add("cut-rule"), "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
+	game := fs.String(anyGame.Add("game"), "", "the `GAME`: "+strings.Join(baccarat.GameNames(), ", ")+" (default punto-banco)")
+	params := houseflags.AddGameParams(fs)
+	cut := fs.String(anyGame.Add("cut-rule"), "last-coup", "end-of-shoe rule once the cut card is out: last-coup or one-more")
 	overrun := fs.Int("overrun-cards", tableau.DefaultOverrunCards, "cards beyond 52 × decks one shoe may give before shoe-overrun (sabotd's [shoe] overrun_cards)")
 	house := houseflags.Add(fs)
-	fs.StringVar(&cfg.Markers, anyGame.add("markers"), "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
+	fs.StringVar(&cfg.Markers, anyGame.Add("markers"), "auto", "coup markers \"|\": on, off, or auto (on if the transcript has any)")
 	fs.Func("advantage", "alert before each coup on every bet whose expectation for the player exceeds `THRESHOLD`, a fraction of the stake 0 ≤ T < 1 (0: any positive expectation, 0.01: more than +1%), or off", func(s string) error {
 		a, err := odds.ParseAdvantageThreshold(s)
 		if err != nil {
@@ -125,14 +124,14 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	var errs []error
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g, gerrs := checkGame(*game, *rules, set, params)
+	g, gerrs := houseflags.Game(*game, *rules, set, params)
 	errs = append(errs, gerrs...)
 	if !set["decks"] {
 		*decks = g.DefaultDecks()
 	}
 	if m, ok := g.Macao(); ok { // folded by tableau.MacaoFold (package audit)
 		cfg.Macao = &tableau.MacaoOptions{Decks: *decks, Rules: m}
-		errs = append(errs, macaoFlagsApply(g, set, anyGame)...)
+		errs = append(errs, houseflags.MacaoFlagsApply(g, set, anyGame)...)
 		g = baccarat.Game{} // the punto banco fields below are not used
 	}
 	if *decks < 1 || *decks > baccarat.MaxDecks {
@@ -170,61 +169,6 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 	return cfg, errors.Join(errs...)
 }
 
-// addGameParamFlags defines a flag for every parameter of the registry's
-// games (--punter-five, --banker-table), without a default of its own:
-// the game's applies when it is not given.
-func addGameParamFlags(fs *flag.FlagSet) map[string]*string {
-	params := map[string]*string{}
-	for _, info := range baccarat.GameInfos() {
-		for _, p := range info.Params {
-			if params[p.Name] != nil {
-				continue
-			}
-			params[p.Name] = fs.String(p.Name, "", fmt.Sprintf("%s: %s (%s; default %s)", info.Name, p.Usage, strings.Join(p.Values, ", "), p.Default))
-		}
-	}
-	return params
-}
-
-// checkGame makes the game of --game (or --rules) and the game parameter
-// flags given, with one error per bad flag naming it.
-func checkGame(game, rules string, set map[string]bool, params map[string]*string) (baccarat.Game, []error) {
-	var errs []error
-	name := rules
-	switch {
-	case game != "":
-		if set["rules"] && !strings.EqualFold(rules, game) {
-			errs = append(errs, fmt.Errorf("--game %q and --rules %q disagree (give one)", game, rules))
-		}
-		name = game
-		if _, ok := baccarat.LookupGame(strings.ToLower(game)); !ok {
-			return baccarat.Game{}, append(errs, fmt.Errorf("--game %q: want %s", game, strings.Join(baccarat.GameNames(), ", ")))
-		}
-	default:
-		if g, err := baccarat.ParseGame(rules); err != nil || !g.DealsPuntoBanco() {
-			return baccarat.Game{}, append(errs, fmt.Errorf("--rules %q: want punto-banco, super6 or ez", rules))
-		}
-	}
-	info, _ := baccarat.LookupGame(strings.ToLower(name))
-	given := map[string]string{}
-	for p, v := range params {
-		if !set[p] {
-			continue
-		}
-		if !slices.ContainsFunc(info.Params, func(q baccarat.GameParam) bool { return q.Name == p }) {
-			errs = append(errs, fmt.Errorf("--%s: not a parameter of %s", p, info.Name))
-			continue
-		}
-		given[p] = *v
-	}
-	g, err := baccarat.NewGame(name, given)
-	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), baccarat.ErrRules.Error()+": ")
-		return baccarat.Game{}, append(errs, fmt.Errorf("--game %s: %s", info.Name, msg))
-	}
-	return g, errs
-}
-
 // runCheck is `sabot check`: its flags, then audit.Run.
 func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseCheckFlags(args, stderr)
@@ -232,35 +176,4 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return code
 	}
 	return audit.Run(ctx, cfg, stdin, stdout, stderr)
-}
-
-// macaoFlagsApply returns an error for each flag given that does not
-// apply to Macao or Victoria game g: the punto banco house rules, side
-// bets and --advantage (its parameters are checked with the game's). anyGame
-// are the flags every game's shoe takes, as parseCheckFlags defines them.
-func macaoFlagsApply(g baccarat.Game, set map[string]bool, anyGame flagNames) []error {
-	info, _ := baccarat.LookupGame(g.Name())
-	own := []string{"game"} // named by the message, not listed in it
-	for _, name := range anyGame {
-		if name != "game" {
-			own = append(own, name)
-		}
-	}
-	for _, p := range info.Params {
-		own = append(own, p.Name)
-	}
-	param := map[string]bool{} // any game's: checkGame reports those
-	for _, gi := range baccarat.GameInfos() {
-		for _, p := range gi.Params {
-			param[p.Name] = true
-		}
-	}
-	var errs []error
-	for name := range set {
-		if !slices.Contains(own, name) && !param[name] {
-			errs = append(errs, fmt.Errorf("--%s does not apply to --game %s (its flags: --%s)", name, g.Name(), strings.Join(own[1:], ", --")))
-		}
-	}
-	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-	return errs
 }

@@ -59,19 +59,6 @@ the floor could not be started.
 Flags:
 `
 
-// listFlag is a repeatable string flag appending to *vals. The flag package
-// calls String on a zero listFlag (vals nil) to learn the default, so String
-// must not dereference a nil vals.
-type listFlag struct{ vals *[]string }
-
-func (l listFlag) String() string {
-	if l.vals == nil {
-		return ""
-	}
-	return strings.Join(*l.vals, ",")
-}
-func (l listFlag) Set(s string) error { *l.vals = append(*l.vals, s); return nil }
-
 func parseFloorSimFlags(args []string, stderr io.Writer) (floor.Config, error) {
 	c := floor.Config{}
 	fs := newFlagSet("floor-sim", floorSimUsage, stderr)

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	buildversion "github.com/sabot-table/sabot/cmd/internal/version"
@@ -145,13 +146,18 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'sabot COMMAND -h' for a command's flags.")
 }
 
-// flagNames records the names of the flags a group defines, in the order
-// it defines them (add wraps each name where the flag is defined), so the
-// group's list is its definitions and not a second list to keep in step.
-type flagNames []string
+// listFlag is a repeatable string flag appending to *vals. The flag package
+// calls String on a zero listFlag (vals nil) to learn the default, so String
+// must not dereference a nil vals.
+type listFlag struct{ vals *[]string }
 
-// add records name and returns it.
-func (n *flagNames) add(name string) string {
-	*n = append(*n, name)
-	return name
+// String joins the values with commas.
+func (l listFlag) String() string {
+	if l.vals == nil {
+		return ""
+	}
+	return strings.Join(*l.vals, ",")
 }
+
+// Set appends one value.
+func (l listFlag) Set(s string) error { *l.vals = append(*l.vals, s); return nil }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/odds"
@@ -14,12 +15,12 @@ import (
 // `sabot odds --game banque` alone, as addBanqueFlags defines them.
 type banqueFlags struct {
 	right, left *string
-	names       flagNames
+	names       houseflags.Names
 }
 
 func addBanqueFlags(fs *flag.FlagSet) *banqueFlags {
 	f := &banqueFlags{}
-	n := f.names.add
+	n := f.names.Add
 	f.right = fs.String(n("right-five"), "", "banque: the right tableau on 5, `draw|stand` (default: --punter-five)")
 	f.left = fs.String(n("left-five"), "", "banque: the left tableau on 5, `draw|stand` (default: --punter-five)")
 	return f

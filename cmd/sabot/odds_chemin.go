@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/sabot-table/sabot/cmd/internal/houseflags"
 	"github.com/sabot-table/sabot/cmd/internal/oddsreport"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/chemin"
@@ -15,12 +16,12 @@ import (
 type cheminFlags struct {
 	five, table, banker, sees, punterSees *string
 	solve, replacement                    *bool
-	names                                 flagNames
+	names                                 houseflags.Names
 }
 
 func addCheminFlags(fs *flag.FlagSet) *cheminFlags {
 	f := &cheminFlags{}
-	n := f.names.add
+	n := f.names.Add
 	f.five = fs.String(n("punter-five"), "option", "chemin de fer: the punter on 5, `draw|stand` (option: his choice, for --solve)")
 	f.table = fs.String(n("banker-table"), "scarne", "chemin de fer: the banker's table, `scarne|free` (free: every banker decision is his)")
 	f.banker = fs.String(n("banker"), "", "chemin de fer: the banker's choice at each option, `T/V=draw|stand,...` (T/stood, T/*; unlisted: the punto banco tableau)")

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/sabot-table/sabot/cmd/internal/pit"
 	"github.com/sabot-table/sabot/drivers/mqtt"
@@ -40,16 +39,10 @@ Exit status: 0 stopped by a signal, 2 bad flags or files, 1 the server failed.
 flags:
 `
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
 func runPit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("pit", pitUsage, stderr)
-	var brokers stringList
-	fs.Var(&brokers, "broker", "broker URL (tcp://host:1883, ssl://host:8883, ws://host/mqtt); repeat for a cluster's nodes")
+	var brokers []string
+	fs.Var(listFlag{&brokers}, "broker", "broker URL (tcp://host:1883, ssl://host:8883, ws://host/mqtt); repeat for a cluster's nodes")
 	listen := fs.String("listen", "127.0.0.1:8090", "address to serve the page on")
 	usersFile := fs.String("users", "", "users file: one \"name:bcrypt-hash\" a line (make a hash with --hash-password)")
 	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key)")
