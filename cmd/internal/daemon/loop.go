@@ -181,9 +181,26 @@ func (d *daemon) process(ctx context.Context, r inputReq) error {
 		}
 	}
 	seq := d.journal.Last() + 1
+	view := d.apply(seq, r) // 1
+	d.showView(view, r)     // 2
+	if err := d.record(seq, r, view); err != nil {
+		return err // 3 failed: nothing is acted on, published or acknowledged
+	}
+	d.finish(ctx, r, seq, view) // 4 and 5
+	return nil
+}
+
+// apply is process's step 1: the table applies the input in memory; its
+// outputs are in d.outs, and the new view is returned.
+func (d *daemon) apply(seq uint64, r inputReq) tableau.TableView {
 	d.outs = d.table.Apply(seq, r.recv, r.in, d.outs[:0])
-	view := d.table.View()
-	d.showView(view, r)
+	return d.table.View()
+}
+
+// record is process's step 3: the input is appended to the journal as
+// record seq, with any snapshot staged for it (maybeSnapshot). A failed
+// append hands the table to journalFailed.
+func (d *daemon) record(seq uint64, r inputReq, view tableau.TableView) error {
 	d.snaps.noteInput(r.in)
 	d.maybeSnapshot(seq, view)
 	data, err := json.Marshal(r.in)
@@ -197,12 +214,11 @@ func (d *daemon) process(ctx context.Context, r inputReq) error {
 	if got != seq {
 		return fmt.Errorf("journal: appended record %d, expected %d", got, seq)
 	}
-	d.finish(ctx, r, seq, view)
 	return nil
 }
 
-// finish counts, acts on and publishes the outputs of the input r, whose
-// record seq has been appended.
+// finish is process's steps 4 and 5: it counts, acts on and publishes the
+// outputs of the input r, whose record seq has been appended.
 func (d *daemon) finish(ctx context.Context, r inputReq, seq uint64, view tableau.TableView) {
 	d.metrics.journal.Set(float64(seq))
 	d.metrics.events.WithLabelValues(string(r.in.Kind)).Inc()
