@@ -25,7 +25,8 @@
 //  7. cmd/sabot and cmd/sabotd, the programs.
 //
 // Layers 0 and 1 import only the standard library and each other's
-// packages (their tests may use more, pgregory.net/rapid).
+// packages (their tests may use more, pgregory.net/rapid, and so may their
+// test-only helper packages, such as tableau/internal/dealtest).
 //
 // Test doubles (drivers/testenv/..., and any package whose last path
 // element ends in "test", "fake" or "mock", such as

@@ -234,7 +234,7 @@ func checkImport(path string, from int, imp string, test bool) []violation {
 	}
 	fr, _ := rel(path)
 	for _, l := range pure {
-		if !test && under(fr, l) && !standard(imp) && !(inModule && slices.ContainsFunc(pure, func(q string) bool { return under(r, q) })) {
+		if !test && !isDouble(path) && under(fr, l) && !standard(imp) && !(inModule && slices.ContainsFunc(pure, func(q string) bool { return under(r, q) })) {
 			out = append(out, violation{path, imp, test, l + " imports only the standard library and tableau and display packages"})
 		}
 	}
