@@ -308,23 +308,11 @@ func (m *Model) Apply(table, topic string, payload []byte) bool {
 		return false
 	}
 	var changed bool
-	switch topic {
-	case mqtt.TopicStatus:
-		changed = m.applyStatus(t, payload)
-	case mqtt.TopicState:
-		changed = m.applyState(t, payload)
-	case mqtt.TopicRoads:
-		changed = m.applyRoads(t, payload)
-	case mqtt.TopicAlert:
-		changed = m.applyAlert(t, payload)
-	case mqtt.TopicAlertAck:
-		changed = m.applyAck(t, payload)
-	case mqtt.TopicCoup:
-		changed = m.applyCoup(t, payload)
-	case mqtt.TopicVoid:
-		changed = m.applyVoid(t, payload)
-	case mqtt.TopicCmd + "/" + mqtt.CmdAck + "/reply":
-		changed = m.applyReply(t, payload)
+	for _, pt := range pitTopics {
+		if pt.topic == topic {
+			changed = pt.apply(m, t, payload)
+			break
+		}
 	}
 	if changed {
 		m.touch(t)

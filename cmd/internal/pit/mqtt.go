@@ -28,10 +28,20 @@ import (
 )
 
 // pitTopics are the topics the console subscribes to under every table
-// (<prefix>/+/<topic>), all at QoS 1.
-var pitTopics = []string{
-	mqtt.TopicStatus, mqtt.TopicState, mqtt.TopicRoads, mqtt.TopicAlert, mqtt.TopicAlertAck,
-	mqtt.TopicCoup, mqtt.TopicVoid, mqtt.TopicCmd + "/" + mqtt.CmdAck + "/reply",
+// (<prefix>/+/<topic>), all at QoS 1, each with what the model does with a
+// message on it (Model.Apply).
+var pitTopics = []struct {
+	topic string
+	apply func(m *Model, t *pitTable, payload []byte) bool
+}{
+	{mqtt.TopicStatus, (*Model).applyStatus},
+	{mqtt.TopicState, (*Model).applyState},
+	{mqtt.TopicRoads, (*Model).applyRoads},
+	{mqtt.TopicAlert, (*Model).applyAlert},
+	{mqtt.TopicAlertAck, (*Model).applyAck},
+	{mqtt.TopicCoup, (*Model).applyCoup},
+	{mqtt.TopicVoid, (*Model).applyVoid},
+	{mqtt.TopicCmd + "/" + mqtt.CmdAck + "/reply", (*Model).applyReply},
 }
 
 // BrokerOptions configures the console's MQTT client.
@@ -236,7 +246,7 @@ const (
 func (s *Subscriber) onConnect(c paho.Client) {
 	pending := make(map[string]byte, len(pitTopics))
 	for _, t := range pitTopics {
-		pending[s.prefix+"/+/"+t] = 1
+		pending[s.prefix+"/+/"+t.topic] = 1
 	}
 	s.mu.Lock()
 	s.gen++
