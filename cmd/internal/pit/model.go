@@ -219,6 +219,18 @@ func orderOf(id, at string) pitOrder {
 	return pitOrder{n, t}
 }
 
+// advance moves *at to the order of the message with this id and time
+// when the message is to be applied after it (after), and tells whether it
+// did.
+func advance(at *pitOrder, id, time string) bool {
+	o := orderOf(id, time)
+	if !o.after(*at) {
+		return false
+	}
+	*at = o
+	return true
+}
+
 // after reports whether o is to be applied after prev: unless it is older
 // by both its number and its time, which is a message delivered again
 // after newer ones (delivery is at least once, and a NATS cluster sends
@@ -465,9 +477,7 @@ func (m *Model) applyState(t *pitTable, payload []byte) bool {
 	if json.Unmarshal(payload, &s) != nil || s.Phase == "" {
 		return false
 	}
-	if o := orderOf(s.ID, s.Time); o.after(t.stateAt) {
-		t.stateAt = o
-	} else {
+	if !advance(&t.stateAt, s.ID, s.Time) {
 		return false // an older state delivered again: the tile has a newer one
 	}
 	tl := &t.tile
@@ -797,9 +807,7 @@ func (m *Model) applyRoads(t *pitTable, payload []byte) bool {
 	if json.Unmarshal(payload, &r) != nil || r.ID == "" {
 		return false
 	}
-	if o := orderOf(r.ID, r.Time); o.after(t.roadsAt) {
-		t.roadsAt = o
-	} else {
+	if !advance(&t.roadsAt, r.ID, r.Time) {
 		return false // older roads delivered again
 	}
 	t.tile.Stats = r.Stats
