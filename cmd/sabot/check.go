@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,7 +18,7 @@ func init() {
 	register(&command{
 		name:    "check",
 		summary: "audit a shoe transcript against the tableau; prints coups, alerts and voids as JSON lines",
-		run:     runCheck,
+		run:     parsed("sabot check: ", parseCheckFlags, audit.Run),
 	})
 }
 
@@ -167,13 +166,4 @@ func parseCheckFlags(args []string, stderr io.Writer) (audit.Config, error) {
 		errs = append(errs, fmt.Errorf("want at most one FILE, got %d: %s", len(files), strings.Join(files, " ")))
 	}
 	return cfg, errors.Join(errs...)
-}
-
-// runCheck is `sabot check`: its flags, then audit.Run.
-func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg, err := parseCheckFlags(args, stderr)
-	if code, exit := flagsExit(err, stderr, "sabot check: "); exit {
-		return code
-	}
-	return audit.Run(ctx, cfg, stdin, stdout, stderr)
 }

@@ -90,6 +90,20 @@ func flagValue[T any](errs *[]error, name, v, want string, parse func(string) (T
 	return x
 }
 
+// parsed is a subcommand whose flags parse gives the configuration that
+// its package's run takes: flagsExit's status for -h and bad flags (the
+// errors prefixed with prefix), else run's.
+func parsed[C any](prefix string, parse func([]string, io.Writer) (C, error),
+	run func(context.Context, C, io.Reader, io.Writer, io.Writer) int) func(context.Context, []string, io.Reader, io.Writer, io.Writer) int {
+	return func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		cfg, err := parse(args, stderr)
+		if code, exit := flagsExit(err, stderr, prefix); exit {
+			return code
+		}
+		return run(ctx, cfg, stdin, stdout, stderr)
+	}
+}
+
 // flagsExit maps the error of a subcommand's flag parsing to its exit
 // status, exit false for nil (carry on): 0 for -h (flag.ErrHelp, the usage
 // printed), 2 for a flag the flag package has printed (errFlagsPrinted),

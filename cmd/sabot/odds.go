@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "odds",
 		summary: "exact odds and house edges of the next coup from a shoe with cards removed (JSON)",
-		run:     runOdds,
+		run:     parsed("sabot odds: ", parseOddsFlags, oddsreport.Run),
 	})
 }
 
@@ -153,13 +152,4 @@ func parseOddsFlags(args []string, stderr io.Writer) (oddsreport.Config, error) 
 		errs = append(errs, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	return cfg, errors.Join(errs...)
-}
-
-// runOdds is `sabot odds`: its flags, then oddsreport.Run.
-func runOdds(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg, err := parseOddsFlags(args, stderr)
-	if code, exit := flagsExit(err, stderr, "sabot odds: "); exit {
-		return code
-	}
-	return oddsreport.Run(ctx, cfg, stdin, stdout, stderr)
 }
