@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sabot-table/sabot/tableau/internal/enum"
+
 	"github.com/sabot-table/sabot/tableau/card"
 )
 
@@ -232,36 +234,20 @@ const (
 )
 
 // String returns "win", "lose", "push" or "".
-func (o Outcome) String() string {
-	switch o {
-	case Win:
-		return "win"
-	case Lose:
-		return "lose"
-	case Push:
-		return "push"
-	}
-	return ""
-}
+func (o Outcome) String() string { return outcomeNames.Name(o) }
+
+var outcomeNames = enum.Names[Outcome]{Words: []string{Win: "win", Lose: "lose", Push: "push"}}
 
 // MarshalText encodes the String ("" for OutcomeNone).
 func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 
 // UnmarshalText decodes "win", "lose", "push" or "".
 func (o *Outcome) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "win":
-		*o = Win
-	case "lose":
-		*o = Lose
-	case "push":
-		*o = Push
-	case "":
+	if len(b) == 0 {
 		*o = OutcomeNone
-	default:
-		return fmt.Errorf("tableau: unknown outcome %q", b)
+		return nil
 	}
-	return nil
+	return outcomeNames.Decode(o, b, "outcome")
 }
 
 // Payout is a settled bet: the outcome and the net result per unit staked

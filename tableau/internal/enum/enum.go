@@ -1,0 +1,59 @@
+// Package enum names the values of tableau's small enumerations from one
+// table, so that a type's String, its Parse function and its text encoding
+// read the same words. It imports only the standard library; being
+// internal to tableau, every layer (card, baccarat, odds, chemin, tableau)
+// may use it.
+package enum
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Names is the name table of an enumeration whose values are small
+// unsigned integers: Words[v] is value v's name, "" for a value that has
+// none (such as the zero value of a kind numbered from 1). Type is the Go
+// type's name ("Need"), used for the text of a value without a name; ""
+// makes that text "".
+type Names[T ~uint8] struct {
+	Type  string
+	Words []string
+}
+
+// Name returns v's name. A value without one (past the end of Words, or ""
+// there) gives Type(v), as "Need(9)", or "" when Type is "".
+func (n Names[T]) Name(v T) string {
+	if n.Valid(v) {
+		return n.Words[v]
+	}
+	if n.Type == "" {
+		return ""
+	}
+	return n.Type + "(" + strconv.Itoa(int(v)) + ")"
+}
+
+// Valid reports whether v has a name.
+func (n Names[T]) Valid(v T) bool { return int(v) < len(n.Words) && n.Words[v] != "" }
+
+// Lookup returns the value named s (case-sensitive) and true, or 0 and
+// false when no value has that name; "" names no value.
+func (n Names[T]) Lookup(s string) (T, bool) {
+	for i, w := range n.Words {
+		if w != "" && w == s {
+			return T(i), true
+		}
+	}
+	return 0, false
+}
+
+// Decode sets *v to the value named b, for an UnmarshalText method. An
+// unknown name leaves *v alone and returns the error `tableau: unknown
+// WHAT "b"` (what is the kind of thing named: "winner").
+func (n Names[T]) Decode(v *T, b []byte, what string) error {
+	x, ok := n.Lookup(string(b))
+	if !ok {
+		return fmt.Errorf("tableau: unknown %s %q", what, b)
+	}
+	*v = x
+	return nil
+}

@@ -1,0 +1,45 @@
+package enum
+
+import "testing"
+
+type kind uint8
+
+var kinds = Names[kind]{Type: "kind", Words: []string{"", "one", "two"}}
+
+func TestName(t *testing.T) {
+	for v, want := range []string{"kind(0)", "one", "two", "kind(3)"} {
+		if got := kinds.Name(kind(v)); got != want {
+			t.Errorf("Name(%d) = %q, want %q", v, got, want)
+		}
+	}
+	if got := (Names[kind]{Words: kinds.Words}).Name(7); got != "" {
+		t.Errorf("Name(7) without Type = %q, want \"\"", got)
+	}
+	if got := kinds.Name(255); got != "kind(255)" {
+		t.Errorf("Name(255) = %q", got)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for s, want := range map[string]kind{"one": 1, "two": 2} {
+		if got, ok := kinds.Lookup(s); !ok || got != want {
+			t.Errorf("Lookup(%q) = %d, %v; want %d, true", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"", "One", "three"} {
+		if got, ok := kinds.Lookup(s); ok {
+			t.Errorf("Lookup(%q) = %d, true; want false", s, got)
+		}
+	}
+}
+
+func TestDecode(t *testing.T) {
+	var k kind
+	if err := kinds.Decode(&k, []byte("two"), "kind"); err != nil || k != 2 {
+		t.Errorf("Decode(two) = %d, %v", k, err)
+	}
+	err := kinds.Decode(&k, []byte("three"), "kind")
+	if err == nil || err.Error() != `tableau: unknown kind "three"` || k != 2 {
+		t.Errorf("Decode(three) = %d, %v", k, err)
+	}
+}
