@@ -200,24 +200,13 @@ func registerGame(info GameInfo) {
 func GameInfos() []GameInfo { return slices.Clone(gameRegistry) }
 
 // GameNames returns the registry's game names in registration order.
-func GameNames() []string {
-	names := make([]string, len(gameRegistry))
-	for i, g := range gameRegistry {
-		names[i] = g.Name
-	}
-	return names
-}
+func GameNames() []string { return column(gameRegistry, gameInfoName) }
 
 // LookupGame returns the registry entry of the game named name (exact,
 // lower case).
-func LookupGame(name string) (GameInfo, bool) {
-	for _, g := range gameRegistry {
-		if g.Name == name {
-			return g, true
-		}
-	}
-	return GameInfo{}, false
-}
+func LookupGame(name string) (GameInfo, bool) { return find(gameRegistry, name, gameInfoName) }
+
+func gameInfoName(g GameInfo) string { return g.Name }
 
 // GameTitle is the usual name of the game registered as name (GameInfo's
 // Title), or name itself for one not registered.
