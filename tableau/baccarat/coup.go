@@ -48,7 +48,7 @@ const (
 )
 
 // String returns "player", "banker", "tie", or "" for WinnerNone.
-func (w Winner) String() string { return winnerNames.Name(w) }
+func (w Winner) String() string { return winnerNames.Word(w) }
 
 var winnerNames = enum.Names[Winner]{Words: []string{WinnerPlayer: "player", WinnerBanker: "banker", WinnerTie: "tie"}}
 

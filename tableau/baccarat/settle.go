@@ -234,7 +234,7 @@ const (
 )
 
 // String returns "win", "lose", "push" or "".
-func (o Outcome) String() string { return outcomeNames.Name(o) }
+func (o Outcome) String() string { return outcomeNames.Word(o) }
 
 var outcomeNames = enum.Names[Outcome]{Words: []string{Win: "win", Lose: "lose", Push: "push"}}
 

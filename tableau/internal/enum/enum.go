@@ -32,6 +32,16 @@ func (n Names[T]) Name(v T) string {
 	return n.Type + "(" + strconv.Itoa(int(v)) + ")"
 }
 
+// Word returns Words[v], or "" past the end of Words: Name without the
+// Type(v) text, small enough to inline where String is on a hot path (the
+// winner and outcomes of a coup line's JSON).
+func (n Names[T]) Word(v T) string {
+	if int(v) < len(n.Words) {
+		return n.Words[v]
+	}
+	return ""
+}
+
 // Valid reports whether v has a name.
 func (n Names[T]) Valid(v T) bool { return int(v) < len(n.Words) && n.Words[v] != "" }
 

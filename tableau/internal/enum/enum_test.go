@@ -20,6 +20,14 @@ func TestName(t *testing.T) {
 	}
 }
 
+func TestWord(t *testing.T) {
+	for v, want := range []string{"", "one", "two", ""} {
+		if got := kinds.Word(kind(v)); got != want {
+			t.Errorf("Word(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestLookup(t *testing.T) {
 	for s, want := range map[string]kind{"one": 1, "two": 2} {
 		if got, ok := kinds.Lookup(s); !ok || got != want {
