@@ -51,14 +51,7 @@ func (r CutRule) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText decodes with ParseCutRule.
-func (r *CutRule) UnmarshalText(b []byte) error {
-	v, err := ParseCutRule(string(b))
-	if err != nil {
-		return err
-	}
-	*r = v
-	return nil
-}
+func (r *CutRule) UnmarshalText(b []byte) error { return enum.UnmarshalText(r, b, ParseCutRule) }
 
 // Options configures a Fold. The zero value is an 8-deck punto banco shoe,
 // tie 8:1, cut rule last-coup, without markers.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // Game is one game of the baccarat family as a value: it carries the hands
@@ -148,14 +150,7 @@ func (g Game) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes a name with ParseGame (the game's default
 // parameters).
-func (g *Game) UnmarshalText(b []byte) error {
-	v, err := ParseGame(string(b))
-	if err != nil {
-		return err
-	}
-	*g = v
-	return nil
-}
+func (g *Game) UnmarshalText(b []byte) error { return enum.UnmarshalText(g, b, ParseGame) }
 
 // GameParam is one parameter of a game in the registry: its name (the
 // flag and config key, "punter-five"), default, the words it accepts and

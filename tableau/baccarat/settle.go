@@ -315,13 +315,7 @@ func (r Rules) settle(f *coupFacts, b Bet) Payout {
 	w := f.winner
 	switch b {
 	case BetPlayer:
-		switch w {
-		case WinnerPlayer:
-			return win(1)
-		case WinnerTie:
-			return push
-		}
-		return lose
+		return sidePayout(w)
 	case BetBanker:
 		switch w {
 		case WinnerTie:

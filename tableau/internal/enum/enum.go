@@ -1,6 +1,7 @@
 // Package enum names the values of tableau's small enumerations from one
 // table, so that a type's String, its Parse function and its text encoding
-// read the same words. It imports only the standard library; being
+// read the same words; and it decodes the text of the types that have a
+// Parse function. It imports only the standard library; being
 // internal to tableau, every layer (card, baccarat, odds, chemin, tableau)
 // may use it.
 package enum
@@ -63,6 +64,18 @@ func (n Names[T]) Decode(v *T, b []byte, what string) error {
 	x, ok := n.Lookup(string(b))
 	if !ok {
 		return fmt.Errorf("tableau: unknown %s %q", what, b)
+	}
+	*v = x
+	return nil
+}
+
+// UnmarshalText sets *v to parse(string(b)), for the UnmarshalText method
+// of a type that has a Parse function (CutRule, Game, Commission). parse's
+// error is returned as it is, and *v is then left alone.
+func UnmarshalText[T any](v *T, b []byte, parse func(string) (T, error)) error {
+	x, err := parse(string(b))
+	if err != nil {
+		return err
 	}
 	*v = x
 	return nil

@@ -1,6 +1,9 @@
 package enum
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 type kind uint8
 
@@ -49,5 +52,21 @@ func TestDecode(t *testing.T) {
 	err := kinds.Decode(&k, []byte("three"), "kind")
 	if err == nil || err.Error() != `tableau: unknown kind "three"` || k != 2 {
 		t.Errorf("Decode(three) = %d, %v", k, err)
+	}
+}
+
+func TestUnmarshalText(t *testing.T) {
+	parse := func(s string) (kind, error) {
+		if k, ok := kinds.Lookup(s); ok {
+			return k, nil
+		}
+		return 0, errors.New("bad kind")
+	}
+	k := kind(1)
+	if err := UnmarshalText(&k, []byte("two"), parse); err != nil || k != 2 {
+		t.Errorf("UnmarshalText(two) = %d, %v", k, err)
+	}
+	if err := UnmarshalText(&k, []byte("six"), parse); err == nil || err.Error() != "bad kind" || k != 2 {
+		t.Errorf("UnmarshalText(six) = %d, %v", k, err)
 	}
 }
