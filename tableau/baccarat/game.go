@@ -264,14 +264,14 @@ const (
 )
 
 func (g puntoBancoGame) name() string {
-	switch g.pay {
-	case paySuper6:
-		return "super6"
-	case payEZ:
-		return "ez"
+	if int(g.pay) < len(payNames) {
+		return payNames[g.pay]
 	}
 	return "punto-banco"
 }
+
+// payNames are the registry names of the punto banco deal's pay profiles.
+var payNames = [...]string{payCommission: "punto-banco", paySuper6: "super6", payEZ: "ez"}
 func (puntoBancoGame) play() engine      { return engine{} }
 func (puntoBancoGame) table() *DrawTable { return &PuntoBanco }
 func (puntoBancoGame) params() []string  { return nil }
