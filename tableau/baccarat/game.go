@@ -272,6 +272,7 @@ func (g puntoBancoGame) name() string {
 
 // payNames are the registry names of the punto banco deal's pay profiles.
 var payNames = [...]string{payCommission: "punto-banco", paySuper6: "super6", payEZ: "ez"}
+
 func (puntoBancoGame) play() engine      { return engine{} }
 func (puntoBancoGame) table() *DrawTable { return &PuntoBanco }
 func (puntoBancoGame) params() []string  { return nil }
