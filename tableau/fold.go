@@ -44,10 +44,7 @@ func ParseCutRule(s string) (CutRule, error) {
 
 // MarshalText encodes the String.
 func (r CutRule) MarshalText() ([]byte, error) {
-	if !cutRuleNames.Valid(r) {
-		return nil, fmt.Errorf("%w: %d", ErrCutRule, uint8(r))
-	}
-	return []byte(r.String()), nil
+	return cutRuleNames.Encode(r, func() error { return fmt.Errorf("%w: %d", ErrCutRule, uint8(r)) })
 }
 
 // UnmarshalText decodes with ParseCutRule.

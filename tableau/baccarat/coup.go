@@ -54,10 +54,7 @@ var winnerNames = enum.Names[Winner]{Words: []string{WinnerPlayer: "player", Win
 
 // MarshalText encodes "player", "banker" or "tie"; WinnerNone is an error.
 func (w Winner) MarshalText() ([]byte, error) {
-	if !winnerNames.Valid(w) {
-		return nil, fmt.Errorf("tableau: no winner to encode (Winner(%d))", uint8(w))
-	}
-	return []byte(w.String()), nil
+	return winnerNames.Encode(w, func() error { return fmt.Errorf("tableau: no winner to encode (Winner(%d))", uint8(w)) })
 }
 
 // UnmarshalText decodes "player", "banker" or "tie".

@@ -23,10 +23,7 @@ var eventKindNames = enum.Names[EventKind]{Type: "EventKind", Words: []string{Ev
 
 // MarshalText encodes the kind's String; an invalid kind is an error.
 func (k EventKind) MarshalText() ([]byte, error) {
-	if !eventKindNames.Valid(k) {
-		return nil, fmt.Errorf("tableau: invalid event kind %d", uint8(k))
-	}
-	return []byte(k.String()), nil
+	return eventKindNames.Encode(k, func() error { return fmt.Errorf("tableau: invalid event kind %d", uint8(k)) })
 }
 
 // UnmarshalText decodes "coup", "alert" or "void".

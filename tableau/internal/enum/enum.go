@@ -57,6 +57,15 @@ func (n Names[T]) Lookup(s string) (T, bool) {
 	return 0, false
 }
 
+// Encode returns v's name as text, for a MarshalText method; a value
+// without a name returns the error bad() (bad is called only then).
+func (n Names[T]) Encode(v T, bad func() error) ([]byte, error) {
+	if !n.Valid(v) {
+		return nil, bad()
+	}
+	return []byte(n.Words[v]), nil
+}
+
 // Decode sets *v to the value named b, for an UnmarshalText method. An
 // unknown name leaves *v alone and returns the error `tableau: unknown
 // WHAT "b"` (what is the kind of thing named: "winner").

@@ -44,6 +44,18 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+func TestEncode(t *testing.T) {
+	bad := func() error { return errors.New("no name") }
+	if b, err := kinds.Encode(2, bad); err != nil || string(b) != "two" {
+		t.Errorf("Encode(2) = %q, %v", b, err)
+	}
+	for _, v := range []kind{0, 3} {
+		if b, err := kinds.Encode(v, bad); err == nil || err.Error() != "no name" || b != nil {
+			t.Errorf("Encode(%d) = %q, %v", v, b, err)
+		}
+	}
+}
+
 func TestDecode(t *testing.T) {
 	var k kind
 	if err := kinds.Decode(&k, []byte("two"), "kind"); err != nil || k != 2 {
