@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sabot-table/sabot/tableau/internal/enum"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // CutRule is the end-of-shoe rule: which coup is the last once the cut

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sabot-table/sabot/tableau/internal/enum"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 	"github.com/sabot-table/sabot/tableau/odds"
 )
 

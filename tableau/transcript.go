@@ -11,9 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sabot-table/sabot/tableau/internal/enum"
-
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // TokenKind is the kind of one transcript token.

@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sabot-table/sabot/tableau/internal/enum"
-
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // ErrRules is wrapped by rule-profile errors (unknown game, bad tie payout).

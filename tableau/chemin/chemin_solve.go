@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/sabot-table/sabot/tableau/internal/enum"
-
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 	"github.com/sabot-table/sabot/tableau/odds"
 )
 
