@@ -54,34 +54,31 @@ type Event struct {
 
 // Shoe returns the shoe number of the selected event.
 func (e *Event) Shoe() int {
-	switch e.Kind {
-	case baccarat.EventCoup:
-		if e.Macao != nil {
-			return e.Macao.Shoe
-		}
-		return e.Coup.Shoe
-	case baccarat.EventAlert:
-		return e.Alert.Shoe
-	case baccarat.EventVoid:
-		return e.Void.Shoe
-	}
-	return 0
+	shoe, _ := e.numbers()
+	return shoe
 }
 
 // CoupNumber returns the coup number of the selected event.
 func (e *Event) CoupNumber() int {
+	_, coup := e.numbers()
+	return coup
+}
+
+// numbers returns the shoe and coup numbers of the selected event (0, 0
+// for an event of no kind).
+func (e *Event) numbers() (shoe, coup int) {
 	switch e.Kind {
 	case baccarat.EventCoup:
 		if e.Macao != nil {
-			return e.Macao.Coup
+			return e.Macao.Shoe, e.Macao.Coup
 		}
-		return e.Coup.Coup
+		return e.Coup.Shoe, e.Coup.Coup
 	case baccarat.EventAlert:
-		return e.Alert.Coup
+		return e.Alert.Shoe, e.Alert.Coup
 	case baccarat.EventVoid:
-		return e.Void.Coup
+		return e.Void.Shoe, e.Void.Coup
 	}
-	return 0
+	return 0, 0
 }
 
 // MarshalJSON encodes the selected event. A chemin de fer coup line is

@@ -113,23 +113,8 @@ func appendAlertJSON(dst []byte, a *AlertEvent) ([]byte, bool) {
 }
 
 func appendHandJSON(dst []byte, h *baccarat.Hand) ([]byte, bool) {
-	if h.N < 0 || h.N > baccarat.MaxHandCards {
-		return dst, false
-	}
-	dst = append(dst, '[')
-	for i := 0; i < h.N; i++ {
-		c := h.Cards[i]
-		if !c.Valid() {
-			return dst, false
-		}
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '"')
-		dst = append(dst, c.String()...)
-		dst = append(dst, '"')
-	}
-	return append(dst, ']'), true
+	dst, err := h.AppendJSON(dst)
+	return dst, err == nil
 }
 
 func appendBool(dst []byte, key string, v bool) []byte {

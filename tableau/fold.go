@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // CutRule is the end-of-shoe rule: which coup is the last once the cut
@@ -25,47 +26,28 @@ const (
 )
 
 // String returns "last-coup" or "one-more".
-func (r CutRule) String() string {
-	switch r {
-	case CutLastCoup:
-		return "last-coup"
-	case CutOneMore:
-		return "one-more"
-	}
-	return fmt.Sprintf("CutRule(%d)", uint8(r))
-}
+func (r CutRule) String() string { return cutRuleNames.Name(r) }
+
+var cutRuleNames = enum.Names[CutRule]{Type: "CutRule", Words: []string{CutLastCoup: "last-coup", CutOneMore: "one-more"}}
 
 // ErrCutRule is wrapped when a cut rule is unknown.
 var ErrCutRule = errors.New("tableau: bad cut rule")
 
 // ParseCutRule parses "last-coup" or "one-more" (case-insensitive).
 func ParseCutRule(s string) (CutRule, error) {
-	switch strings.ToLower(s) {
-	case "last-coup":
-		return CutLastCoup, nil
-	case "one-more":
-		return CutOneMore, nil
+	if r, ok := cutRuleNames.Lookup(strings.ToLower(s)); ok {
+		return r, nil
 	}
 	return 0, fmt.Errorf("%w: %q (want last-coup or one-more)", ErrCutRule, s)
 }
 
 // MarshalText encodes the String.
 func (r CutRule) MarshalText() ([]byte, error) {
-	if r > CutOneMore {
-		return nil, fmt.Errorf("%w: %d", ErrCutRule, uint8(r))
-	}
-	return []byte(r.String()), nil
+	return cutRuleNames.Encode(r, func() error { return fmt.Errorf("%w: %d", ErrCutRule, uint8(r)) })
 }
 
 // UnmarshalText decodes with ParseCutRule.
-func (r *CutRule) UnmarshalText(b []byte) error {
-	v, err := ParseCutRule(string(b))
-	if err != nil {
-		return err
-	}
-	*r = v
-	return nil
-}
+func (r *CutRule) UnmarshalText(b []byte) error { return enum.UnmarshalText(r, b, ParseCutRule) }
 
 // Options configures a Fold. The zero value is an 8-deck punto banco shoe,
 // tie 8:1, cut rule last-coup, without markers.
@@ -110,19 +92,11 @@ const (
 )
 
 // String returns "no-shoe", "burn", "between" or "coup".
-func (p Phase) String() string {
-	switch p {
-	case PhaseNoShoe:
-		return "no-shoe"
-	case PhaseBurn:
-		return "burn"
-	case PhaseBetween:
-		return "between"
-	case PhaseCoup:
-		return "coup"
-	}
-	return fmt.Sprintf("Phase(%d)", uint8(p))
-}
+func (p Phase) String() string { return phaseNames.Name(p) }
+
+var phaseNames = enum.Names[Phase]{Type: "Phase", Words: []string{
+	PhaseNoShoe: "no-shoe", PhaseBurn: "burn", PhaseBetween: "between", PhaseCoup: "coup",
+}}
 
 // Fold is the shoe state machine: it folds transcript tokens (or the live
 // shoe's cards and the dealer's buttons), one at a time, into output events

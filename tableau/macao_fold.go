@@ -95,13 +95,13 @@ func (f *MacaoFold) Feed(tok Token, out []Event) []Event {
 		out = f.Cut(out)
 	case TokVoid:
 		out = f.Void(out)
+	case TokDealer:
+		f.misfit = baccarat.MacaoFits
+		f.dealer = tok.Dealer
 	case TokStand:
 		out = f.Stand(out)
 	case TokRefuse:
 		out = f.Refuse(out)
-	case TokDealer:
-		f.misfit = baccarat.MacaoFits
-		f.dealer = tok.Dealer
 	}
 	return f.stampDealer(out, n)
 }
@@ -184,15 +184,23 @@ func (f *MacaoFold) emitCoup(out []Event) []Event {
 	return append(out, Event{Kind: baccarat.EventCoup, Macao: f.coup.Event(f.shoe, f.coupNum)})
 }
 
+// openTurnToken opens the shoe for a "stand" or "refuse" (see open) and
+// reports whether the token is to be ignored: it falls in a voided coup
+// with markers, where tokens until the coup's "|" belong to it unchecked.
+func (f *MacaoFold) openTurnToken() bool {
+	f.open()
+	return f.phase == PhaseCoup && f.voided && f.opts.Markers
+}
+
 // Stand folds "stand": the hand whose turn it is ends its turn. Where no
 // hand has a turn — during the deal, after the coup is complete, between
 // coups, during the burn — it raises misplaced-token and changes nothing;
 // in a voided coup with markers it is ignored.
 func (f *MacaoFold) Stand(out []Event) []Event {
-	f.open()
-	switch {
-	case f.phase == PhaseCoup && f.voided && f.opts.Markers:
+	if f.openTurnToken() {
 		return out
+	}
+	switch {
 	case f.inCoup():
 		out = f.alert(f.coup.Stand(), Card{}, out)
 		if f.coup.Complete() {
@@ -210,10 +218,10 @@ func (f *MacaoFold) Stand(out []Event) []Event {
 // misplaced-token and changes nothing; in a voided coup with markers it is
 // ignored.
 func (f *MacaoFold) Refuse(out []Event) []Event {
-	f.open()
-	switch {
-	case f.phase == PhaseCoup && f.voided && f.opts.Markers:
+	if f.openTurnToken() {
 		return out
+	}
+	switch {
 	case f.inCoup():
 		return f.alert(f.coup.Refuse(), Card{}, out)
 	case f.opts.Rules.NoRefuse:

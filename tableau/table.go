@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 	"github.com/sabot-table/sabot/tableau/odds"
 )
 
@@ -218,23 +219,12 @@ const (
 
 // String returns "card", "coup", "alert", "void", "ack" or "gate" (the
 // MQTT topic names; ack is published under alert/ack).
-func (k OutputKind) String() string {
-	switch k {
-	case OutputCard:
-		return "card"
-	case OutputCoup:
-		return "coup"
-	case OutputAlert:
-		return "alert"
-	case OutputVoid:
-		return "void"
-	case OutputAck:
-		return "ack"
-	case OutputGate:
-		return "gate"
-	}
-	return "OutputKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k OutputKind) String() string { return outputKindNames.Name(k) }
+
+var outputKindNames = enum.Names[OutputKind]{Type: "OutputKind", Words: []string{
+	OutputCard: "card", OutputCoup: "coup", OutputAlert: "alert",
+	OutputVoid: "void", OutputAck: "ack", OutputGate: "gate",
+}}
 
 // CardPlay describes a drawn card: where it went and the totals after it.
 type CardPlay struct {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // TokenKind is the kind of one transcript token.
@@ -30,27 +31,12 @@ const (
 )
 
 // String returns the token kind's transcript spelling ("card" for cards).
-func (k TokenKind) String() string {
-	switch k {
-	case TokCard:
-		return "card"
-	case TokShoe:
-		return "shoe"
-	case TokMarker:
-		return "|"
-	case TokCut:
-		return "cut"
-	case TokVoid:
-		return "void"
-	case TokDealer:
-		return "dealer"
-	case TokStand:
-		return "stand"
-	case TokRefuse:
-		return "refuse"
-	}
-	return fmt.Sprintf("TokenKind(%d)", uint8(k))
-}
+func (k TokenKind) String() string { return tokenKindNames.Name(k) }
+
+var tokenKindNames = enum.Names[TokenKind]{Type: "TokenKind", Words: []string{
+	TokCard: "card", TokShoe: "shoe", TokMarker: "|", TokCut: "cut",
+	TokVoid: "void", TokDealer: "dealer", TokStand: "stand", TokRefuse: "refuse",
+}}
 
 // Pos is a position in a transcript: 1-based line and column (columns count
 // Unicode code points) and the 0-based byte offset.

@@ -49,17 +49,17 @@ const (
 
 // String names the kind in the config file's terms ("an integer").
 func (k Kind) String() string {
-	switch k {
-	case Int:
-		return "an integer"
-	case String:
-		return "a string"
-	case Pin:
-		return "a pin name (a string)"
-	case Ints:
-		return "an array of integers"
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("ledchip.Kind(%d)", int(k))
+}
+
+var kindNames = [...]string{
+	Int:    "an integer",
+	String: "a string",
+	Pin:    "a pin name (a string)",
+	Ints:   "an array of integers",
 }
 
 // Option is one chip-specific config key.

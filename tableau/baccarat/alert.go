@@ -178,24 +178,13 @@ var alertTable = [...]AlertMeta{
 
 // AlertCodes lists every alert code, the Fold's six first, in the order of
 // the alert table.
-var AlertCodes = func() []AlertCode {
-	out := make([]AlertCode, len(alertTable))
-	for i, m := range alertTable {
-		out[i] = m.Code
-	}
-	return out
-}()
+var AlertCodes = column(alertTable[:], alertMetaCode)
 
 // LookupAlert returns the metadata of code, and false for an unknown code
 // (a code of a newer version, or no code).
-func LookupAlert(code AlertCode) (AlertMeta, bool) {
-	for _, m := range alertTable {
-		if m.Code == code {
-			return m, true
-		}
-	}
-	return AlertMeta{}, false
-}
+func LookupAlert(code AlertCode) (AlertMeta, bool) { return find(alertTable[:], code, alertMetaCode) }
+
+func alertMetaCode(m AlertMeta) AlertCode { return m.Code }
 
 // Alerts returns the metadata of every alert code, in AlertCodes order.
 func Alerts() []AlertMeta { return append([]AlertMeta(nil), alertTable[:]...) }

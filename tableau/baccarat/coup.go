@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // Need is what a coup needs next. The zero value, NeedPlayer, is what an
@@ -27,25 +28,12 @@ const (
 
 // String returns "player", "banker", "player-third", "banker-third",
 // "complete", "left" or "left-third".
-func (n Need) String() string {
-	switch n {
-	case NeedPlayer:
-		return "player"
-	case NeedBanker:
-		return "banker"
-	case NeedPlayerThird:
-		return "player-third"
-	case NeedBankerThird:
-		return "banker-third"
-	case NeedNone:
-		return "complete"
-	case NeedLeft:
-		return "left"
-	case NeedLeftThird:
-		return "left-third"
-	}
-	return fmt.Sprintf("Need(%d)", uint8(n))
-}
+func (n Need) String() string { return needNames.Name(n) }
+
+var needNames = enum.Names[Need]{Type: "Need", Words: []string{
+	NeedPlayer: "player", NeedBanker: "banker", NeedPlayerThird: "player-third", NeedBankerThird: "banker-third",
+	NeedNone: "complete", NeedLeft: "left", NeedLeftThird: "left-third",
+}}
 
 // Winner is the result of a complete coup.
 type Winner uint8
@@ -60,39 +48,18 @@ const (
 )
 
 // String returns "player", "banker", "tie", or "" for WinnerNone.
-func (w Winner) String() string {
-	switch w {
-	case WinnerPlayer:
-		return "player"
-	case WinnerBanker:
-		return "banker"
-	case WinnerTie:
-		return "tie"
-	}
-	return ""
-}
+func (w Winner) String() string { return winnerNames.Word(w) }
+
+var winnerNames = enum.Names[Winner]{Words: []string{WinnerPlayer: "player", WinnerBanker: "banker", WinnerTie: "tie"}}
 
 // MarshalText encodes "player", "banker" or "tie"; WinnerNone is an error.
 func (w Winner) MarshalText() ([]byte, error) {
-	if w < WinnerPlayer || w > WinnerTie {
-		return nil, fmt.Errorf("tableau: no winner to encode (Winner(%d))", uint8(w))
-	}
-	return []byte(w.String()), nil
+	return winnerNames.Encode(w, func() error { return fmt.Errorf("tableau: no winner to encode (Winner(%d))", uint8(w)) })
 }
 
 // UnmarshalText decodes "player", "banker" or "tie".
 func (w *Winner) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "player":
-		*w = WinnerPlayer
-	case "banker":
-		*w = WinnerBanker
-	case "tie":
-		*w = WinnerTie
-	default:
-		return fmt.Errorf("tableau: unknown winner %q", b)
-	}
-	return nil
+	return winnerNames.Decode(w, b, "winner")
 }
 
 // Coup is the coup state machine: one coup of its game, fed one card at a

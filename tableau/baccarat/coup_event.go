@@ -1,6 +1,10 @@
 package baccarat
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sabot-table/sabot/tableau/internal/enum"
+)
 
 // EventKind is the "type" of an output event: coup, alert or void.
 type EventKind uint8
@@ -13,39 +17,18 @@ const (
 )
 
 // String returns "coup", "alert" or "void".
-func (k EventKind) String() string {
-	switch k {
-	case EventCoup:
-		return "coup"
-	case EventAlert:
-		return "alert"
-	case EventVoid:
-		return "void"
-	}
-	return fmt.Sprintf("EventKind(%d)", uint8(k))
-}
+func (k EventKind) String() string { return eventKindNames.Name(k) }
+
+var eventKindNames = enum.Names[EventKind]{Type: "EventKind", Words: []string{EventCoup: "coup", EventAlert: "alert", EventVoid: "void"}}
 
 // MarshalText encodes the kind's String; an invalid kind is an error.
 func (k EventKind) MarshalText() ([]byte, error) {
-	if k < EventCoup || k > EventVoid {
-		return nil, fmt.Errorf("tableau: invalid event kind %d", uint8(k))
-	}
-	return []byte(k.String()), nil
+	return eventKindNames.Encode(k, func() error { return fmt.Errorf("tableau: invalid event kind %d", uint8(k)) })
 }
 
 // UnmarshalText decodes "coup", "alert" or "void".
 func (k *EventKind) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "coup":
-		*k = EventCoup
-	case "alert":
-		*k = EventAlert
-	case "void":
-		*k = EventVoid
-	default:
-		return fmt.Errorf("tableau: unknown event type %q", b)
-	}
-	return nil
+	return eventKindNames.Decode(k, b, "event type")
 }
 
 // CoupEvent is a completed coup: the "coup" line of `sabot check`, and the

@@ -3,6 +3,8 @@ package baccarat
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // Rule is what the drawing rules say at one decision point: the hand
@@ -19,25 +21,15 @@ const (
 )
 
 // String returns "stand", "draw" or "option".
-func (r Rule) String() string {
-	switch r {
-	case MustStand:
-		return "stand"
-	case MustDraw:
-		return "draw"
-	case Option:
-		return "option"
-	}
-	return fmt.Sprintf("Rule(%d)", uint8(r))
-}
+func (r Rule) String() string { return ruleNames.Name(r) }
+
+var ruleNames = enum.Names[Rule]{Type: "Rule", Words: []string{MustStand: "stand", MustDraw: "draw", Option: "option"}}
 
 // ParseRule parses "stand", "draw" or "option" (the words String
 // returns). The error is prefixed "tableau:" and names the bad word.
 func ParseRule(s string) (Rule, error) {
-	for r := MustStand; r <= Option; r++ {
-		if s == r.String() {
-			return r, nil
-		}
+	if r, ok := ruleNames.Lookup(s); ok {
+		return r, nil
 	}
 	return 0, fmt.Errorf("tableau: unknown drawing rule %q (want stand, draw or option)", s)
 }
@@ -221,24 +213,15 @@ const (
 )
 
 // String returns "scarne" or "free".
-func (b BankerTable) String() string {
-	switch b {
-	case ScarneTable:
-		return "scarne"
-	case FreeTable:
-		return "free"
-	}
-	return fmt.Sprintf("BankerTable(%d)", uint8(b))
-}
+func (b BankerTable) String() string { return bankerTableNames.Name(b) }
+
+var bankerTableNames = enum.Names[BankerTable]{Type: "BankerTable", Words: []string{ScarneTable: "scarne", FreeTable: "free"}}
 
 // ParseBankerTable parses "scarne" or "free"; the error is prefixed
 // "tableau:" and names the bad word.
 func ParseBankerTable(s string) (BankerTable, error) {
-	switch s {
-	case "scarne":
-		return ScarneTable, nil
-	case "free":
-		return FreeTable, nil
+	if b, ok := bankerTableNames.Lookup(s); ok {
+		return b, nil
 	}
 	return 0, fmt.Errorf("tableau: unknown banker table %q (want scarne or free)", s)
 }

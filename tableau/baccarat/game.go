@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // Game is one game of the baccarat family as a value: it carries the hands
@@ -148,14 +150,7 @@ func (g Game) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes a name with ParseGame (the game's default
 // parameters).
-func (g *Game) UnmarshalText(b []byte) error {
-	v, err := ParseGame(string(b))
-	if err != nil {
-		return err
-	}
-	*g = v
-	return nil
-}
+func (g *Game) UnmarshalText(b []byte) error { return enum.UnmarshalText(g, b, ParseGame) }
 
 // GameParam is one parameter of a game in the registry: its name (the
 // flag and config key, "punter-five"), default, the words it accepts and
@@ -200,24 +195,13 @@ func registerGame(info GameInfo) {
 func GameInfos() []GameInfo { return slices.Clone(gameRegistry) }
 
 // GameNames returns the registry's game names in registration order.
-func GameNames() []string {
-	names := make([]string, len(gameRegistry))
-	for i, g := range gameRegistry {
-		names[i] = g.Name
-	}
-	return names
-}
+func GameNames() []string { return column(gameRegistry, gameInfoName) }
 
 // LookupGame returns the registry entry of the game named name (exact,
 // lower case).
-func LookupGame(name string) (GameInfo, bool) {
-	for _, g := range gameRegistry {
-		if g.Name == name {
-			return g, true
-		}
-	}
-	return GameInfo{}, false
-}
+func LookupGame(name string) (GameInfo, bool) { return find(gameRegistry, name, gameInfoName) }
+
+func gameInfoName(g GameInfo) string { return g.Name }
 
 // GameTitle is the usual name of the game registered as name (GameInfo's
 // Title), or name itself for one not registered.
@@ -280,14 +264,15 @@ const (
 )
 
 func (g puntoBancoGame) name() string {
-	switch g.pay {
-	case paySuper6:
-		return "super6"
-	case payEZ:
-		return "ez"
+	if int(g.pay) < len(payNames) {
+		return payNames[g.pay]
 	}
 	return "punto-banco"
 }
+
+// payNames are the registry names of the punto banco deal's pay profiles.
+var payNames = [...]string{payCommission: "punto-banco", paySuper6: "super6", payEZ: "ez"}
+
 func (puntoBancoGame) play() engine      { return engine{} }
 func (puntoBancoGame) table() *DrawTable { return &PuntoBanco }
 func (puntoBancoGame) params() []string  { return nil }

@@ -197,7 +197,8 @@ func (p banquePlay) event(c *Coup, e *CoupEvent, r Rules, shoe, coup int, settle
 	}
 }
 
-// sidePayout settles a banque side bet on its tableau's result.
+// sidePayout settles a bet on the player's side (punto banco's player bet,
+// a banque side bet on its tableau) on that side's result.
 func sidePayout(w Winner) Payout {
 	switch w {
 	case WinnerPlayer:

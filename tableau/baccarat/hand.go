@@ -77,24 +77,35 @@ func (h Hand) String() string {
 
 // MarshalJSON encodes the hand as a JSON array of canonical card strings.
 func (h Hand) MarshalJSON() ([]byte, error) {
-	if h.N < 0 || h.N > MaxHandCards {
-		return nil, fmt.Errorf("tableau: hand with %d cards", h.N)
+	b, err := h.AppendJSON(make([]byte, 0, 2+MaxHandCards*5))
+	if err != nil {
+		return nil, err
 	}
-	b := make([]byte, 0, 2+h.N*5)
-	b = append(b, '[')
+	return b, nil
+}
+
+// AppendJSON appends the hand's JSON form (see MarshalJSON) to dst. A hand
+// of more than MaxHandCards cards, or with an invalid card, is an error;
+// dst is then returned with part of the hand appended, for the caller to
+// discard.
+func (h *Hand) AppendJSON(dst []byte) ([]byte, error) {
+	if h.N < 0 || h.N > MaxHandCards {
+		return dst, fmt.Errorf("tableau: hand with %d cards", h.N)
+	}
+	dst = append(dst, '[')
 	for i := 0; i < h.N; i++ {
 		c := h.Cards[i]
 		if !c.Valid() {
-			return nil, fmt.Errorf("%w: rank %d suit %d in hand", card.ErrBadCard, c.Rank, c.Suit)
+			return dst, fmt.Errorf("%w: rank %d suit %d in hand", card.ErrBadCard, c.Rank, c.Suit)
 		}
 		if i > 0 {
-			b = append(b, ',')
+			dst = append(dst, ',')
 		}
-		b = append(b, '"')
-		b = append(b, c.String()...)
-		b = append(b, '"')
+		dst = append(dst, '"')
+		dst = append(dst, c.String()...)
+		dst = append(dst, '"')
 	}
-	return append(b, ']'), nil
+	return append(dst, ']'), nil
 }
 
 // UnmarshalJSON decodes a JSON array of at most three card strings.

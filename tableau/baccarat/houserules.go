@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // This file holds the house rules that differ from casino to casino and
@@ -114,14 +116,7 @@ func (c Commission) MarshalText() ([]byte, error) { return []byte(c.String()), n
 // UnmarshalText decodes with ParseCommission: "5%", "0.05", or "" (the
 // zero value). A TOML or JSON number arrives here as its text, so
 // commission = 0.04 and commission = "4%" both read as 4%.
-func (c *Commission) UnmarshalText(b []byte) error {
-	v, err := ParseCommission(string(b))
-	if err != nil {
-		return err
-	}
-	*c = v
-	return nil
-}
+func (c *Commission) UnmarshalText(b []byte) error { return enum.UnmarshalText(c, b, ParseCommission) }
 
 // CommissionBP returns the commission in force, in basis points: the rate
 // set, or the game's usual one (DefaultCommissionBP under punto banco and

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // Macao and Victoria are the historical members of the baccarat family in
@@ -81,24 +82,15 @@ const (
 )
 
 // String returns "modulo" or "bust".
-func (c MacaoCount) String() string {
-	switch c {
-	case MacaoModulo:
-		return "modulo"
-	case MacaoBust:
-		return "bust"
-	}
-	return fmt.Sprintf("MacaoCount(%d)", uint8(c))
-}
+func (c MacaoCount) String() string { return macaoCountNames.Name(c) }
+
+var macaoCountNames = enum.Names[MacaoCount]{Type: "MacaoCount", Words: []string{MacaoModulo: "modulo", MacaoBust: "bust"}}
 
 // ParseMacaoCount parses "modulo" or "bust" (case-insensitive). Errors
 // wrap ErrMacaoRules.
 func ParseMacaoCount(s string) (MacaoCount, error) {
-	switch strings.ToLower(s) {
-	case "modulo":
-		return MacaoModulo, nil
-	case "bust":
-		return MacaoBust, nil
+	if c, ok := macaoCountNames.Lookup(strings.ToLower(s)); ok {
+		return c, nil
 	}
 	return 0, fmt.Errorf("%w: count %q (want modulo or bust)", ErrMacaoRules, s)
 }
@@ -114,24 +106,15 @@ const (
 )
 
 // String returns "banker" or "push".
-func (e MacaoEqual) String() string {
-	switch e {
-	case MacaoEqualBanker:
-		return "banker"
-	case MacaoEqualPush:
-		return "push"
-	}
-	return fmt.Sprintf("MacaoEqual(%d)", uint8(e))
-}
+func (e MacaoEqual) String() string { return macaoEqualNames.Name(e) }
+
+var macaoEqualNames = enum.Names[MacaoEqual]{Type: "MacaoEqual", Words: []string{MacaoEqualBanker: "banker", MacaoEqualPush: "push"}}
 
 // ParseMacaoEqual parses "banker" or "push" (case-insensitive). Errors
 // wrap ErrMacaoRules.
 func ParseMacaoEqual(s string) (MacaoEqual, error) {
-	switch strings.ToLower(s) {
-	case "banker":
-		return MacaoEqualBanker, nil
-	case "push":
-		return MacaoEqualPush, nil
+	if e, ok := macaoEqualNames.Lookup(strings.ToLower(s)); ok {
+		return e, nil
 	}
 	return 0, fmt.Errorf("%w: equal %q (want banker or push)", ErrMacaoRules, s)
 }
@@ -148,23 +131,14 @@ const (
 )
 
 // String returns "3-2" or "2-1".
-func (p MacaoPayTable) String() string {
-	switch p {
-	case MacaoPays32:
-		return "3-2"
-	case MacaoPays21:
-		return "2-1"
-	}
-	return fmt.Sprintf("MacaoPayTable(%d)", uint8(p))
-}
+func (p MacaoPayTable) String() string { return macaoPayNames.Name(p) }
+
+var macaoPayNames = enum.Names[MacaoPayTable]{Type: "MacaoPayTable", Words: []string{MacaoPays32: "3-2", MacaoPays21: "2-1"}}
 
 // ParseMacaoPayTable parses "3-2" or "2-1". Errors wrap ErrMacaoRules.
 func ParseMacaoPayTable(s string) (MacaoPayTable, error) {
-	switch s {
-	case "3-2":
-		return MacaoPays32, nil
-	case "2-1":
-		return MacaoPays21, nil
+	if p, ok := macaoPayNames.Lookup(s); ok {
+		return p, nil
 	}
 	return 0, fmt.Errorf("%w: pays %q (want 3-2 or 2-1)", ErrMacaoRules, s)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
 
 // ErrRules is wrapped by rule-profile errors (unknown game, bad tie payout).
@@ -232,36 +233,20 @@ const (
 )
 
 // String returns "win", "lose", "push" or "".
-func (o Outcome) String() string {
-	switch o {
-	case Win:
-		return "win"
-	case Lose:
-		return "lose"
-	case Push:
-		return "push"
-	}
-	return ""
-}
+func (o Outcome) String() string { return outcomeNames.Word(o) }
+
+var outcomeNames = enum.Names[Outcome]{Words: []string{Win: "win", Lose: "lose", Push: "push"}}
 
 // MarshalText encodes the String ("" for OutcomeNone).
 func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 
 // UnmarshalText decodes "win", "lose", "push" or "".
 func (o *Outcome) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "win":
-		*o = Win
-	case "lose":
-		*o = Lose
-	case "push":
-		*o = Push
-	case "":
+	if len(b) == 0 {
 		*o = OutcomeNone
-	default:
-		return fmt.Errorf("tableau: unknown outcome %q", b)
+		return nil
 	}
-	return nil
+	return outcomeNames.Decode(o, b, "outcome")
 }
 
 // Payout is a settled bet: the outcome and the net result per unit staked
@@ -329,13 +314,7 @@ func (r Rules) settle(f *coupFacts, b Bet) Payout {
 	w := f.winner
 	switch b {
 	case BetPlayer:
-		switch w {
-		case WinnerPlayer:
-			return win(1)
-		case WinnerTie:
-			return push
-		}
-		return lose
+		return sidePayout(w)
 	case BetBanker:
 		switch w {
 		case WinnerTie:

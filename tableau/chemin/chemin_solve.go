@@ -9,6 +9,7 @@ import (
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/enum"
 	"github.com/sabot-table/sabot/tableau/odds"
 )
 
@@ -38,24 +39,15 @@ const (
 )
 
 // String returns "total" or "hand".
-func (s BankerSees) String() string {
-	switch s {
-	case SeesTotal:
-		return "total"
-	case SeesHand:
-		return "hand"
-	}
-	return fmt.Sprintf("BankerSees(%d)", uint8(s))
-}
+func (s BankerSees) String() string { return bankerSeesNames.Name(s) }
+
+var bankerSeesNames = enum.Names[BankerSees]{Type: "BankerSees", Words: []string{SeesTotal: "total", SeesHand: "hand"}}
 
 // ParseBankerSees parses "total" or "hand"; the error is prefixed
 // "tableau:" and names the bad word.
 func ParseBankerSees(s string) (BankerSees, error) {
-	switch s {
-	case "total":
-		return SeesTotal, nil
-	case "hand":
-		return SeesHand, nil
+	if b, ok := bankerSeesNames.Lookup(s); ok {
+		return b, nil
 	}
 	return 0, fmt.Errorf("tableau: unknown banker information %q (want total or hand)", s)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
+	"github.com/sabot-table/sabot/tableau/internal/strategy"
 )
 
 // ChooseBanker returns t with every banker option chosen: a banker's pure
@@ -25,56 +26,47 @@ func ChooseBanker(t baccarat.DrawTable, s string) (baccarat.DrawTable, error) {
 	}
 	var cells [10][11]choice
 	var wild [10]choice
-	if strings.TrimSpace(s) != "" {
-		for i, entry := range strings.Split(s, ",") {
-			e := strings.TrimSpace(entry)
-			bad := func(why string) error {
-				return fmt.Errorf("tableau: banker strategy entry %d %q: %s (want T/V=draw|stand, T/stood=… or T/*=…, T 0–7, V 0–9)", i+1, e, why)
-			}
-			cell, act, ok := strings.Cut(e, "=")
-			if !ok {
-				return t, bad("no '='")
-			}
-			var r baccarat.Rule
-			switch strings.TrimSpace(act) {
-			case "draw":
-				r = baccarat.MustDraw
-			case "stand":
-				r = baccarat.MustStand
-			default:
-				return t, bad(fmt.Sprintf("%q is not draw or stand", act))
-			}
-			ts, vs, ok := strings.Cut(strings.TrimSpace(cell), "/")
-			if !ok {
-				return t, bad("no '/' between the total and the third card")
-			}
-			total, err := strconv.Atoi(ts)
-			if err != nil || total < 0 || total > 7 {
-				return t, bad(fmt.Sprintf("banker total %q is not 0–7", ts))
-			}
-			if vs == "*" {
-				if wild[total].set {
-					return t, bad("total given twice")
-				}
-				wild[total] = choice{r, true}
-				continue
-			}
-			col := 0
-			if vs != "stood" {
-				v, err := strconv.Atoi(vs)
-				if err != nil || v < 0 || v > 9 {
-					return t, bad(fmt.Sprintf("third card %q is not 0–9 or stood", vs))
-				}
-				col = v + 1
-			}
-			if t.Banker[total][col] != baccarat.Option {
-				return t, bad(fmt.Sprintf("the table says %s there, not option", t.Banker[total][col]))
-			}
-			if cells[total][col].set {
-				return t, bad("cell given twice")
-			}
-			cells[total][col] = choice{r, true}
+	bad := func(e strategy.Entry, why string) error {
+		return fmt.Errorf("tableau: banker strategy entry %d %q: %s (want T/V=draw|stand, T/stood=… or T/*=…, T 0–7, V 0–9)", e.N, e.Text, why)
+	}
+	for e, err := range strategy.Entries(s, bad) {
+		if err != nil {
+			return t, err
 		}
+		r := baccarat.MustStand
+		if e.Draw {
+			r = baccarat.MustDraw
+		}
+		ts, vs, ok := strings.Cut(e.Cell, "/")
+		if !ok {
+			return t, bad(e, "no '/' between the total and the third card")
+		}
+		total, err := strconv.Atoi(ts)
+		if err != nil || total < 0 || total > 7 {
+			return t, bad(e, fmt.Sprintf("banker total %q is not 0–7", ts))
+		}
+		if vs == "*" {
+			if wild[total].set {
+				return t, bad(e, "total given twice")
+			}
+			wild[total] = choice{r, true}
+			continue
+		}
+		col := 0
+		if vs != "stood" {
+			v, err := strconv.Atoi(vs)
+			if err != nil || v < 0 || v > 9 {
+				return t, bad(e, fmt.Sprintf("third card %q is not 0–9 or stood", vs))
+			}
+			col = v + 1
+		}
+		if t.Banker[total][col] != baccarat.Option {
+			return t, bad(e, fmt.Sprintf("the table says %s there, not option", t.Banker[total][col]))
+		}
+		if cells[total][col].set {
+			return t, bad(e, "cell given twice")
+		}
+		cells[total][col] = choice{r, true}
 	}
 	for b := range 10 {
 		found := false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/card"
+	"github.com/sabot-table/sabot/tableau/internal/strategy"
 )
 
 // This file values the next coup of baccarat banque (baccara à deux
@@ -67,35 +68,22 @@ var DefaultBanqueBanker = func() BanqueBanker {
 func ParseBanqueBanker(s string) (BanqueBanker, error) {
 	b := DefaultBanqueBanker
 	var decided [8][12][12]bool
-	if strings.TrimSpace(s) == "" {
-		return b, nil
+	bad := func(e strategy.Entry, why string) error {
+		return fmt.Errorf("tableau: banque banker entry %d %q: %s (want T/R/L=draw|stand, T 0–7 or *, R and L 0–9, s, n or *)", e.N, e.Text, why)
 	}
-	for i, entry := range strings.Split(s, ",") {
-		e := strings.TrimSpace(entry)
-		bad := func(why string) error {
-			return fmt.Errorf("tableau: banque banker entry %d %q: %s (want T/R/L=draw|stand, T 0–7 or *, R and L 0–9, s, n or *)", i+1, e, why)
+	for e, err := range strategy.Entries(s, bad) {
+		if err != nil {
+			return b, err
 		}
-		cell, act, ok := strings.Cut(e, "=")
-		if !ok {
-			return b, bad("no '='")
-		}
-		var draw bool
-		switch strings.TrimSpace(act) {
-		case "draw":
-			draw = true
-		case "stand":
-		default:
-			return b, bad(fmt.Sprintf("%q is not draw or stand", act))
-		}
-		parts := strings.Split(strings.TrimSpace(cell), "/")
+		parts := strings.Split(e.Cell, "/")
 		if len(parts) != 3 {
-			return b, bad("want three parts T/R/L")
+			return b, bad(e, "want three parts T/R/L")
 		}
 		tlo, thi := 0, 7
 		if parts[0] != "*" {
 			t, err := strconv.Atoi(parts[0])
 			if err != nil || t < 0 || t > 7 {
-				return b, bad(fmt.Sprintf("banker total %q is not 0–7 or *", parts[0]))
+				return b, bad(e, fmt.Sprintf("banker total %q is not 0–7 or *", parts[0]))
 			}
 			tlo, thi = t, t
 		}
@@ -111,7 +99,7 @@ func ParseBanqueBanker(s string) (BanqueBanker, error) {
 			default:
 				v, err := strconv.Atoi(p)
 				if err != nil || v < 0 || v > 9 {
-					return b, bad(fmt.Sprintf("tableau state %q is not 0–9, s, n or *", p))
+					return b, bad(e, fmt.Sprintf("tableau state %q is not 0–9, s, n or *", p))
 				}
 				rs[k] = [2]int{v, v}
 			}
@@ -121,7 +109,7 @@ func ParseBanqueBanker(s string) (BanqueBanker, error) {
 				for l := rs[1][0]; l <= rs[1][1]; l++ {
 					if !decided[t][r][l] {
 						decided[t][r][l] = true
-						b.Draw[t][r][l] = draw
+						b.Draw[t][r][l] = e.Draw
 					}
 				}
 			}
