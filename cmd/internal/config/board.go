@@ -13,8 +13,3 @@ func (c Config) BoardTables() (board.GPIOConfig, board.DisplayConfig) {
 	}
 	return g, d
 }
-
-// DefaultClockSyncedFile is [state] clock_synced_file's default:
-// systemd-timesyncd creates it at its first synchronisation of each boot
-// (systemd-timesyncd.service(8)).
-const DefaultClockSyncedFile = "/run/systemd/timesync/synchronized"

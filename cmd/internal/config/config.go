@@ -442,6 +442,11 @@ func (m MQTTConfig) RefusalTimeoutDuration() time.Duration {
 	return parsedDuration(m.RefusalTimeout)
 }
 
+// DefaultClockSyncedFile is [state] clock_synced_file's default:
+// systemd-timesyncd creates it at its first synchronisation of each boot
+// (systemd-timesyncd.service(8)).
+const DefaultClockSyncedFile = "/run/systemd/timesync/synchronized"
+
 // StateConfig is the [state] table.
 type StateConfig struct {
 	// Dir holds the event journal and the MQTT outbox. It must be
