@@ -1,7 +1,7 @@
 package main
 
 // The pit console in a real browser: Debian's chromium, driven with
-// chromedp (as cmd/sabotd/browser_test.go drives the board page), against
+// chromedp (as cmd/internal/daemon/browser_test.go drives the board page), against
 // the real `sabot pit` and real sabotd daemons with in-process virtual
 // shoes, on the 3-node NATS cluster (drivers/testenv/natscluster) and on
 // an embedded broker.

@@ -5,7 +5,7 @@
 // the same shoe and coup state. sabotd applies an event to its table in
 // memory and shows it on the display first, then appends it here, and only
 // once Append has returned does anything leave the machine (MQTT outbox,
-// the shoe's acknowledgement); see process in cmd/sabotd/loop.go.
+// the shoe's acknowledgement); see process in cmd/internal/daemon/loop.go.
 //
 // The journal is a go.etcd.io/bbolt file ("journal.db") in the state
 // directory. Each record has a sequence number (1, 2, 3, ... with no gaps), a

@@ -15,7 +15,7 @@ import (
 
 // pitFeed drives a real tableau.Table with a transcript and turns its
 // outputs into the messages sabotd publishes (mqtt.Builder), in the
-// daemon's order: outputs, then state, then roads (cmd/sabotd/mqttout.go).
+// daemon's order: outputs, then state, then roads (cmd/internal/daemon/mqttout.go).
 type pitFeed struct {
 	t    testing.TB
 	tbl  *tableau.Table
