@@ -827,6 +827,11 @@ func (d *daemon) close() error {
 	if err := d.closeBoard(); err != nil {
 		errs = append(errs, err)
 	}
+	if d.demoRun != nil {
+		if l := d.demoRun.FinalLine(); l != "" {
+			fmt.Fprintln(d.stdout, l) // after the display's last redraw, so it stays on the screen
+		}
+	}
 	if err := d.http.close(ctx); err != nil {
 		errs = append(errs, err)
 	}

@@ -91,6 +91,16 @@ type Run struct {
 	coups     int               // coups with a result (coup lines)
 	dead      int               // coups a dealer error ended without a result (missing-card)
 	sub       paho.Client
+	final     string // the summary held for after the display (FinalLine)
+}
+
+// FinalLine is the --demo-coups summary still to be printed once the
+// terminal display is released ("" when there is none, or it was printed
+// already, as it is without a screen).
+func (r *Run) FinalLine() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.final
 }
 
 // PtyPath is the virtual shoe's serial device (the pty's slave).
@@ -429,7 +439,17 @@ func (r *Run) verify(ctx context.Context) error {
 		coups, total := r.dealt(), len(r.published)
 		r.mu.Unlock()
 		if len(missing) == 0 {
-			fmt.Fprintf(r.out, "demo: %s; %d coups, alerts and voids in all published and received back from the broker\n", coups, total)
+			summary := fmt.Sprintf("demo: %s; %d coups, alerts and voids in all published and received back from the broker", coups, total)
+			if r.screen != nil {
+				// The terminal display redraws the screen (and clears below
+				// it) while the daemon stops: the daemon prints the line
+				// once the display is released (FinalLine).
+				r.mu.Lock()
+				r.final = summary
+				r.mu.Unlock()
+			} else {
+				fmt.Fprintln(r.out, summary)
+			}
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {

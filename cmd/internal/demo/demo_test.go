@@ -73,3 +73,24 @@ func TestDemoTokens(t *testing.T) {
 		t.Fatalf("dealer errors injected: %v", codes)
 	}
 }
+
+// TestDemoSummaryAfterTheDisplay: with the terminal display, a
+// --demo-coups run's summary is held for the daemon to print once the
+// display is released (its redraws while the daemon stops clear the screen
+// below the frame, and so would clear the line); without it, the line is
+// printed at once, as before.
+func TestDemoSummaryAfterTheDisplay(t *testing.T) {
+	const want = "demo: 1 coups dealt; 1 coups, alerts and voids in all published and received back from the broker"
+	var term, out strings.Builder
+	r := &Run{out: &out, screen: NewScreen(&term), published: map[string]string{"T-1/1": "coup"}, received: map[string]bool{"T-1/1": true}, coups: 1}
+	if err := r.verify(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if r.FinalLine() != want || out.Len() != 0 || strings.Contains(term.String(), "demo:") {
+		t.Errorf("with a screen: final %q, printed %q, on screen %q; want only the final line %q", r.FinalLine(), out.String(), term.String(), want)
+	}
+	r = &Run{out: &out, published: map[string]string{"T-1/1": "coup"}, received: map[string]bool{"T-1/1": true}, coups: 1}
+	if err := r.verify(t.Context()); err != nil || out.String() != want+"\n" || r.FinalLine() != "" {
+		t.Errorf("without a screen: printed %q, final %q, %v; want the line printed at once", out.String(), r.FinalLine(), err)
+	}
+}
