@@ -301,8 +301,30 @@ type writeCounter struct {
 	pin  *levelPin
 	t    *testing.T
 
-	mu     sync.Mutex
-	writes int
+	mu       sync.Mutex
+	writes   int
+	inFlight int // writes begun and not yet returned
+}
+
+// settled waits until no write is in progress through the counted ports
+// (up to 5 s) and returns the writes made: a write the shoe's writer began
+// just before Close returns only once the port is closed, and its DE
+// assertion is already in the pin's history.
+func (w *writeCounter) settled(t *testing.T) int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		w.mu.Lock()
+		n, busy := w.writes, w.inFlight
+		w.mu.Unlock()
+		if busy == 0 {
+			return n
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes still in progress 5 s after Close", busy)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (w *writeCounter) Open(cfg PortConfig) (Port, error) {
@@ -319,6 +341,9 @@ type countedPort struct {
 }
 
 func (p *countedPort) Write(b []byte) (int, error) {
+	p.w.mu.Lock()
+	p.w.inFlight++
+	p.w.mu.Unlock()
 	if l := p.w.pin.level(); l != gpio.Low {
 		p.w.t.Errorf("DE %v before a write: the transceiver is not listening", l)
 	}
@@ -328,6 +353,7 @@ func (p *countedPort) Write(b []byte) (int, error) {
 	}
 	p.w.mu.Lock()
 	p.w.writes++
+	p.w.inFlight--
 	p.w.mu.Unlock()
 	return n, err
 }
@@ -348,10 +374,8 @@ func TestRS485GPIOVirtualShoe(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	writes := wc.settled(t)
 	h := pin.history()
-	wc.mu.Lock()
-	writes := wc.writes
-	wc.mu.Unlock()
 	highs := 0
 	for i, l := range h {
 		if l == gpio.High {

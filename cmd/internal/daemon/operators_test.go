@@ -33,6 +33,26 @@ dir = %q
 	m, _ := bootDaemon(t, conf)
 	r := newReceived()
 	cmds := subscribe(t, ownURL(m.d.broker), "sabot/T-OP", r)
+	// The daemon subscribes to its commands once its client is connected,
+	// after Run returns, and the broker drops a command no one is
+	// subscribed to yet: send a probe (an operator off the list, refused
+	// with a reply and changing nothing) until its reply shows the
+	// subscription is there.
+	probed := func() bool {
+		for _, c := range r.kind("cmd") {
+			if id, _ := c["request_id"].(string); strings.HasPrefix(id, "probe") && c["accepted"] == false {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; !probed(); i++ {
+		if i == 100 {
+			t.Fatal("no reply to a probe command in 20 s: the daemon never subscribed to its commands")
+		}
+		cmds.Publish("sabot/T-OP/cmd/dealer", 1, false, fmt.Sprintf(`{"request_id":"probe%d","operator":"probe","dealer":"PROBE"}`, i)).WaitTimeout(time.Second)
+		time.Sleep(200 * time.Millisecond)
+	}
 	for _, c := range []string{
 		`{"request_id":"op1","operator":"mallory","dealer":"MALLORY"}`,
 		`{"request_id":"op2","operator":"pit-boss-impersonated","dealer":"MALLORY"}`,
@@ -45,8 +65,10 @@ dir = %q
 	replies := map[string]map[string]any{}
 	waitFor(t, "three replies", 10*time.Second, func() bool {
 		for _, c := range r.kind("cmd") {
-			if _, reply := c["accepted"]; reply {
-				replies[c["request_id"].(string)] = c
+			if id, _ := c["request_id"].(string); strings.HasPrefix(id, "op") {
+				if _, reply := c["accepted"]; reply {
+					replies[id] = c
+				}
 			}
 		}
 		return len(replies) == 3
@@ -64,7 +86,7 @@ dir = %q
 		return len(s) > 0 && s[len(s)-1]["dealer"] == "D-17"
 	})
 	for _, s := range r.kind("state") {
-		if s["dealer"] == "MALLORY" {
+		if s["dealer"] == "MALLORY" || s["dealer"] == "PROBE" {
 			t.Fatal("a refused operator signed a dealer in")
 		}
 	}
