@@ -157,11 +157,11 @@ func (h *Hub) Close() {
 	h.wg.Wait()
 }
 
-// ErrFull: the client limit (MaxClients) is reached.
-var ErrFull = errors.New("board: too many event streams")
+// errFull: the client limit (MaxClients) is reached.
+var errFull = errors.New("board: too many event streams")
 
-// ErrAddrFull: one address has its MaxClientsPerAddr streams.
-var ErrAddrFull = errors.New("board: too many event streams from this address")
+// errAddrFull: one address has its MaxClientsPerAddr streams.
+var errAddrFull = errors.New("board: too many event streams from this address")
 
 // join takes a stream slot for a client at addr (an IP): at most
 // MaxClients in all, MaxClientsPerAddr per address, and the
@@ -177,10 +177,10 @@ func (h *Hub) join(addr string) error {
 		limit--
 	}
 	if h.clients >= limit {
-		return ErrFull
+		return errFull
 	}
 	if h.perAddr[addr] >= MaxClientsPerAddr {
-		return ErrAddrFull
+		return errAddrFull
 	}
 	if h.perAddr == nil {
 		h.perAddr = map[string]int{}

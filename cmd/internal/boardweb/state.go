@@ -164,8 +164,8 @@ func Build(f Facts, v tableau.TableView, k StatusKey, alerts []Alert) State {
 		s.Roads = display.ViewRoads(v)
 	}
 	if v.Phase == "coup" || v.Phase == "between" {
-		s.Player = HandOf(v.Player, v.PlayerTotal)
-		s.Banker = HandOf(v.Banker, v.BankerTotal)
+		s.Player = handOf(v.Player, v.PlayerTotal)
+		s.Banker = handOf(v.Banker, v.BankerTotal)
 		if v.Complete && !v.Voided {
 			s.Winner = v.Winner.String()
 			s.Natural = v.Natural
@@ -192,7 +192,7 @@ func Build(f Facts, v tableau.TableView, k StatusKey, alerts []Alert) State {
 func banqueState(s *State, v tableau.TableView) {
 	left := Hand{Cards: []string{}}
 	if (v.Phase == "coup" || v.Phase == "between") && !v.Voided {
-		left = HandOf(v.Left, v.LeftTotal)
+		left = handOf(v.Left, v.LeftTotal)
 	}
 	s.Left = &left
 	s.Winner, s.Natural = "", false
@@ -217,9 +217,9 @@ func banqueState(s *State, v tableau.TableView) {
 	}
 }
 
-// HandOf is a hand as the board shows it: its cards in dealing order
+// handOf is a hand as the board shows it: its cards in dealing order
 // (at most baccarat.MaxHandCards) and total.
-func HandOf(h baccarat.Hand, total int) Hand {
+func handOf(h baccarat.Hand, total int) Hand {
 	b := Hand{Cards: make([]string, 0, baccarat.MaxHandCards), Total: total}
 	for i := 0; i < h.N && i < baccarat.MaxHandCards; i++ {
 		b.Cards = append(b.Cards, h.Cards[i].String())

@@ -338,9 +338,9 @@ func (r *Run) Watch(o *tableau.Output) {
 	}
 	r.mu.Unlock()
 	if r.screen != nil {
-		r.screen.Line(Line(o))
+		r.screen.Line(coupLine(o))
 	} else {
-		fmt.Fprintln(r.out, Line(o))
+		fmt.Fprintln(r.out, coupLine(o))
 	}
 }
 
@@ -354,8 +354,8 @@ func (r *Run) SupervisorAck() (tableau.Input, bool) {
 	return tableau.Input{Kind: tableau.InputAck, Source: "demo", Operator: Operator}, true
 }
 
-// Line is the demo's one line per coup, alert and void.
-func Line(o *tableau.Output) string {
+// coupLine is the demo's one line per coup, alert and void.
+func coupLine(o *tableau.Output) string {
 	switch o.Kind {
 	case tableau.OutputCoup:
 		c := o.Event.Coup

@@ -219,15 +219,15 @@ func orderOf(id, at string) pitOrder {
 	return pitOrder{n, t}
 }
 
-// advance moves *at to the order of the message with this id and time
+// advance moves *order to the order of the message with this id and time
 // when the message is to be applied after it (after), and tells whether it
 // did.
-func advance(at *pitOrder, id, time string) bool {
-	o := orderOf(id, time)
-	if !o.after(*at) {
+func advance(order *pitOrder, id, when string) bool {
+	o := orderOf(id, when)
+	if !o.after(*order) {
 		return false
 	}
-	*at = o
+	*order = o
 	return true
 }
 
