@@ -316,9 +316,7 @@ func (t *Tally) Add(r tableau.CoupResult) { t.sum.Add(r) }
 // Stats returns the statistics counted so far.
 func (t *Tally) Stats() Stats {
 	s := t.sum
-	return Stats{Coups: s.Coups, Banker: s.Banker, Player: s.Player, Tie: s.Tie,
-		PlayerPairs: s.PlayerPairs, BankerPairs: s.BankerPairs, Naturals: s.Naturals,
-		LongestBanker: s.LongestBanker, LongestPlayer: s.LongestPlayer}
+	return Stats{ResultCounts: s.ResultCounts, LongestBanker: s.LongestBanker, LongestPlayer: s.LongestPlayer}
 }
 
 // Roads is everything a scoreboard shows for one shoe: the `sabot roads`
@@ -373,17 +371,9 @@ type AskEntry struct {
 
 // Stats are a shoe's statistics.
 type Stats struct {
-	// Coups counts the completed coups (voided coups left out): Banker +
-	// Player + Tie.
-	Coups  int `json:"coups"`
-	Banker int `json:"banker"`
-	Player int `json:"player"`
-	Tie    int `json:"tie"`
-	// PlayerPairs, BankerPairs, Naturals count the coups with a player
-	// pair, a banker pair, a natural.
-	PlayerPairs int `json:"player_pairs"`
-	BankerPairs int `json:"banker_pairs"`
-	Naturals    int `json:"naturals"`
+	// ResultCounts counts the completed coups (voided coups left out) by
+	// winner, and those with a player pair, a banker pair, a natural.
+	tableau.ResultCounts
 	// LongestBanker and LongestPlayer are the longest runs of banker and
 	// player wins (ties do not break a run: the longest big-road column).
 	LongestBanker int `json:"longest_banker_streak"`

@@ -293,11 +293,11 @@ type LatchedAlert struct {
 	Text  string             `json:"text"`
 }
 
-// ResultsSummary sums up a run of coup results in constant memory: what a
-// Table keeps of the results it drops from a shoe past MaxShoeResults
-// coups, so that the shoe's statistics stay exact. Results with no winner
-// are not counted.
-type ResultsSummary struct {
+// ResultCounts counts a run of completed coups: by winner, and those with
+// a player pair, a banker pair, a natural. It is the head of
+// ResultsSummary and of the scoreboard's statistics (display.Stats), in
+// the same JSON keys.
+type ResultCounts struct {
 	Coups       int `json:"coups"` // Banker + Player + Tie
 	Banker      int `json:"banker"`
 	Player      int `json:"player"`
@@ -305,6 +305,14 @@ type ResultsSummary struct {
 	PlayerPairs int `json:"player_pairs"`
 	BankerPairs int `json:"banker_pairs"`
 	Naturals    int `json:"naturals"`
+}
+
+// ResultsSummary sums up a run of coup results in constant memory: what a
+// Table keeps of the results it drops from a shoe past MaxShoeResults
+// coups, so that the shoe's statistics stay exact. Results with no winner
+// are not counted.
+type ResultsSummary struct {
+	ResultCounts
 	// LongestBanker and LongestPlayer are the longest runs of banker and
 	// player wins; ties do not break a run.
 	LongestBanker int `json:"longest_banker"`
