@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	cardpkg "github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
@@ -40,8 +42,8 @@ func BenchmarkBuildRoadsJSON(b *testing.B) {
 // from an infinite shoe (values 1–9 each 1/13, 0 for tens and court cards
 // 4/13). An 8-deck shoe differs in the third decimal.
 func TestCardsPerCoup(t *testing.T) {
-	ranks := []tableau.Rank{tableau.Rank10, tableau.RankAce, tableau.Rank2, tableau.Rank3, tableau.Rank4,
-		tableau.Rank5, tableau.Rank6, tableau.Rank7, tableau.Rank8, tableau.Rank9}
+	ranks := []tableau.Rank{cardpkg.Rank10, cardpkg.RankAce, cardpkg.Rank2, cardpkg.Rank3, cardpkg.Rank4,
+		cardpkg.Rank5, cardpkg.Rank6, cardpkg.Rank7, cardpkg.Rank8, cardpkg.Rank9}
 	var mean func(c baccarat.Coup, p float64) float64
 	mean = func(c baccarat.Coup, p float64) float64 {
 		if c.Complete() {

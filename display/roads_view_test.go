@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	cardpkg "github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -19,7 +21,7 @@ func TestViewRoadsNeverEndingShoe(t *testing.T) {
 	var all []tableau.CoupResult
 	var outs []tableau.Output
 	for i := range 6000 {
-		c := tableau.Card{Rank: tableau.RankAce + tableau.Rank((i*7)%13), Suit: tableau.Spades + tableau.Suit((i/13)%4)}
+		c := tableau.Card{Rank: cardpkg.RankAce + tableau.Rank((i*7)%13), Suit: cardpkg.Spades + tableau.Suit((i/13)%4)}
 		outs = tb.Apply(uint64(i+1), time.Unix(int64(i), 0), tableau.Input{Kind: tableau.InputCard, Card: c}, outs[:0])
 		for _, o := range outs {
 			if o.Kind == tableau.OutputCoup {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/internal/dealtest"
@@ -93,7 +95,7 @@ func TestAppendJSONOddValues(t *testing.T) {
 	floats := []float64{0, math.Copysign(0, -1), -1, 0.95, 1e-7, -1e-7, 1.5e-300, 1e21, 9.99e20, 123456789.125, 1e-6,
 		math.NaN(), math.Inf(1), math.Inf(-1), 0.052133028520375914, 40, 0.1 + 0.2}
 	codes := []baccarat.AlertCode{"extra-card", "", "a\"b", "<x>", "é", "a&b", "\x01", "back\\slash", "\u2028"}
-	cards := []tableau.Card{{}, {Rank: tableau.RankAce, Suit: tableau.Spades}, {Rank: tableau.Rank10}, {Rank: 14}, {Rank: 1, Suit: 9}, {UID: "04A1"}}
+	cards := []tableau.Card{{}, {Rank: card.RankAce, Suit: card.Spades}, {Rank: card.Rank10}, {Rank: 14}, {Rank: 1, Suit: 9}, {UID: "04A1"}}
 	rng := rand.New(rand.NewPCG(3, 4))
 	pick := func(n int) int { return rng.IntN(n) }
 	payout := func() baccarat.Payout {
@@ -252,11 +254,11 @@ func TestAlertEventJSON(t *testing.T) {
 		ev   tableau.AlertEvent
 		want string
 	}{
-		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 12, Code: baccarat.AlertExtraCard, Card: tableau.Card{Rank: tableau.Rank5, Suit: tableau.Clubs}},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 12, Code: baccarat.AlertExtraCard, Card: tableau.Card{Rank: card.Rank5, Suit: card.Clubs}},
 			`{"type":"alert","shoe":1,"coup":12,"code":"extra-card","card":"5C"}`},
 		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 2, Coup: 0, Code: baccarat.AlertBurnCount},
 			`{"type":"alert","shoe":2,"coup":0,"code":"burn-count"}`},
-		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 3, Code: baccarat.AlertComposition, Card: tableau.Card{Rank: tableau.Rank7}},
+		{tableau.AlertEvent{Type: baccarat.EventAlert, Shoe: 1, Coup: 3, Code: baccarat.AlertComposition, Card: tableau.Card{Rank: card.Rank7}},
 			`{"type":"alert","shoe":1,"coup":3,"code":"composition","card":"7"}`},
 	} {
 		b, err := json.Marshal(tableau.Event{Kind: baccarat.EventAlert, Alert: tc.ev})

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/internal/dealtest"
@@ -309,9 +311,9 @@ func TestFoldCompositionDecks(t *testing.T) {
 			}
 			var out []tableau.Event
 			// Burn: a king and ten more cards, none of them sevens.
-			out = f.Card(tableau.Card{Rank: tableau.RankKing, Suit: tableau.Spades}, out)
+			out = f.Card(tableau.Card{Rank: card.RankKing, Suit: card.Spades}, out)
 			for i := 0; i < 10; i++ {
-				out = f.Card(tableau.Card{Rank: tableau.RankQueen, Suit: tableau.Suit(1 + i%4)}, out)
+				out = f.Card(tableau.Card{Rank: card.RankQueen, Suit: tableau.Suit(1 + i%4)}, out)
 			}
 			if f.Phase() != tableau.PhaseBetween {
 				t.Fatalf("after the burn: phase %v", f.Phase())
@@ -321,12 +323,12 @@ func TestFoldCompositionDecks(t *testing.T) {
 				limit = decks
 			}
 			for i := 1; i <= limit+1; i++ {
-				card := tableau.Card{Rank: tableau.Rank7, Suit: tableau.Suit(1 + i%4)}
+				c := tableau.Card{Rank: card.Rank7, Suit: tableau.Suit(1 + i%4)}
 				if suited {
-					card.Suit = tableau.Hearts
+					c.Suit = card.Hearts
 				}
 				n := len(out)
-				out = f.Card(card, out)
+				out = f.Card(c, out)
 				alerted := false
 				for _, e := range out[n:] {
 					if e.Kind == baccarat.EventAlert && e.Alert.Code == baccarat.AlertComposition {
@@ -334,15 +336,15 @@ func TestFoldCompositionDecks(t *testing.T) {
 					}
 				}
 				if alerted != (i == limit+1) {
-					t.Errorf("%d decks, suited %v: card %d of %s: composition alert %v", decks, suited, i, card, alerted)
+					t.Errorf("%d decks, suited %v: card %d of %s: composition alert %v", decks, suited, i, c, alerted)
 				}
 			}
 			comp := f.Composition()
 			if suited {
-				if got := comp.RemainingCard(tableau.Rank7, tableau.Hearts); got != -1 {
+				if got := comp.RemainingCard(card.Rank7, card.Hearts); got != -1 {
 					t.Errorf("%d decks: remaining 7H %d, want -1", decks, got)
 				}
-			} else if got := comp.RemainingRank(tableau.Rank7); got != -1 {
+			} else if got := comp.RemainingRank(card.Rank7); got != -1 {
 				t.Errorf("%d decks: remaining sevens %d, want -1", decks, got)
 			}
 			if got, want := comp.Remaining(), 52*decks-11-(limit+1); got != want {

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -14,8 +16,8 @@ import (
 func fullShoe(decks int) []tableau.Card {
 	var shoe []tableau.Card
 	for d := 0; d < decks; d++ {
-		for s := tableau.Spades; s <= tableau.Clubs; s++ {
-			for r := tableau.RankAce; r <= tableau.RankKing; r++ {
+		for s := card.Spades; s <= card.Clubs; s++ {
+			for r := card.RankAce; r <= card.RankKing; r++ {
 				shoe = append(shoe, tableau.Card{Rank: r, Suit: s})
 			}
 		}
@@ -114,7 +116,7 @@ func TestPropertyRandomShoes(t *testing.T) {
 				rankN[c.Rank]++
 				drawn++
 				bad := rankN[c.Rank] > 4*decks
-				if c.Suit != tableau.SuitUnknown {
+				if c.Suit != card.SuitUnknown {
 					suitN[c.Rank][c.Suit]++
 					bad = bad || suitN[c.Rank][c.Suit] > decks
 				}
@@ -140,7 +142,7 @@ func TestPropertyRandomShoes(t *testing.T) {
 			if pastAlerts > 1 {
 				t.Fatalf("%d composition alerts past what the shoe holds, want 1", pastAlerts)
 			}
-			for r := tableau.RankAce; r <= tableau.RankKing; r++ {
+			for r := card.RankAce; r <= card.RankKing; r++ {
 				if comp.RemainingRank(r) < 0 && !alertedRank[r] && pastAlerts == 0 {
 					t.Fatalf("remaining %s is %d without a composition alert", r, comp.RemainingRank(r))
 				}
@@ -149,14 +151,14 @@ func TestPropertyRandomShoes(t *testing.T) {
 				t.Fatalf("remaining %d without a composition alert", comp.Remaining())
 			}
 		}
-		card := func(c tableau.Card) { feed(tableau.Token{Kind: tableau.TokCard, Card: c}) }
+		feedCard := func(c tableau.Card) { feed(tableau.Token{Kind: tableau.TokCard, Card: c}) }
 		next := func() tableau.Card {
 			c := shoe[pos%len(shoe)] // wraps round: then composition alerts are due
 			pos++
 			if rapid.IntRange(0, 30).Draw(t, "rankOnly") == 0 {
-				c.Suit = tableau.SuitUnknown
+				c.Suit = card.SuitUnknown
 			}
-			card(c)
+			feedCard(c)
 			return c
 		}
 		steps := rapid.IntRange(1, 120).Draw(t, "steps")
@@ -171,7 +173,7 @@ func TestPropertyRandomShoes(t *testing.T) {
 			case 3:
 				feed(tableau.Token{Kind: tableau.TokCut})
 			case 4:
-				card(tableau.Card{ // a foreign card
+				feedCard(tableau.Card{ // a foreign card
 					Rank: tableau.Rank(rapid.IntRange(1, 13).Draw(t, "rank")),
 					Suit: tableau.Suit(rapid.IntRange(0, 4).Draw(t, "suit")),
 				})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/internal/dealtest"
@@ -65,8 +67,8 @@ func dealIndependently(next func() tableau.Card) dealtCoup {
 func cleanShoe(decks int, seed uint64) (string, []dealtCoup) {
 	var shoe []tableau.Card
 	for d := 0; d < decks; d++ {
-		for s := tableau.Spades; s <= tableau.Clubs; s++ {
-			for r := tableau.RankAce; r <= tableau.RankKing; r++ {
+		for s := card.Spades; s <= card.Clubs; s++ {
+			for r := card.RankAce; r <= card.RankKing; r++ {
 				shoe = append(shoe, tableau.Card{Rank: r, Suit: s})
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
 
@@ -288,13 +290,13 @@ func RestoreTable(cfg TableConfig, data []byte) (*Table, error) {
 		}
 		cs.Decks = s.Decks
 	}
-	if len(s.Rank) != NumRanks || len(s.Suited) != NumRanks {
+	if len(s.Rank) != card.NumRanks || len(s.Suited) != card.NumRanks {
 		return nil, bad("composition of %d ranks", len(s.Rank))
 	}
 	cs.Drawn = s.Drawn
 	copy(cs.Rank[:], s.Rank)
 	for r, row := range s.Suited {
-		if len(row) != NumSuits {
+		if len(row) != card.NumSuits {
 			return nil, bad("composition of %d suits", len(row))
 		}
 		copy(cs.Suited[r][:], row)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"pgregory.net/rapid"
 
 	"github.com/sabot-table/sabot/tableau"
@@ -72,7 +74,7 @@ func genTableConfig(t *rapid.T) tableau.TableConfig {
 		cfg.Shifts = tableau.ShiftSchedule{Starts: []int{6 * 60, 14 * 60, 22 * 60}, Location: time.FixedZone("X", 5*3600)}
 	}
 	if rapid.Bool().Draw(t, "registry") {
-		cfg.Registry = map[string]tableau.Card{"u1": {Rank: tableau.RankAce, Suit: tableau.Spades}, "u2": {Rank: tableau.Rank9}}
+		cfg.Registry = map[string]tableau.Card{"u1": {Rank: card.RankAce, Suit: card.Spades}, "u2": {Rank: card.Rank9}}
 	}
 	if rapid.IntRange(0, 4).Draw(t, "advantage") == 0 && cfg.Fold.Rules.Game.DealsPuntoBanco() { // the punto banco odds only
 		// A low threshold: a bet favouring the player (often, late in a

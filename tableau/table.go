@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/internal/enum"
 	"github.com/sabot-table/sabot/tableau/odds"
@@ -698,24 +700,24 @@ func (t *Table) place(before foldSnapshot, card Card) placed {
 
 // cardAlerts raises the daemon's card alerts: duplicate-card, card-mismatch
 // and early-draw.
-func (t *Table) cardAlerts(card Card, p placed, extra []Output) []Output {
+func (t *Table) cardAlerts(c Card, p placed, extra []Output) []Output {
 	// A UID longer than MaxUIDBytes is not a reader's (the schemas allow
 	// 128 bytes): it is passed on but not checked, so the UIDs remembered
 	// stay bounded by MaxShoeUIDs × MaxUIDBytes.
-	if card.UID != "" && len(card.UID) <= MaxUIDBytes {
-		if prev, dup := t.uids[card.UID]; dup {
-			extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertDuplicateCard, card,
-				fmt.Sprintf("card UID %s seen twice in this shoe (first as %s)", card.UID, prev)))
+	if c.UID != "" && len(c.UID) <= MaxUIDBytes {
+		if prev, dup := t.uids[c.UID]; dup {
+			extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertDuplicateCard, c,
+				fmt.Sprintf("card UID %s seen twice in this shoe (first as %s)", c.UID, prev)))
 		} else if len(t.uids) < MaxShoeUIDs { // bound: MaxShoeUIDs per shoe
-			t.uids[card.UID] = card
+			t.uids[c.UID] = c
 		}
-		if reg, ok := t.cfg.Registry[card.UID]; ok && (reg.Rank != card.Rank || (card.Suit != SuitUnknown && reg.Suit != SuitUnknown && reg.Suit != card.Suit)) {
-			extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertCardMismatch, card,
-				fmt.Sprintf("UID %s is registered as %s but was read as %s", card.UID, reg, card)))
+		if reg, ok := t.cfg.Registry[c.UID]; ok && (reg.Rank != c.Rank || (c.Suit != card.SuitUnknown && reg.Suit != card.SuitUnknown && reg.Suit != c.Suit)) {
+			extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertCardMismatch, c,
+				fmt.Sprintf("UID %s is registered as %s but was read as %s", c.UID, reg, c)))
 		}
 	}
 	if t.cfg.RequireBetsClosed && p.coupCard && t.betsOpen {
-		extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertEarlyDraw, card, "card drawn while betting is open"))
+		extra = append(extra, t.daemonAlertAt(p.coup, baccarat.AlertEarlyDraw, c, "card drawn while betting is open"))
 	}
 	return extra
 }
@@ -1056,8 +1058,8 @@ func (t *Table) View() TableView {
 	comp := f.Composition()
 	if comp.Decks() > 0 {
 		v.Remaining = comp.Remaining()
-		v.ByRank = make(map[string]int, NumRanks)
-		for r := RankAce; r <= RankKing; r++ {
+		v.ByRank = make(map[string]int, card.NumRanks)
+		for r := card.RankAce; r <= card.RankKing; r++ {
 			v.ByRank[r.String()] = comp.RemainingRank(r)
 		}
 	}

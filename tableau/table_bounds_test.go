@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
@@ -94,7 +96,7 @@ func TestLatchedAlertsPerCode(t *testing.T) {
 // deckCard is card i of an endless cycle through one 52-card deck, in an
 // order that mixes values (rank steps by 5, suits round).
 func deckCard(i int) tableau.Card {
-	return tableau.Card{Rank: tableau.RankAce + tableau.Rank((i*5)%13), Suit: tableau.Spades + tableau.Suit((i/13)%4)}
+	return tableau.Card{Rank: card.RankAce + tableau.Rank((i*5)%13), Suit: card.Spades + tableau.Suit((i/13)%4)}
 }
 
 // A shoe that never ends: shoe-overrun is raised once, on the card that
@@ -209,14 +211,14 @@ func TestNeverEndingShoeBounded(t *testing.T) {
 // never ends: every ace of spades past the eighth is impossible.
 func TestCompositionSaturates(t *testing.T) {
 	c, _ := baccarat.NewComposition(8)
-	as := tableau.Card{Rank: tableau.RankAce, Suit: tableau.Spades}
+	as := tableau.Card{Rank: card.RankAce, Suit: card.Spades}
 	for i := range 70_000 {
 		if ok := c.Draw(as); ok != (i < 8) {
 			t.Fatalf("draw %d: ok %v", i+1, ok)
 		}
 	}
-	if c.RemainingRank(tableau.RankAce) >= 0 || c.RemainingCard(tableau.RankAce, tableau.Spades) >= 0 || c.Drawn() != 70_000 {
-		t.Fatalf("after 70000 aces: rank %d card %d drawn %d", c.RemainingRank(tableau.RankAce), c.RemainingCard(tableau.RankAce, tableau.Spades), c.Drawn())
+	if c.RemainingRank(card.RankAce) >= 0 || c.RemainingCard(card.RankAce, card.Spades) >= 0 || c.Drawn() != 70_000 {
+		t.Fatalf("after 70000 aces: rank %d card %d drawn %d", c.RemainingRank(card.RankAce), c.RemainingCard(card.RankAce, card.Spades), c.Drawn())
 	}
 }
 

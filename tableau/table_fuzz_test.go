@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -52,7 +54,7 @@ func FuzzTable(f *testing.F) {
 		ins := fuzzInputs(data)
 		cfg := tableau.TableConfig{Table: "F", Fold: tableau.Options{Markers: len(data) > 0 && data[0]&1 == 0, Decks: 1},
 			RequireBetsClosed: true, Gate: true, Misdeal: tableau.MisdealPolicy(len(data) % 2),
-			Registry: map[string]tableau.Card{"a": {Rank: tableau.RankAce, Suit: tableau.Spades}}}
+			Registry: map[string]tableau.Card{"a": {Rank: card.RankAce, Suit: card.Spades}}}
 		run := func() []tableau.Output {
 			tb, err := tableau.NewTable(cfg)
 			if err != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/odds"
@@ -389,7 +391,7 @@ func TestTableReplay(t *testing.T) {
 }
 
 func TestInputJSON(t *testing.T) {
-	in := tableau.Input{Kind: tableau.InputCard, Card: tableau.Card{Rank: tableau.Rank10, Suit: tableau.Hearts}, UID: "04:A2", Source: "shoe", Ref: "b1:17"}
+	in := tableau.Input{Kind: tableau.InputCard, Card: tableau.Card{Rank: card.Rank10, Suit: card.Hearts}, UID: "04:A2", Source: "shoe", Ref: "b1:17"}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)

@@ -508,7 +508,7 @@ func (l *Lexer) classify(word []byte, start Pos) (Token, error) {
 // a card, its rank and suit. Scalars only: cheap to return.
 func classifyWord(word []byte) (TokenKind, Rank, Suit) {
 	if len(word) == 2 { // the usual card, rank and suit: no keyword has two letters
-		if r, s := rankOfByte[word[0]], suitOfByte[word[1]]; r != 0 && s != SuitUnknown {
+		if r, s := rankOfByte[word[0]], suitOfByte[word[1]]; r != 0 && s != card.SuitUnknown {
 			return TokCard, r, s
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 )
 
@@ -40,7 +42,7 @@ func TestLexerTokensAndPositions(t *testing.T) {
 			t.Errorf("token %d: %s %v at %+v, want %s %v at %d:%d+%d", i, tk, tk.Kind, tk.Pos, w.s, w.kind, w.line, w.col, w.off)
 		}
 	}
-	if toks[3].Card.Suit != tableau.SuitUnknown || toks[3].Card.Rank != tableau.Rank7 {
+	if toks[3].Card.Suit != card.SuitUnknown || toks[3].Card.Rank != card.Rank7 {
 		t.Errorf("rank-only 7: %+v", toks[3].Card)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/drivers/board"
 	"github.com/sabot-table/sabot/drivers/tm1637/tm1637test"
@@ -26,8 +28,8 @@ func ExampleOpen() {
 	defer b.Close()
 	chip := b.Fake.Chip.(*tm1637test.Bus) // the emulated TM1637 on the fake pins
 
-	four, five := tableau.Card{Rank: tableau.Rank4}, tableau.Card{Rank: tableau.Rank5}
-	three := tableau.Card{Rank: tableau.Rank3}
+	four, five := tableau.Card{Rank: card.Rank4}, tableau.Card{Rank: card.Rank5}
+	three := tableau.Card{Rank: card.Rank3}
 	s := display.TableState{
 		Player: []tableau.Card{four, five}, Banker: []tableau.Card{three, three},
 		Result: display.ResultPlayer, Natural: true,

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/display"
 	"github.com/sabot-table/sabot/display/segment"
 	"github.com/sabot-table/sabot/tableau"
@@ -83,7 +85,7 @@ func goldenCoup(roads *display.Roads) (segment.Frame, Status) {
 func cards(ranks ...int) []tableau.Card {
 	var out []tableau.Card
 	for _, r := range ranks {
-		out = append(out, tableau.Card{Rank: tableau.Rank(r), Suit: tableau.Hearts})
+		out = append(out, tableau.Card{Rank: tableau.Rank(r), Suit: card.Hearts})
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"log"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"periph.io/x/conn/v3/gpio/gpioreg"
 
 	"github.com/sabot-table/sabot/display"
@@ -41,8 +43,8 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	player := []tableau.Card{{Rank: tableau.Rank4}, {Rank: tableau.Rank5}}
-	banker := []tableau.Card{{Rank: tableau.Rank3}, {Rank: tableau.Rank3}}
+	player := []tableau.Card{{Rank: card.Rank4}, {Rank: card.Rank5}}
+	banker := []tableau.Card{{Rank: card.Rank3}, {Rank: card.Rank3}}
 	s := display.TableState{Player: player, Banker: banker, Result: display.ResultPlayer, Natural: true}
 	if err := dev.Render(display.Compose(s, display.Layout4, segment.MaxBrightness)); err != nil {
 		log.Fatal(err)

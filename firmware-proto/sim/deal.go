@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 )
@@ -41,8 +43,8 @@ func DealShoes(seed uint64, decks, shoes int) ([]tableau.Token, error) {
 func dealOne(rng *rand.Rand, decks int, toks []tableau.Token) []tableau.Token {
 	cards := make([]tableau.Card, 0, 52*decks)
 	for range decks {
-		for s := tableau.Spades; s <= tableau.Clubs; s++ {
-			for r := tableau.RankAce; r <= tableau.RankKing; r++ {
+		for s := card.Spades; s <= card.Clubs; s++ {
+			for r := card.RankAce; r <= card.RankKing; r++ {
 				cards = append(cards, tableau.Card{Rank: r, Suit: s})
 			}
 		}

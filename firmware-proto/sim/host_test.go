@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	fwproto "github.com/sabot-table/sabot/firmware-proto"
 	"github.com/sabot-table/sabot/firmware-proto/sim"
 	"github.com/sabot-table/sabot/tableau"
@@ -229,13 +231,13 @@ func TestSuitNumberingMatchesTableau(t *testing.T) {
 	pairs := []struct {
 		w fwproto.Suit
 		t tableau.Suit
-	}{{fwproto.SuitUnknown, tableau.SuitUnknown}, {fwproto.SuitSpades, tableau.Spades}, {fwproto.SuitHearts, tableau.Hearts}, {fwproto.SuitDiamonds, tableau.Diamonds}, {fwproto.SuitClubs, tableau.Clubs}}
+	}{{fwproto.SuitUnknown, card.SuitUnknown}, {fwproto.SuitSpades, card.Spades}, {fwproto.SuitHearts, card.Hearts}, {fwproto.SuitDiamonds, card.Diamonds}, {fwproto.SuitClubs, card.Clubs}}
 	for _, p := range pairs {
 		if uint8(p.w) != uint8(p.t) {
 			t.Errorf("fwproto suit %d != tableau %v (%d)", p.w, p.t, p.t)
 		}
 	}
-	if tableau.RankAce != 1 || tableau.RankKing != 13 {
+	if card.RankAce != 1 || card.RankKing != 13 {
 		t.Fatal("tableau rank numbering changed")
 	}
 }

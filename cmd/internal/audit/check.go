@@ -19,6 +19,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/odds"
@@ -592,7 +594,7 @@ type checkTok struct {
 // any other token (or, with positions, every token) also whole in extra.
 func (tb *checkTokBuf) add(t *tableau.Token, positions bool) {
 	whole := positions || t.Kind != tableau.TokCard && t.Kind != tableau.TokMarker || t.Card.UID != "" || t.Dealer != "" ||
-		t.Card.Rank > tableau.NumRanks || t.Card.Suit > tableau.NumSuits
+		t.Card.Rank > card.NumRanks || t.Card.Suit > card.NumSuits
 	tb.toks = append(tb.toks, checkTok{kind: t.Kind, rank: t.Card.Rank, suit: t.Card.Suit, whole: whole})
 	if whole {
 		tb.extra = append(tb.extra, *t)
@@ -620,7 +622,7 @@ func (ct checkTok) token(extra *[]tableau.Token) *tableau.Token {
 // on the stack (whose copy into Feed's argument stalls on the narrow
 // stores just made: 7% of the CPU profile).
 var (
-	cardTokens = func() (t [tableau.NumRanks + 1][tableau.NumSuits + 1]tableau.Token) {
+	cardTokens = func() (t [card.NumRanks + 1][card.NumSuits + 1]tableau.Token) {
 		for r := range t {
 			for s := range t[r] {
 				t[r][s] = tableau.Token{Kind: tableau.TokCard, Card: tableau.Card{Rank: tableau.Rank(r), Suit: tableau.Suit(s)}}

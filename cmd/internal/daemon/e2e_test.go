@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/drivers/testenv"
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
@@ -400,7 +402,7 @@ func beetekStream(toks []tableau.Token, burn int) (stream []byte, alarms, unread
 		}
 		c := tok.Card
 		rank := c.Rank.String()
-		if c.Rank == tableau.Rank10 && i%2 == 0 {
+		if c.Rank == card.Rank10 && i%2 == 0 {
 			rank = "10"
 		}
 		text := rank + c.Suit.String()

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/cmd/internal/config"
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
@@ -25,7 +27,7 @@ func TestConfigOverrunCards(t *testing.T) {
 	}
 	var raised []int
 	for i := 1; i <= 200; i++ {
-		c := tableau.Card{Rank: tableau.RankAce + tableau.Rank(i%13), Suit: tableau.Spades + tableau.Suit(i%4)}
+		c := tableau.Card{Rank: card.RankAce + tableau.Rank(i%13), Suit: card.Spades + tableau.Suit(i%4)}
 		for _, o := range tb.Apply(uint64(i), time.Unix(int64(i), 0), tableau.Input{Kind: tableau.InputCard, Card: c}, nil) {
 			if o.Kind == tableau.OutputAlert && o.Event.Alert.Code == baccarat.AlertShoeOverrun {
 				raised = append(raised, i)

@@ -31,6 +31,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/sabot-table/sabot/drivers/mqtt"
@@ -103,8 +105,8 @@ func endlessShoe(seed uint64, decks, coups, newShoeEvery int) []tableau.Token {
 	draw := func() tableau.Card {
 		if len(pack) == 0 {
 			for range decks {
-				for s := tableau.Spades; s <= tableau.Clubs; s++ {
-					for r := tableau.RankAce; r <= tableau.RankKing; r++ {
+				for s := card.Spades; s <= card.Clubs; s++ {
+					for r := card.RankAce; r <= card.RankKing; r++ {
 						pack = append(pack, tableau.Card{Rank: r, Suit: s})
 					}
 				}
@@ -201,7 +203,7 @@ func beetekRecords(toks []tableau.Token, alarmEvery int) (chunks [][]byte, alarm
 			}
 			c := tok.Card
 			rank := c.Rank.String()
-			if c.Rank == tableau.Rank10 && cards%2 == 0 {
+			if c.Rank == card.Rank10 && cards%2 == 0 {
 				rank = "10"
 			}
 			text := rank + c.Suit.String()

@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sabot-table/sabot/tableau/card"
+
 	"github.com/sabot-table/sabot/tableau"
 	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/odds"
@@ -212,7 +214,7 @@ func parseRemovedComp(s string, decks int) (baccarat.Composition, error) {
 
 // holds says how many copies of c a shoe of decks decks holds.
 func holds(c tableau.Card, decks int) string {
-	if c.Suit == tableau.SuitUnknown {
+	if c.Suit == card.SuitUnknown {
 		return fmt.Sprintf("%d of rank %s", 4*decks, c.Rank)
 	}
 	return fmt.Sprintf("%d of %s, %d of rank %s", decks, c, 4*decks, c.Rank)
