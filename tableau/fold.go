@@ -139,6 +139,7 @@ type Fold struct {
 	coup    baccarat.Coup // the current coup: first, at a cache line's start (2-6% faster than after the shoe's fields in BenchmarkFoldShoe)
 	shoeRun               // the shoe procedure, shared with MacaoFold
 	opts    Options
+	decl    declareState // the coup a "declare" token may declare (declare.go)
 }
 
 // shoeRun is the shoe procedure, the one Fold documents, shared by Fold
@@ -255,6 +256,8 @@ func (f *Fold) Feed(tok Token, out []Event) []Event {
 		f.SetDealer(tok.Dealer)
 	case TokStand:
 		out = f.Stand(out)
+	case TokDeclare:
+		out = f.Declare(tok.Declared, out)
 	case TokRefuse: // Macao and Victoria only (MacaoFold): never fits here
 		f.open()
 		out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertMisplacedToken, Card{}))
@@ -347,6 +350,7 @@ func (f *Fold) emitCoup(out []Event) []Event {
 	// Built in place: an Event is 432 bytes, copied once less each way.
 	out = append(out, Event{Kind: baccarat.EventCoup})
 	f.coup.SettledEvent(&out[len(out)-1].Coup, f.opts.Rules, f.shoe, f.coupNum) // coup complete, rules validated
+	f.decl = declareState{open: true, shoe: f.shoe, coup: f.coupNum, winner: out[len(out)-1].Coup.Winner}
 	return out
 }
 
