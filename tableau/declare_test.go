@@ -127,3 +127,21 @@ func TestDeclareToken(t *testing.T) {
 		t.Error("QuickScan accepted a bad declaration")
 	}
 }
+
+// TestDeclareAlertJSON: the result-mismatch line carries both results;
+// other alert lines keep their shape (no "declared" key).
+func TestDeclareAlertJSON(t *testing.T) {
+	al := alertsOf(foldDeclare(t, "shoe A 2c 8s 2h Ks 3d declare B declare T"))
+	if len(al) != 2 {
+		t.Fatalf("alerts %+v", al)
+	}
+	want := []string{
+		`{"type":"alert","shoe":1,"coup":1,"code":"result-mismatch","declared":"banker","computed":"player"}`,
+		`{"type":"alert","shoe":1,"coup":1,"code":"misplaced-declare"}`,
+	}
+	for i, a := range al {
+		if got := (Event{Kind: baccarat.EventAlert, Alert: a}).String(); got != want[i] {
+			t.Errorf("line %d: %s, want %s", i, got, want[i])
+		}
+	}
+}
