@@ -92,3 +92,14 @@ func (l *Lexer) declareToken(t Token) (Token, error) {
 	}
 	return t, nil
 }
+
+// noDeclaration raises no-declaration, on the coup that was not declared,
+// when Options.RequireDeclare is on and a new coup starts while the last
+// complete one awaits its declaration.
+func (f *Fold) noDeclaration(out []Event) []Event {
+	if !f.opts.RequireDeclare || !f.decl.open || f.decl.shoe != f.shoe {
+		return out
+	}
+	f.decl.open = false
+	return append(out, alertEvent(f.decl.shoe, f.decl.coup, baccarat.AlertNoDeclaration, Card{}))
+}

@@ -145,3 +145,31 @@ func TestDeclareAlertJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestNoDeclaration: with RequireDeclare, coup 2's first card raises
+// no-declaration on coup 1 when it was not declared; a declared coup and
+// the default (off) raise nothing.
+func TestNoDeclaration(t *testing.T) {
+	for _, c := range []struct {
+		src     string
+		require bool
+		want    int
+	}{
+		{"shoe A 2c 8s 2h Ks 3d 2h 8s 3d Ks", true, 1},
+		{"shoe A 2c 8s 2h Ks 3d declare P 2h 8s 3d Ks", true, 0},
+		{"shoe A 2c 8s 2h Ks 3d 2h 8s 3d Ks", false, 0},
+	} {
+		toks, err := ParseTranscript(strings.NewReader(c.src), "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := FoldTokens(Options{RequireDeclare: c.require}, toks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		al := alertsOf(evs)
+		if len(al) != c.want || c.want == 1 && (al[0].Code != baccarat.AlertNoDeclaration || al[0].Coup != 1) {
+			t.Errorf("%q require %v: alerts %+v, want %d no-declaration on coup 1", c.src, c.require, al, c.want)
+		}
+	}
+}

@@ -52,7 +52,11 @@ func (r *CutRule) UnmarshalText(b []byte) error { return enum.UnmarshalText(r, b
 // Options configures a Fold. The zero value is an 8-deck punto banco shoe,
 // tie 8:1, cut rule last-coup, without markers.
 type Options struct {
-	Decks int // decks in the shoe, 1–8; 0 means the game's DefaultDecks (8 for punto banco)
+	// RequireDeclare: every complete coup is to be declared ("declare
+	// P|B|T"); the next coup's first card raises no-declaration when the
+	// last one was not (declare.go). Off by default.
+	RequireDeclare bool
+	Decks          int // decks in the shoe, 1–8; 0 means the game's DefaultDecks (8 for punto banco)
 	// Rules is the game (Rules.Game: how coups are dealt, drawn, compared
 	// and settled) and the house's rule profile used to settle each coup.
 	Rules   baccarat.Rules
@@ -340,6 +344,7 @@ func (f *Fold) Card(card Card, out []Event) []Event {
 	case stepExtra:
 		out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertExtraCard, card))
 	case stepStart:
+		out = f.noDeclaration(out)
 		f.coup.Reset()
 		f.coup.Deal(card)
 	}

@@ -125,6 +125,9 @@ const (
 	// declare (before the coup is complete, during the burn, after a void,
 	// or a second one for the same coup). It changes nothing.
 	AlertMisplacedDeclare AlertCode = "misplaced-declare"
+	// AlertNoDeclaration: with declarations required, the next coup
+	// started before the last complete one was declared.
+	AlertNoDeclaration AlertCode = "no-declaration"
 )
 
 // Alert severities, AlertInfo.Severity and the MQTT payload's "severity".
@@ -187,6 +190,7 @@ var alertTable = [...]AlertMeta{
 	{AlertHandLimit, 22, SeverityError, true, "a hand drew or refused more cards than the engine holds"},
 	{AlertResultMismatch, 23, SeverityError, true, "the result the dealer declared is not the one the cards give"},
 	{AlertMisplacedDeclare, 24, SeverityWarning, false, "a declaration with no complete coup to declare (it changes nothing)"},
+	{AlertNoDeclaration, 25, SeverityWarning, true, "the next coup started before the dealer declared the last one's result"},
 }
 
 // AlertCodes lists every alert code, the Fold's six first, in the order of
