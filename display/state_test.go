@@ -177,7 +177,7 @@ func TestErrorCodes(t *testing.T) {
 		"after-cut": "E5", "incomplete-coup": "E6", "early-draw": "E7", "duplicate-card": "E8",
 		"card-mismatch": "E9", "unreadable-card": "E10", "shoe-alarm": "E11", "advantage": "E12",
 		"outbox-backlog": "E13", "shoe-offline": "E14", "shoe-overrun": "E15", "journal-failed": "E16",
-		"archive-pruned": "E17", "shoe-sequence": "E18", "clock-jump": "E19", "session-takeover": "E20", "misplaced-token": "E21", "hand-limit": "E22", "whatever": "E99", "shoe-online": "E99",
+		"archive-pruned": "E17", "shoe-sequence": "E18", "clock-jump": "E19", "session-takeover": "E20", "misplaced-token": "E21", "hand-limit": "E22", "result-mismatch": "E23", "misplaced-declare": "E24", "no-declaration": "E25", "whatever": "E99", "shoe-online": "E99",
 	}
 	for code, w := range want {
 		if got := ErrorText(code); got != w {
@@ -185,7 +185,7 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 	codes := AlertCodes()
-	if len(codes) != 22 || codes[0] != "extra-card" || codes[13] != "shoe-offline" || codes[18] != "clock-jump" {
+	if len(codes) != 25 || codes[0] != "extra-card" || codes[13] != "shoe-offline" || codes[18] != "clock-jump" {
 		t.Errorf("AlertCodes = %v", codes)
 	}
 	if _, ok := ErrorCode("shoe-online"); ok {

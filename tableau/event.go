@@ -24,6 +24,11 @@ type AlertEvent struct {
 	// Dealer is the id of the dealer signed in when the alert was
 	// raised; empty (omitted) when none is.
 	Dealer string `json:"dealer,omitempty"`
+	// Declared and Computed are set on result-mismatch alerts only: the
+	// result the dealer declared and the winner the cards give ("player",
+	// "banker" or "tie"); omitted otherwise.
+	Declared baccarat.Winner `json:"declared,omitzero"`
+	Computed baccarat.Winner `json:"computed,omitzero"`
 }
 
 // VoidEvent is the supervisor voiding a coup: the "void" line of

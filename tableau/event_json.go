@@ -82,8 +82,8 @@ func plainJSONString(s string) bool {
 }
 
 func appendAlertJSON(dst []byte, a *AlertEvent) ([]byte, bool) {
-	if a.Type != baccarat.EventAlert || !plainJSONString(string(a.Code)) {
-		return dst, false
+	if a.Type != baccarat.EventAlert || !plainJSONString(string(a.Code)) || a.Declared != 0 || a.Computed != 0 {
+		return dst, false // a result-mismatch: encoding/json, with "declared" and "computed"
 	}
 	dst = appendHead(dst, "alert", a.Shoe, a.Coup)
 	dst = append(dst, `,"code":"`...)

@@ -52,7 +52,11 @@ func (r *CutRule) UnmarshalText(b []byte) error { return enum.UnmarshalText(r, b
 // Options configures a Fold. The zero value is an 8-deck punto banco shoe,
 // tie 8:1, cut rule last-coup, without markers.
 type Options struct {
-	Decks int // decks in the shoe, 1–8; 0 means the game's DefaultDecks (8 for punto banco)
+	// RequireDeclare: every complete coup is to be declared ("declare
+	// P|B|T"); the next coup's first card raises no-declaration when the
+	// last one was not (declare.go). Off by default.
+	RequireDeclare bool
+	Decks          int // decks in the shoe, 1–8; 0 means the game's DefaultDecks (8 for punto banco)
 	// Rules is the game (Rules.Game: how coups are dealt, drawn, compared
 	// and settled) and the house's rule profile used to settle each coup.
 	Rules   baccarat.Rules
@@ -139,6 +143,7 @@ type Fold struct {
 	coup    baccarat.Coup // the current coup: first, at a cache line's start (2-6% faster than after the shoe's fields in BenchmarkFoldShoe)
 	shoeRun               // the shoe procedure, shared with MacaoFold
 	opts    Options
+	decl    declareState // the coup a "declare" token may declare (declare.go)
 }
 
 // shoeRun is the shoe procedure, the one Fold documents, shared by Fold
@@ -255,6 +260,8 @@ func (f *Fold) Feed(tok Token, out []Event) []Event {
 		f.SetDealer(tok.Dealer)
 	case TokStand:
 		out = f.Stand(out)
+	case TokDeclare:
+		out = f.Declare(tok.Declared, out)
 	case TokRefuse: // Macao and Victoria only (MacaoFold): never fits here
 		f.open()
 		out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertMisplacedToken, Card{}))
@@ -337,6 +344,7 @@ func (f *Fold) Card(card Card, out []Event) []Event {
 	case stepExtra:
 		out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertExtraCard, card))
 	case stepStart:
+		out = f.noDeclaration(out)
 		f.coup.Reset()
 		f.coup.Deal(card)
 	}
@@ -347,6 +355,7 @@ func (f *Fold) emitCoup(out []Event) []Event {
 	// Built in place: an Event is 432 bytes, copied once less each way.
 	out = append(out, Event{Kind: baccarat.EventCoup})
 	f.coup.SettledEvent(&out[len(out)-1].Coup, f.opts.Rules, f.shoe, f.coupNum) // coup complete, rules validated
+	f.decl = declareState{open: true, shoe: f.shoe, coup: f.coupNum, winner: out[len(out)-1].Coup.Winner}
 	return out
 }
 

@@ -102,6 +102,9 @@ func (f *MacaoFold) Feed(tok Token, out []Event) []Event {
 		out = f.Stand(out)
 	case TokRefuse:
 		out = f.Refuse(out)
+	case TokDeclare: // declarations are checked in punto banco only (Fold.Declare)
+		f.open()
+		out = append(out, alertEvent(f.shoe, f.coupNum, baccarat.AlertMisplacedDeclare, Card{}))
 	}
 	return f.stampDealer(out, n)
 }

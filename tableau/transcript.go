@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sabot-table/sabot/tableau/baccarat"
 	"github.com/sabot-table/sabot/tableau/card"
 	"github.com/sabot-table/sabot/tableau/internal/enum"
 )
@@ -20,14 +21,15 @@ type TokenKind uint8
 
 // The transcript token kinds.
 const (
-	TokCard   TokenKind = iota + 1 // a card: "AS", "10h", "7"
-	TokShoe                        // "shoe": a new shoe begins
-	TokMarker                      // "|": the dealer's coup button
-	TokCut                         // "cut": the cut card came out
-	TokVoid                        // "void": the supervisor voids the current coup
-	TokDealer                      // "dealer ID": a dealer signs in (Token.Dealer), "dealer -": signs out
-	TokStand                       // "stand" or "non": the hand whose turn it is declines a card
-	TokRefuse                      // "refuse": Macao and Victoria: the ten or court card just drawn is set aside
+	TokCard    TokenKind = iota + 1 // a card: "AS", "10h", "7"
+	TokShoe                         // "shoe": a new shoe begins
+	TokMarker                       // "|": the dealer's coup button
+	TokCut                          // "cut": the cut card came out
+	TokVoid                         // "void": the supervisor voids the current coup
+	TokDealer                       // "dealer ID": a dealer signs in (Token.Dealer), "dealer -": signs out
+	TokStand                        // "stand" or "non": the hand whose turn it is declines a card
+	TokRefuse                       // "refuse": Macao and Victoria: the ten or court card just drawn is set aside
+	TokDeclare                      // "declare P|B|T": the dealer's declared result of the coup just complete (Token.Declared)
 )
 
 // String returns the token kind's transcript spelling ("card" for cards).
@@ -35,7 +37,7 @@ func (k TokenKind) String() string { return tokenKindNames.Name(k) }
 
 var tokenKindNames = enum.Names[TokenKind]{Type: "TokenKind", Words: []string{
 	TokCard: "card", TokShoe: "shoe", TokMarker: "|", TokCut: "cut",
-	TokVoid: "void", TokDealer: "dealer", TokStand: "stand", TokRefuse: "refuse",
+	TokVoid: "void", TokDealer: "dealer", TokStand: "stand", TokRefuse: "refuse", TokDeclare: "declare",
 }}
 
 // Pos is a position in a transcript: 1-based line and column (columns count
@@ -54,6 +56,8 @@ type Token struct {
 	Card   Card
 	Pos    Pos
 	Dealer string
+	// Declared is the result a TokDeclare declares (never WinnerNone).
+	Declared baccarat.Winner
 }
 
 // String returns the token's canonical transcript spelling.
@@ -66,6 +70,8 @@ func (t Token) String() string {
 			return "dealer " + DealerSignOut
 		}
 		return "dealer " + t.Dealer
+	case TokDeclare:
+		return "declare " + declareLetter(t.Declared)
 	}
 	return t.Kind.String()
 }
@@ -134,6 +140,13 @@ func (e *ParseError) Located() string {
 			b.WriteString(detail)
 		} else {
 			fmt.Fprintf(&b, "bad dealer id %q: %s", e.Token, detail)
+		}
+	case errors.Is(e.Err, ErrDeclare):
+		detail := strings.TrimPrefix(e.Err.Error(), ErrDeclare.Error()+": ")
+		if e.Token == "" {
+			b.WriteString(detail)
+		} else {
+			fmt.Fprintf(&b, "bad declaration %q: %s", e.Token, detail)
 		}
 	case e.Err != nil:
 		fmt.Fprintf(&b, "read error: %v", e.Err)
@@ -303,6 +316,9 @@ func (l *Lexer) Next() (Token, error) {
 	if t.Kind == TokDealer && err == nil {
 		return l.dealerToken(t)
 	}
+	if t.Kind == TokDeclare && err == nil {
+		return l.declareToken(t)
+	}
 	return t, err
 }
 
@@ -466,7 +482,7 @@ func (l *Lexer) AppendTokens(dst []Token, n int) ([]Token, error) {
 				break scan // it may go on in the next read, is too long or has a non-ASCII byte
 			}
 			kind, rank, suit := classifyWord(buf[r:i])
-			if kind == 0 || kind == TokDealer {
+			if kind == 0 || kind == TokDealer || kind == TokDeclare {
 				break scan // Next reports it, or reads the dealer's id
 			}
 			// Filled in place, field by field: a Token literal built on
@@ -527,6 +543,8 @@ func classifyWord(word []byte) (TokenKind, Rank, Suit) {
 		return TokVoid, 0, 0
 	case first == 'd' && keyword(word, "dealer"): // no rank starts with d
 		return TokDealer, 0, 0
+	case first == 'd' && keyword(word, "declare"):
+		return TokDeclare, 0, 0
 	case first == 's' && keyword(word, "stand"), first == 'n' && keyword(word, "non"): // no rank starts with n
 		return TokStand, 0, 0
 	case first == 'r' && keyword(word, "refuse"): // no rank starts with r
@@ -614,7 +632,8 @@ type Summary struct {
 	Cards   int
 	Markers int
 
-	dealer bool // the next token is a dealer id ("dealer ID")
+	dealer  bool // the next token is a dealer id ("dealer ID")
+	declare bool // the next token is a declared result ("declare P")
 }
 
 // QuickScan reads r to the end and, if every token in it is certainly
@@ -721,7 +740,7 @@ func quickScan(r io.Reader, bom bool) (s Summary, ok bool, err error) {
 			i = j
 		}
 		if rerr == io.EOF {
-			if n > 0 && !s.count(tok[:n]) || s.dealer { // s.dealer: "dealer" without its id
+			if n > 0 && !s.count(tok[:n]) || s.dealer || s.declare { // "dealer" without its id, "declare" without its result
 				return s, false, nil
 			}
 			return s, true, nil
@@ -739,11 +758,17 @@ func (s *Summary) count(word []byte) bool {
 		s.dealer = false
 		return string(word) == DealerSignOut || ValidateDealerID(string(word)) == nil
 	}
+	if s.declare { // the result after "declare": valid, or the Lexer explains
+		s.declare = false
+		return parseDeclared(word) != baccarat.WinnerNone
+	}
 	switch kind, _, _ := classifyWord(word); kind {
 	case 0:
 		return false
 	case TokDealer:
 		s.dealer = true
+	case TokDeclare:
+		s.declare = true
 	case TokCard:
 		s.Cards++
 	case TokMarker:

@@ -116,6 +116,20 @@ const (
 	AlertHandLimit AlertCode = "hand-limit"
 )
 
+// Alert codes of the dealer's declared result ("declare P|B|T", issue 24).
+const (
+	// AlertResultMismatch: the dealer declared a result that is not the
+	// winner the cards give (card switching): the alert carries both.
+	AlertResultMismatch AlertCode = "result-mismatch"
+	// AlertMisplacedDeclare: a declaration with no complete coup to
+	// declare (before the coup is complete, during the burn, after a void,
+	// or a second one for the same coup). It changes nothing.
+	AlertMisplacedDeclare AlertCode = "misplaced-declare"
+	// AlertNoDeclaration: with declarations required, the next coup
+	// started before the last complete one was declared.
+	AlertNoDeclaration AlertCode = "no-declaration"
+)
+
 // Alert severities, AlertInfo.Severity and the MQTT payload's "severity".
 const (
 	SeverityError   = "error"   // a dealer error, tampering, or lost data
@@ -174,6 +188,9 @@ var alertTable = [...]AlertMeta{
 	{AlertSessionTakeover, 20, SeverityError, true, "another daemon publishes as this table on the MQTT broker"},
 	{AlertMisplacedToken, 21, SeverityWarning, false, "a stand or refuse where the rules allow none (it changes nothing)"},
 	{AlertHandLimit, 22, SeverityError, true, "a hand drew or refused more cards than the engine holds"},
+	{AlertResultMismatch, 23, SeverityError, true, "the result the dealer declared is not the one the cards give"},
+	{AlertMisplacedDeclare, 24, SeverityWarning, false, "a declaration with no complete coup to declare (it changes nothing)"},
+	{AlertNoDeclaration, 25, SeverityWarning, true, "the next coup started before the dealer declared the last one's result"},
 }
 
 // AlertCodes lists every alert code, the Fold's six first, in the order of

@@ -134,7 +134,7 @@ func TestCoupUnreadableCard(t *testing.T) {
 }
 
 func TestAlertCodes(t *testing.T) {
-	want := "extra-card missing-card burn-count composition after-cut incomplete-coup advantage shoe-offline shoe-online shoe-alarm unreadable-card duplicate-card card-mismatch early-draw outbox-backlog shoe-overrun journal-failed archive-pruned shoe-sequence clock-jump session-takeover misplaced-token hand-limit"
+	want := "extra-card missing-card burn-count composition after-cut incomplete-coup advantage shoe-offline shoe-online shoe-alarm unreadable-card duplicate-card card-mismatch early-draw outbox-backlog shoe-overrun journal-failed archive-pruned shoe-sequence clock-jump session-takeover misplaced-token hand-limit result-mismatch misplaced-declare no-declaration"
 	var got []string
 	for _, a := range baccarat.AlertCodes {
 		got = append(got, string(a))
