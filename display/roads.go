@@ -400,17 +400,7 @@ type Grids struct {
 	CockroachPig Grid `json:"cockroach_pig"`
 }
 
-func letter(w baccarat.Winner) byte {
-	switch w {
-	case baccarat.WinnerBanker:
-		return 'B'
-	case baccarat.WinnerPlayer:
-		return 'P'
-	case baccarat.WinnerTie:
-		return 'T'
-	}
-	return 0
-}
+func letter(w baccarat.Winner) byte { return w.Letter() }
 
 // BuildRoads computes the roads, ask-road and statistics of one shoe. It
 // is the one implementation behind `sabot roads`, the board page and the

@@ -56,19 +56,6 @@ func parseDeclared(word []byte) baccarat.Winner {
 	return baccarat.WinnerNone
 }
 
-// declareLetter is the canonical transcript spelling of a declared result.
-func declareLetter(w baccarat.Winner) string {
-	switch w {
-	case baccarat.WinnerPlayer:
-		return "P"
-	case baccarat.WinnerBanker:
-		return "B"
-	case baccarat.WinnerTie:
-		return "T"
-	}
-	return "?"
-}
-
 // declareToken reads the result after "declare" (the token t): the next
 // word, P, B or T. A missing or unknown result is a *ParseError at the
 // word (at "declare" when the input ends), wrapping ErrDeclare.

@@ -71,7 +71,10 @@ func (t Token) String() string {
 		}
 		return "dealer " + t.Dealer
 	case TokDeclare:
-		return "declare " + declareLetter(t.Declared)
+		if l := t.Declared.Letter(); l != 0 {
+			return "declare " + string(rune(l))
+		}
+		return "declare ?"
 	}
 	return t.Kind.String()
 }

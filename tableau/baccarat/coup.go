@@ -47,6 +47,21 @@ const (
 	WinnerTie
 )
 
+// Letter returns the scoreboard's and the transcript's letter for w: 'P',
+// 'B' or 'T' (the bead plate's cells, a "declare" token's result); 0 for
+// WinnerNone.
+func (w Winner) Letter() byte {
+	switch w {
+	case WinnerPlayer:
+		return 'P'
+	case WinnerBanker:
+		return 'B'
+	case WinnerTie:
+		return 'T'
+	}
+	return 0
+}
+
 // String returns "player", "banker", "tie", or "" for WinnerNone.
 func (w Winner) String() string { return winnerNames.Word(w) }
 
